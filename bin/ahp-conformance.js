@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// Thin launcher: the CLI is compiled to dist/ by `npm ci` (the `prepare` script).
+import { main } from '../dist/src/cli/main.js';
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err) => {
+    // Last-resort guard: never print a stack trace to users.
+    process.stderr.write(`ahp-conformance: internal error: ${err && err.message ? err.message : String(err)}\n`);
+    process.exitCode = 3;
+  },
+);

@@ -1,0 +1,131 @@
+// JSON-RPC 2.0 envelopes and the AHP messages built on them.
+import { INTERCEPTABLE_EVENTS, METHODS, PROTOCOL_VERSION } from '../catalogue.js';
+import { any, anyObject, array, constant, document, int, nonEmpty, object, ref, str, type Schema } from './dsl.js';
+
+const J = 'jsonrpc.schema.json#/$defs/';
+
+export function jsonRpcSchema(): Record<string, unknown> {
+  const version = constant('2.0');
+  const defs: Record<string, Schema> = {
+    protocolVersion: constant(PROTOCOL_VERSION),
+    id: { anyOf: [nonEmpty(), int()] },
+    responseId: { anyOf: [ref('#/$defs/id'), { type: 'null' }] },
+    // AHP always sends params, so they are required here although JSON-RPC allows omitting them.
+    request: object({ jsonrpc: version, id: ref('#/$defs/id'), method: nonEmpty(), params: anyObject() }, {
+      required: ['jsonrpc', 'id', 'method', 'params'],
+    }),
+    notification: object({ jsonrpc: version, method: nonEmpty(), params: anyObject() }, {
+      required: ['jsonrpc', 'method', 'params'], extra: { not: { required: ['id'] } },
+    }),
+    success: object({ jsonrpc: version, id: ref('#/$defs/responseId'), result: anyObject() }, {
+      required: ['jsonrpc', 'id', 'result'], extra: { not: { required: ['error'] } },
+    }),
+    error: object(
+      {
+        jsonrpc: version,
+        id: ref('#/$defs/responseId'),
+        error: object({ code: int(), message: str(), data: any() }, { required: ['code', 'message'] }),
+      },
+      { required: ['jsonrpc', 'id', 'error'], extra: { not: { required: ['result'] } } },
+    ),
+  };
+  return document('jsonrpc.schema.json', 'JSON-RPC 2.0 message as AHP uses it (no batches)', {
+    oneOf: ['request', 'notification', 'success', 'error'].map((k) => ref(`#/$defs/${k}`)),
+    $defs: defs,
+  });
+}
+
+export function ahpMessagesSchema(): Record<string, unknown> {
+  const pv = ref(`${J}protocolVersion`);
+  const ext = ref('extensions.schema.json');
+  const E = 'event.schema.json';
+  const result = (effects: Schema, extra: Record<string, unknown> = {}): Schema => ({
+    properties: {
+      result: object({ protocolVersion: pv, effects, extensions: ext }, { required: ['protocolVersion', 'effects'], extra }),
+    },
+  });
+  const interceptParams = object(
+    {
+      protocolVersion: pv,
+      // Any event, and one of those that may be intercepted.
+      event: { $ref: E, oneOf: INTERCEPTABLE_EVENTS.map((e) => ref(`${E}#/$defs/${e.type}`)) },
+      capabilities: ref('capabilities.schema.json'),
+      extensions: ext,
+      // Chain state is informative and open; it is never an identity claim.
+      state: object(
+        {
+          permission: { enum: ['none', 'allow', 'ask', 'deny'] },
+          candidate: { anyOf: [{ type: 'null' }, object({ value: any(), provenance: anyObject() }, { required: ['value'] })] },
+          flow: { enum: ['none', 'stop', 'continue'] },
+          instructions: array(nonEmpty()),
+          injections: array(any()),
+        },
+        { required: ['permission', 'candidate'] },
+      ),
+    },
+    {
+      required: ['protocolVersion', 'event', 'capabilities'],
+      extra: {
+        // The advertisement is narrowed to what this event allows.
+        allOf: INTERCEPTABLE_EVENTS.map((e) => ({
+          if: { properties: { event: { properties: { type: constant(e.type) } } } },
+          then: { properties: { capabilities: ref(`capabilities.schema.json#/$defs/${e.type}`) } },
+        })),
+      },
+    },
+  );
+  const defs: Record<string, Schema> = {
+    interceptRequest: {
+      allOf: [ref(`${J}request`), { required: ['method', 'params'], properties: { method: constant(METHODS.intercept), params: interceptParams } }],
+    },
+    interceptResponse: {
+      allOf: [ref(`${J}success`), { required: ['result'], ...(result(array(ref('effect.schema.json')), { not: { required: ['manifest'] } }) as object) }],
+    },
+    noEffectResponse: { allOf: [ref(`${J}success`), result(array(any(), { maxItems: 0 }))] },
+    denyResponse: { allOf: [ref(`${J}success`), result(array(ref('effect.schema.json#/$defs/deny'), { minItems: 1, maxItems: 1 }))] },
+    observeNotification: {
+      allOf: [
+        ref(`${J}notification`),
+        {
+          properties: {
+            method: constant(METHODS.observe),
+            params: object({ protocolVersion: pv, event: ref(E) }, { required: ['protocolVersion', 'event'] }),
+          },
+        },
+      ],
+    },
+    capabilitiesRequest: {
+      allOf: [
+        ref(`${J}request`),
+        {
+          required: ['method', 'params'],
+          properties: {
+            method: constant(METHODS.capabilities),
+            // Discovery takes no session or event.
+            params: object({ protocolVersion: pv }, { required: ['protocolVersion'], closed: true }),
+          },
+        },
+      ],
+    },
+    capabilitiesResponse: {
+      allOf: [
+        ref(`${J}success`),
+        {
+          required: ['result'],
+          properties: {
+            // Discovery and interception results never mix.
+            result: object({ protocolVersion: pv, manifest: ref('manifest.schema.json') }, {
+              required: ['protocolVersion', 'manifest'], extra: { not: { required: ['effects'] } },
+            }),
+          },
+        },
+      ],
+    },
+    errorResponse: ref(`${J}error`),
+  };
+  return document('ahp-message.schema.json', 'AHP draft wire message (any request, response or notification)', {
+    oneOf: ['interceptRequest', 'interceptResponse', 'errorResponse', 'observeNotification', 'capabilitiesRequest', 'capabilitiesResponse']
+      .map((k) => ref(`#/$defs/${k}`)),
+    $defs: defs,
+  });
+}

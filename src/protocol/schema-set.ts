@@ -1,0 +1,131 @@
+// A compiled set of JSON Schemas: ours (built in memory from the catalogue) or an
+// upstream snapshot's published ones (`--spec <dir>`). Each schema is compiled once
+// per process and per set; validate functions are cached by location.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { isDateTime, isUri } from './formats.js';
+import { parseJsonBytes } from './json.js';
+import { kindEntry, type KindEntry } from './kinds.js';
+import { SCHEMA_BASE, wireSchemas } from './schema-build/index.js';
+
+type AjvInstance = InstanceType<typeof Ajv2020>;
+
+export class SchemaSetError extends Error {}
+
+export interface SchemaSet {
+  /** `ours` or the snapshot directory. */
+  readonly label: string;
+  /** The validate function for a kind, or a SchemaSetError when the set cannot express it. */
+  forKind(kind: string): ValidateFunction;
+  /** The validate function for a `file#pointer` location inside this set. */
+  forLocation(location: string): ValidateFunction;
+}
+
+function newAjv(strict: boolean): AjvInstance {
+  return new Ajv2020({
+    allErrors: true,
+    verbose: true,
+    // Our schemas are checked strictly (typos become errors); third-party snapshots only
+    // need to compile, so their annotation keywords (`x-...`) and the like are tolerated.
+    strict: strict ? true : false,
+    strictTypes: false,
+    strictTuples: false,
+    strictRequired: false,
+    allowUnionTypes: true,
+    logger: false,
+    // The spec defines its own grammars for these two formats; other formats are annotations.
+    formats: { uri: isUri, 'date-time': isDateTime },
+    validateFormats: true,
+  });
+}
+
+class CompiledSet implements SchemaSet {
+  private readonly cache = new Map<string, ValidateFunction>();
+  constructor(
+    readonly label: string,
+    private readonly ajv: AjvInstance,
+    private readonly base: string,
+    private readonly side: 'ours' | 'upstream',
+  ) {}
+
+  forLocation(location: string): ValidateFunction {
+    const cached = this.cache.get(location);
+    if (cached) return cached;
+    let fn: ValidateFunction | undefined;
+    try {
+      fn = this.ajv.getSchema(this.base + location);
+    } catch (err) {
+      throw new SchemaSetError(`schema ${location} in ${this.label} does not compile: ${(err as Error).message}`);
+    }
+    if (!fn) throw new SchemaSetError(`no schema at ${location} in ${this.label}`);
+    this.cache.set(location, fn);
+    return fn;
+  }
+
+  forKind(kind: string): ValidateFunction {
+    const entry: KindEntry | undefined = kindEntry(kind);
+    if (!entry) throw new SchemaSetError(`unknown kind "${kind}"`);
+    const where = this.side === 'ours' ? entry.ours : entry.upstream;
+    if (typeof where === 'string') return this.forLocation(where);
+    const key = `inline:${kind}`;
+    const cached = this.cache.get(key);
+    if (cached) return cached;
+    let fn: ValidateFunction;
+    try {
+      // An inline fragment lives beside the files so its relative $refs resolve among them.
+      fn = this.ajv.compile({ ...where.inline, $id: `${this.base}__inline__${kind.replace(/[^a-z0-9.-]/gi, '_')}.json` });
+    } catch (err) {
+      throw new SchemaSetError(`schema for ${kind} in ${this.label} does not compile: ${(err as Error).message}`);
+    }
+    this.cache.set(key, fn);
+    return fn;
+  }
+}
+
+let ours: SchemaSet | undefined;
+
+/** Our wire schemas, compiled once per process. */
+export function ourSchemas(): SchemaSet {
+  if (!ours) {
+    const ajv = newAjv(true);
+    for (const doc of Object.values(wireSchemas())) ajv.addSchema(doc);
+    ours = new CompiledSet('ours', ajv, SCHEMA_BASE, 'ours');
+  }
+  return ours;
+}
+
+const snapshots = new Map<string, SchemaSet>();
+
+/**
+ * An upstream snapshot's published schemas from `<dir>/schema/draft/`. References resolve
+ * relative to each file's own location inside that folder (never through the published
+ * `$id`, never to the network), so a snapshot is judged by exactly the files it holds.
+ */
+export function snapshotSchemas(specDir: string): SchemaSet {
+  const dir = resolve(specDir, 'schema', 'draft');
+  const cached = snapshots.get(dir);
+  if (cached) return cached;
+  let names: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error('not a directory');
+    names = readdirSync(dir).filter((n) => n.endsWith('.schema.json') || n === 'schema.json').sort();
+  } catch {
+    throw new SchemaSetError(`no schema folder at ${dir}`);
+  }
+  if (names.length === 0) throw new SchemaSetError(`no schemas in ${dir}`);
+  const base = 'file:///ahp-snapshot/schema/draft/';
+  const ajv = newAjv(false);
+  for (const name of names) {
+    const parsed = parseJsonBytes(readFileSync(join(dir, name)));
+    if (!parsed.ok) throw new SchemaSetError(`${name}: ${parsed.findings[0]?.message ?? 'unreadable'}`);
+    const doc = parsed.value;
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new SchemaSetError(`${name}: schema root is not an object`);
+    ajv.addSchema({ ...doc, $id: base + name });
+  }
+  const set = new CompiledSet(dir, ajv, base, 'upstream');
+  snapshots.set(dir, set);
+  return set;
+}
+
+export type { ErrorObject, ValidateFunction };

@@ -1,0 +1,187 @@
+// The validator every check uses. Two layers, never mixed:
+//  - wire: what the `draft` snapshot's schemas and fixtures define, plus the rules a
+//    schema cannot express (UTF-8, duplicate keys, intercept id = event id, unique hook
+//    ids, inline MCP elicitation JSON). This layer alone decides a message's validity.
+//  - profile: newer observable checks from the seed (Base Protocol profile), applied on
+//    top; they are reported with their own check ids and never flip wire validity.
+import { METHODS } from './catalogue.js';
+import { jsonPointer, parseJsonBytes, parseJsonStrict, type JsonValue } from './json.js';
+import { kindEntry } from './kinds.js';
+import { schemaIssues, valueAt } from './schema-errors.js';
+import { ourSchemas, SchemaSetError, type SchemaSet } from './schema-set.js';
+
+export type Layer = 'wire' | 'profile';
+
+export interface Finding {
+  /** JSON Pointer into the judged value ('' = the whole value). */
+  path: string;
+  code: string;
+  message: string;
+  requirement?: string;
+  layer: Layer;
+  /** Profile-layer findings name the conformance check they come from (e.g. `base-8`). */
+  check?: string;
+}
+
+export interface ValidateOptions {
+  /** Schemas to judge by: ours (default) or a snapshot's (`snapshotSchemas(dir)`). */
+  schemas?: SchemaSet;
+  /** Skip the profile layer (the fixture verdict uses the wire layer only). */
+  wireOnly?: boolean;
+}
+
+export const isWireValid = (findings: readonly Finding[]): boolean => !findings.some((f) => f.layer === 'wire');
+
+function wire(path: string, code: string, message: string, requirement?: string): Finding {
+  return requirement ? { path, code, message, requirement, layer: 'wire' } : { path, code, message, layer: 'wire' };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The event a value carries: `params.event` of a message, or the value itself. */
+function carriedEvent(value: unknown): { event: Record<string, unknown>; base: string } | undefined {
+  if (!isObject(value)) return undefined;
+  const params = value.params;
+  if (isObject(params) && isObject(params.event)) return { event: params.event, base: '/params/event' };
+  if (typeof value.type === 'string') return { event: value, base: '' };
+  return undefined;
+}
+
+/** Validate a parsed value against a kind; returns all findings (wire first, then profile). */
+export function validate(kind: string, value: unknown, options: ValidateOptions = {}): Finding[] {
+  const entry = kindEntry(kind);
+  if (!entry) throw new SchemaSetError(`unknown kind "${kind}"`);
+  const schemas = options.schemas ?? ourSchemas();
+  const fn = schemas.forKind(kind);
+  const requirement = entry.requirements[0];
+  const findings: Finding[] = [];
+  if (!fn(value)) {
+    for (const i of schemaIssues(fn.errors, value)) findings.push(wire(i.path, i.code, i.message, requirement));
+  }
+  findings.push(...semanticFindings(kind, value, schemas));
+  if (!options.wireOnly) findings.push(...profileFindings(kind, value));
+  return findings;
+}
+
+/** Validate raw bytes (or text): UTF-8 and strict JSON first, then `validate`. */
+export function validateRaw(
+  kind: string,
+  input: Uint8Array | string,
+  options: ValidateOptions = {},
+): { value?: JsonValue; findings: Finding[] } {
+  const parsed = typeof input === 'string' ? parseJsonStrict(input) : parseJsonBytes(input);
+  if (!parsed.ok) {
+    return { findings: parsed.findings.map((f) => wire(f.path, f.code, f.message, 'AHP-RPC-001')) };
+  }
+  return { value: parsed.value, findings: validate(kind, parsed.value, options) };
+}
+
+// ---------------------------------------------------------------- wire: beyond schemas
+
+function semanticFindings(kind: string, value: unknown, schemas: SchemaSet): Finding[] {
+  const out: Finding[] = [];
+  if ((kind === 'intercept-request' || kind === 'ahp') && isObject(value) && value.method === METHODS.intercept) {
+    const params = value.params;
+    if ('id' in value && isObject(params) && isObject(params.event) && 'id' in params.event) {
+      // A retry reuses both values, so they identify the same event; compare as JSON values.
+      if (value.id !== params.event.id) {
+        out.push(wire('/id', 'intercept.id-mismatch',
+          `JSON-RPC id ${JSON.stringify(value.id)} must equal params.event.id ${JSON.stringify(params.event.id)}`, 'AHP-RPC-002'));
+      }
+    }
+  }
+  if (kind === 'registration' && isObject(value) && Array.isArray(value.hooks)) {
+    const seen = new Map<string, number>();
+    value.hooks.forEach((hook, i) => {
+      if (!isObject(hook) || typeof hook.id !== 'string') return;
+      const first = seen.get(hook.id);
+      if (first === undefined) seen.set(hook.id, i);
+      else out.push(wire(`/hooks/${i}/id`, 'registration.duplicate-hook-id', `hook id "${hook.id}" is already used by /hooks/${first}`, 'AHP-REG-001'));
+    });
+  }
+  out.push(...elicitationFindings(value, schemas));
+  return out;
+}
+
+/**
+ * Selected inline MCP elicitation JSON: a body-selected text part (no gap) holds the
+ * complete serialized MCP request params or result. Parse it, validate it against the
+ * MCP contract, and require agreement with the AHP envelope. Metadata, omit and gap
+ * views carry no payload and are never parsed.
+ */
+export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSchemas()): Finding[] {
+  const carried = carriedEvent(value);
+  if (!carried) return [];
+  const { event, base } = carried;
+  const which = event.type === 'user.elicitation.request' ? 'request' : event.type === 'user.elicitation.result' ? 'result' : undefined;
+  if (!which || !isObject(event.elicitation)) return [];
+  const envelope = event.elicitation;
+  const part = envelope[which];
+  if (!isObject(part) || part.selection !== 'body' || 'gap' in part || typeof part.text !== 'string') return [];
+  const path = `${base}/elicitation/${which}/text`;
+  const req = 'AHP-CONTENT-001';
+  const parsed = parseJsonStrict(part.text);
+  if (!parsed.ok) {
+    return [wire(path, 'elicitation.invalid-json', `elicitation ${which} text must contain valid JSON: ${parsed.findings[0]?.message ?? ''}`, req)];
+  }
+  const payload = parsed.value;
+  const out: Finding[] = [];
+  const fn = schemas.forKind(`mcp-elicitation-${which}`);
+  if (!fn(payload)) {
+    for (const i of schemaIssues(fn.errors, payload)) {
+      out.push(wire(path, 'elicitation.mcp-contract', `elicitation ${which} payload ${i.path || '(root)'}: ${i.message}`, req));
+    }
+  }
+  if (!isObject(payload)) return out;
+  if (which === 'request') {
+    // MCP omits `mode` for forms; the envelope always states it.
+    const mode = payload.mode === undefined ? 'form' : payload.mode;
+    if (mode !== envelope.mode) {
+      out.push(wire(`${base}/elicitation/mode`, 'elicitation.mode-mismatch',
+        `envelope mode ${JSON.stringify(envelope.mode)} disagrees with the request's mode ${JSON.stringify(mode)}`, req));
+    }
+  } else {
+    if (payload.action !== envelope.action) {
+      out.push(wire(`${base}/elicitation/action`, 'elicitation.action-mismatch',
+        `envelope action ${JSON.stringify(envelope.action)} disagrees with the result's action ${JSON.stringify(payload.action)}`, req));
+    }
+    if ('content' in payload && (payload.action !== 'accept' || envelope.mode !== 'form')) {
+      out.push(wire(path, 'elicitation.content-not-allowed', 'MCP content is only valid for accepted form results', req));
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- profile layer
+
+/** Profile check ids from the seed's Base Protocol profile. */
+export const PROFILE_CHECKS = {
+  harnessMetadata: 'base-8',
+} as const;
+
+/**
+ * Seed base check 8: every event names its originating harness with non-empty string
+ * `name` and `version`, also without a preceding session.start. Newer than the
+ * upstream fixtures, so it is a profile finding, never a wire one.
+ */
+export function profileFindings(kind: string, value: unknown): Finding[] {
+  const carried = kind.startsWith('event') || kind === 'ahp' || kind === 'intercept-request' || kind === 'observe-notification'
+    ? carriedEvent(value) : undefined;
+  if (!carried || typeof carried.event.type !== 'string') return [];
+  const { event, base } = carried;
+  const h = event.harness;
+  const problems: [string, string][] = [];
+  if (!isObject(h)) problems.push([`${base}/harness`, 'event has no harness metadata object']);
+  else {
+    for (const member of ['name', 'version'] as const) {
+      if (typeof h[member] !== 'string' || h[member] === '') {
+        problems.push([`${base}/harness/${member}`, `harness.${member} must be a non-empty string, got ${JSON.stringify(h[member]) ?? 'nothing'}`]);
+      }
+    }
+  }
+  return problems.map(([path, message]) => ({
+    path, code: 'profile.harness-metadata', message, layer: 'profile' as const, check: PROFILE_CHECKS.harnessMetadata,
+  }));
+}
+
+export { jsonPointer, valueAt };

@@ -1,0 +1,13 @@
+// Self-test configuration: unit, fixture cross-check and CLI tests of ahp-conformance itself.
+// The conformance suites against implementations under test use ../playwright.config.ts.
+import { defineConfig } from '@playwright/test';
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: true,
+  forbidOnly: !!process.env.CI,
+  timeout: 60_000,
+  reporter: [['list'], ['./summary-reporter.ts']],
+  outputDir: '../test-results',
+});

@@ -1,0 +1,241 @@
+import { test, expect } from '@playwright/test';
+import { isDateTime, isUri } from '../../src/protocol/formats.js';
+
+test.describe('isUri', () => {
+  const valid = [
+    // from the spec
+    'urn:example:event',
+    'https://example.com/a%20b?x=1#fragment',
+    'file:///tmp/a',
+    'https://[::1]:3000/a',
+    'https://[v1.host]/',
+    'mailto:user@example.com',
+    'custom:opaque/path',
+    'ahp://harness/acme',
+    'https://127.0.0.1:8080/hooks',
+    // more RFC 3986 shapes
+    'a:',
+    'A+b-c.d:x',
+    'http://',
+    'http://example.com',
+    'http://example.com:',
+    'http://example.com:99999999/',
+    'http://user:pass@example.com/',
+    'http://@example.com/',
+    'http://%41b.example/',
+    "http://a!$&'()*+,;=b/",
+    'http://example.com/a:b@c/d;e=f',
+    'http://example.com/?q=/a?b:c@d',
+    'http://example.com/#/frag?x:y@z',
+    'http://example.com/?',
+    'http://example.com/#',
+    'http://example.com/%7e%7E',
+    'news:comp.infosystems.www',
+    'tel:+1-816-555-1212',
+    'urn:oasis:names:specification:docbook:dtd:xml:4.1.2',
+    'x:/absolute/path',
+    'x:/',
+    'x:?query-only',
+    'x:#frag-only',
+    // IPv6 forms
+    'http://[::]/',
+    'http://[1:2:3:4:5:6:7:8]/',
+    'http://[1::]/',
+    'http://[1:2:3:4:5:6:7::]/',
+    'http://[::2:3:4:5:6:7:8]/',
+    'http://[1::8]/',
+    'http://[1:2:3:4:5:6::8]/',
+    'http://[FEDC:BA98:7654:3210:FEDC:BA98:7654:3210]:80/index.html',
+    'http://[::ffff:192.0.2.1]/',
+    'http://[::192.0.2.1]/',
+    'http://[1:2:3:4:5:6:192.0.2.1]/',
+    'http://[1::6:192.0.2.1]/',
+    'http://[1:2:3:4:5::255.255.255.255]/',
+    'http://[v7.a:b]/',
+    'http://[VF.x]/',
+    'http://[vAb.!$]/',
+  ];
+  for (const s of valid) {
+    test(`valid ${JSON.stringify(s)}`, () => expect(isUri(s)).toBe(true));
+  }
+
+  const invalid = [
+    // from the spec
+    'relative/path',
+    'https://bad host/%zz',
+    'https://example.com/%',
+    'https://[not-ip]/',
+    'https://example.com/\n',
+    'https://éxample.com/',
+    'https://example.com:bad/',
+    'https://example.com/[]',
+    '',
+    ':no-scheme',
+    '1http://x',
+    // more
+    '/absolute/only',
+    '//example.com/',
+    '#frag',
+    'ht tp://x',
+    'h_t:x',
+    'https://example.com/%2',
+    'https://example.com/%g0',
+    'https://example.com/a b',
+    'https://example.com/a\tb',
+    '\nhttps://example.com/',
+    ' https://example.com/',
+    'https://example.com/ ',
+    'https://example.com/a#b#c',
+    'https://example.com/a"b',
+    'https://example.com/a<b>',
+    'https://example.com/a\\b',
+    'https://example.com/a{b}',
+    'https://example.com/a|b',
+    'https://example.com/a^b',
+    'https://example.com/`',
+    'https://example.com/é',
+    'https://example.com/?é',
+    'https://example.com/#é',
+    'é:x',
+    'https://a@b@c/',
+    'https://us[er@host/',
+    'https://example.com:80:80/',
+    'https://example.com:-1/',
+    'https://[::1/',
+    'https://[::1]x/',
+    'https://[::1]:x/',
+    'https://::1/',
+    'https://[]/',
+    'https://[v.x]/',
+    'https://[v1.]/',
+    'https://[vg.x]/',
+    'https://[v1.a/b]/',
+    'https://[1:2:3:4:5:6:7]/',
+    'https://[1:2:3:4:5:6:7:8:9]/',
+    'https://[1:2:3:4:5:6:7:8::]/',
+    'https://[::1:2:3:4:5:6:7:8]/',
+    'https://[1:::2]/',
+    'https://[1::2::3]/',
+    'https://[:1::2]/',
+    'https://[1::2:]/',
+    'https://[12345::]/',
+    'https://[g::]/',
+    'https://[::1.2.3]/',
+    'https://[::1.2.3.256]/',
+    'https://[::01.2.3.4]/',
+    'https://[::1.2.3.4.5]/',
+    'https://[1.2.3.4::]/',
+    'https://[::1.2.3.4:1]/',
+    'https://[1:2:3:4:5:6:7:1.2.3.4]/',
+    'https://[::1%25eth0]/',
+    'https://[fe80::1%eth0]/',
+  ];
+  for (const s of invalid) {
+    test(`invalid ${JSON.stringify(s)}`, () => expect(isUri(s)).toBe(false));
+  }
+
+  test('trailing newline is invalid for every valid example', () => {
+    for (const s of valid) {
+      expect(isUri(s + '\n'), JSON.stringify(s)).toBe(false);
+      expect(isUri(s + '\r\n'), JSON.stringify(s)).toBe(false);
+    }
+  });
+});
+
+test.describe('isDateTime', () => {
+  const valid = [
+    // from the spec
+    '2026-09-15T12:00:00Z',
+    '2026-09-15t12:00:00.123z',
+    '2024-02-29T23:59:59-00:00',
+    '2026-09-15T12:00:00+05:30',
+    '2016-12-31T23:59:60Z',
+    '2017-01-01T00:59:60+01:00',
+    // more
+    '1985-04-12T23:20:50.52Z',
+    '1996-12-19T16:39:57-08:00',
+    '1990-12-31T15:59:60-08:00',
+    '1937-01-01T12:00:27.87+00:20',
+    '2026-09-15T12:00:00.1Z',
+    '2026-09-15T12:00:00.123456789012345Z',
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59Z',
+    '2000-02-29T00:00:00Z',
+    '2026-01-31T00:00:00Z',
+    '2026-04-30T00:00:00Z',
+    '2026-09-15T00:00:00+23:59',
+    '2026-09-15T00:00:00-23:59',
+    '2026-06-30T23:59:60Z',
+    '2026-06-30T23:59:60.5Z',
+    '2026-07-01T05:29:60+05:30',
+    '2026-06-30T19:59:60-04:00',
+    '2024-02-29T23:59:60Z',
+    '2024-03-01T00:59:60+01:00',
+    '2026-02-28T23:59:60Z',
+  ];
+  for (const s of valid) {
+    test(`valid ${JSON.stringify(s)}`, () => expect(isDateTime(s)).toBe(true));
+  }
+
+  const invalid = [
+    // from the spec
+    '20260915T120000+0000',
+    '2026-09-15 12:00:00Z',
+    '2026-09-15T12:00:00',
+    '2026-09-15T12:00:00+0000',
+    '2026-02-29T12:00:00Z',
+    '2026-09-15T12:00:00+00:60',
+    '2026-09-15T12:00:00Z\n',
+    '2026-09-15T24:00:00Z',
+    '2026-09-15T12:00:60Z',
+    '2026-09-15T12:00:00.Z',
+    // more
+    '',
+    '2026-09-15',
+    '12:00:00Z',
+    '\n2026-09-15T12:00:00Z',
+    ' 2026-09-15T12:00:00Z',
+    '2026-09-15T12:00:00Z ',
+    '2026-09-15T12:00:00+05:30\n',
+    '2026-09-15T12:00:00ZZ',
+    '2026-09-15T12:00:00+05:30Z',
+    '2026-09-15T12:00:00+05',
+    '2026-09-15T12:00:00+5:30',
+    '2026-09-15T12:00:00+24:00',
+    '2026-09-15T12:00:00+05:3',
+    '2026-09-15T12:00:00+05:300',
+    '2026-09-15T12:00:00UTC',
+    '2026-09-15T12:00Z',
+    '2026-09-15T12:00:00,5Z',
+    '2026-09-15T12:00:00.5.5Z',
+    '2026-09-15T12:00:00.aZ',
+    '2026-9-15T12:00:00Z',
+    '2026-09-5T12:00:00Z',
+    '226-09-15T12:00:00Z',
+    '+2026-09-15T12:00:00Z',
+    '2026-00-15T12:00:00Z',
+    '2026-13-15T12:00:00Z',
+    '2026-09-00T12:00:00Z',
+    '2026-09-31T12:00:00Z',
+    '2026-04-31T12:00:00Z',
+    '1900-02-29T12:00:00Z',
+    '2026-01-32T12:00:00Z',
+    '2026-09-15T12:60:00Z',
+    '2026-09-15T12:00:61Z',
+    '2026-09-15T1a:00:00Z',
+    '２０２６-09-15T12:00:00Z',
+    '2026-09-15X12:00:00Z',
+    '2026/09/15T12:00:00Z',
+    '2026-09-15T12-00-00Z',
+    // leap second not at 23:59 UTC on the last day of a month
+    '2016-12-31T23:58:60Z',
+    '2016-12-30T23:59:60Z',
+    '2016-12-31T23:59:60+01:00',
+    '2017-01-01T00:59:60Z',
+    '2017-01-01T00:59:60-01:00',
+    '2024-02-28T23:59:60Z',
+  ];
+  for (const s of invalid) {
+    test(`invalid ${JSON.stringify(s)}`, () => expect(isDateTime(s)).toBe(false));
+  }
+});
