@@ -20,6 +20,24 @@ export interface SchemaSet {
   forKind(kind: string): ValidateFunction;
   /** The validate function for a `file#pointer` location inside this set. */
   forLocation(location: string): ValidateFunction;
+  /**
+   * One branch of a union (`oneOf`/`anyOf` array object taken from an ajv error), compiled
+   * on its own, with its schema after following `$ref`s. Used to explain union failures.
+   */
+  branch(union: unknown, index: number): { schema: unknown; validate: ValidateFunction } | undefined;
+  /** The schema a `{$ref}` node points at, resolved against the node's own document. */
+  deref(node: unknown): unknown;
+}
+
+/** Where every schema node sits: its document URI and JSON Pointer. */
+type NodeIndex = WeakMap<object, { uri: string; pointer: string }>;
+
+function indexNodes(index: NodeIndex, node: unknown, uri: string, pointer: string): void {
+  if (node === null || typeof node !== 'object') return;
+  index.set(node, { uri, pointer });
+  for (const [k, v] of Object.entries(node)) {
+    indexNodes(index, v, uri, `${pointer}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+  }
 }
 
 function newAjv(strict: boolean): AjvInstance {
@@ -42,12 +60,57 @@ function newAjv(strict: boolean): AjvInstance {
 
 class CompiledSet implements SchemaSet {
   private readonly cache = new Map<string, ValidateFunction>();
+  private readonly nodes: NodeIndex = new WeakMap();
   constructor(
     readonly label: string,
     private readonly ajv: AjvInstance,
     private readonly base: string,
     private readonly side: 'ours' | 'upstream',
   ) {}
+
+  add(doc: Record<string, unknown>): void {
+    this.ajv.addSchema(doc);
+    indexNodes(this.nodes, doc, String(doc.$id), '');
+  }
+
+  private compiled(uri: string): ValidateFunction | undefined {
+    let fn = this.cache.get(uri);
+    if (!fn) {
+      try {
+        fn = this.ajv.getSchema(uri);
+      } catch {
+        return undefined;
+      }
+      if (fn) this.cache.set(uri, fn);
+    }
+    return fn;
+  }
+
+  deref(node: unknown): unknown {
+    if (!node || typeof node !== 'object' || typeof (node as { $ref?: unknown }).$ref !== 'string') return undefined;
+    const here = this.nodes.get(node as object);
+    if (!here) return undefined;
+    return this.compiled(new URL((node as { $ref: string }).$ref, here.uri).href)?.schema;
+  }
+
+  branch(union: unknown, index: number): { schema: unknown; validate: ValidateFunction } | undefined {
+    if (!Array.isArray(union)) return undefined;
+    const where = this.nodes.get(union);
+    if (!where) return undefined;
+    let uri = `${where.uri}#${where.pointer}/${index}`;
+    let schema: unknown = union[index];
+    // Follow plain `$ref` hops so the caller sees the branch's own members.
+    for (let hops = 0; hops < 8 && schema && typeof schema === 'object' && typeof (schema as { $ref?: unknown }).$ref === 'string'; hops++) {
+      const here = this.nodes.get(schema as object);
+      const target = new URL((schema as { $ref: string }).$ref, here?.uri ?? where.uri).href;
+      const fn = this.compiled(target);
+      if (!fn) return undefined;
+      uri = target;
+      schema = fn.schema;
+    }
+    const validate = this.compiled(uri);
+    return validate ? { schema, validate } : undefined;
+  }
 
   forLocation(location: string): ValidateFunction {
     const cached = this.cache.get(location);
@@ -88,9 +151,9 @@ let ours: SchemaSet | undefined;
 /** Our wire schemas, compiled once per process. */
 export function ourSchemas(): SchemaSet {
   if (!ours) {
-    const ajv = newAjv(true);
-    for (const doc of Object.values(wireSchemas())) ajv.addSchema(doc);
-    ours = new CompiledSet('ours', ajv, SCHEMA_BASE, 'ours');
+    const set = new CompiledSet('ours', newAjv(true), SCHEMA_BASE, 'ours');
+    for (const doc of Object.values(wireSchemas())) set.add(doc);
+    ours = set;
   }
   return ours;
 }
@@ -115,15 +178,14 @@ export function snapshotSchemas(specDir: string): SchemaSet {
   }
   if (names.length === 0) throw new SchemaSetError(`no schemas in ${dir}`);
   const base = 'file:///ahp-snapshot/schema/draft/';
-  const ajv = newAjv(false);
+  const set = new CompiledSet(dir, newAjv(false), base, 'upstream');
   for (const name of names) {
     const parsed = parseJsonBytes(readFileSync(join(dir, name)));
     if (!parsed.ok) throw new SchemaSetError(`${name}: ${parsed.findings[0]?.message ?? 'unreadable'}`);
     const doc = parsed.value;
     if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new SchemaSetError(`${name}: schema root is not an object`);
-    ajv.addSchema({ ...doc, $id: base + name });
+    set.add({ ...doc, $id: base + name });
   }
-  const set = new CompiledSet(dir, ajv, base, 'upstream');
   snapshots.set(dir, set);
   return set;
 }

@@ -56,7 +56,7 @@ export function validate(kind: string, value: unknown, options: ValidateOptions 
   const requirement = entry.requirements[0];
   const findings: Finding[] = [];
   if (!fn(value)) {
-    for (const i of schemaIssues(fn.errors, value)) findings.push(wire(i.path, i.code, i.message, requirement));
+    for (const i of schemaIssues(fn.errors, value, schemas)) findings.push(wire(i.path, i.code, i.message, requirement));
   }
   findings.push(...semanticFindings(kind, value, schemas));
   if (!options.wireOnly) findings.push(...profileFindings(kind, value));
@@ -128,7 +128,7 @@ export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSche
   const out: Finding[] = [];
   const fn = schemas.forKind(`mcp-elicitation-${which}`);
   if (!fn(payload)) {
-    for (const i of schemaIssues(fn.errors, payload)) {
+    for (const i of schemaIssues(fn.errors, payload, schemas)) {
       out.push(wire(path, 'elicitation.mcp-contract', `elicitation ${which} payload ${i.path || '(root)'}: ${i.message}`, req));
     }
   }

@@ -1,0 +1,69 @@
+// The command line: argument parsing, wiring and exit codes. No protocol logic here.
+//
+// Exit codes (documented in README.md):
+//   0  success (everything agrees / every message is valid)
+//   1  a finding: a fixture disagreement, or a message invalid at the wire layer
+//   2  bad input: usage error, missing or unreadable file or directory, not UTF-8/JSON
+//   3  internal error (a bug in ahp-conformance)
+import { readFileSync } from 'node:fs';
+import { fixturesCommand } from './fixtures-command.js';
+import { UsageError, parseArgs } from './args.js';
+import { EXIT, processIo, type Io } from './io.js';
+import { validateCommand } from './validate-command.js';
+
+const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
+
+Usage:
+  ahp-conformance fixtures <specDir> [--spec <dir>]
+      Judge every case of <specDir>/fixtures/draft/manifest.json with our validator and
+      compare with the manifest's expectations. --spec also judges them with that
+      snapshot's own published schemas (a second closing line).
+  ahp-conformance validate <file.json|file.jsonl> [--as <kind>] [--spec <dir>] [--json]
+      Validate one captured message or a transcript (one message per line). The kind is
+      inferred from each message unless --as names it (see --kinds).
+  ahp-conformance --kinds       list the kinds the validator knows
+  ahp-conformance --version
+  ahp-conformance --help
+
+Exit codes: 0 ok, 1 disagreement or invalid message, 2 bad input, 3 internal error.
+`;
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  try {
+    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds'], string: ['spec', 'as'] });
+    if (args.flags.help || argv.length === 0) {
+      io.out(HELP.trimEnd());
+      return argv.length === 0 ? EXIT.badInput : EXIT.ok;
+    }
+    if (args.flags.version) {
+      io.out(`ahp-conformance ${version()}`);
+      return EXIT.ok;
+    }
+    const [command, ...rest] = args.positional;
+    if (args.flags.kinds) return validateCommand.listKinds(io);
+    switch (command) {
+      case 'fixtures':
+        return fixturesCommand(rest, args.options, io);
+      case 'validate':
+        return validateCommand.run(rest, args.options, args.flags, io);
+      default:
+        throw new UsageError(`unknown command "${command}" (try --help)`);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`ahp-conformance: ${err.message}`);
+      return EXIT.badInput;
+    }
+    io.err(`ahp-conformance: internal error: ${(err as Error).message}`);
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,86 @@
+// `ahp-conformance validate <file> [--as kind] [--spec dir] [--json]`
+import { readFileSync, statSync } from 'node:fs';
+import { decodeUtf8, parseJsonStrict } from '../protocol/json.js';
+import { inferKind } from '../protocol/infer-kind.js';
+import { KINDS, kindEntry } from '../protocol/kinds.js';
+import { ourSchemas, SchemaSetError, snapshotSchemas, type SchemaSet } from '../protocol/schema-set.js';
+import { isWireValid, validate, type Finding } from '../protocol/validator.js';
+import { UsageError } from './args.js';
+import { EXIT, type Io } from './io.js';
+
+interface MessageReport {
+  location: string;
+  kind: string;
+  valid: boolean;
+  findings: Finding[];
+}
+
+function formatFinding(f: Finding): string {
+  const where = f.path || '(root)';
+  if (f.layer === 'profile') return `  warning [${f.check ?? 'profile'}] ${where}: ${f.message}`;
+  return `  error ${where}: ${f.message} [${f.code}${f.requirement ? `, ${f.requirement}` : ''}]`;
+}
+
+function judge(location: string, text: string, forced: string | undefined, schemas: SchemaSet): MessageReport {
+  const parsed = parseJsonStrict(text);
+  if (!parsed.ok) {
+    const findings: Finding[] = parsed.findings.map((f) => ({ path: f.path, code: f.code, message: f.message, requirement: 'AHP-RPC-001', layer: 'wire' }));
+    return { location, kind: forced ?? 'unknown', valid: false, findings };
+  }
+  const kind = forced ?? inferKind(parsed.value);
+  const findings = validate(kind, parsed.value, { schemas });
+  return { location, kind, valid: isWireValid(findings), findings };
+}
+
+function run(positional: string[], options: Record<string, string>, flags: Record<string, boolean>, io: Io): number {
+  if (positional.length !== 1) throw new UsageError('validate needs exactly one <file>');
+  const file = positional[0] as string;
+  const forced = options.as;
+  if (forced !== undefined && !kindEntry(forced)) throw new UsageError(`unknown kind "${forced}" for --as (see --kinds)`);
+  let schemas: SchemaSet;
+  try {
+    schemas = options.spec !== undefined ? snapshotSchemas(options.spec) : ourSchemas();
+  } catch (err) {
+    if (err instanceof SchemaSetError) throw new UsageError(`--spec: ${err.message}`);
+    throw err;
+  }
+  let bytes: Buffer;
+  try {
+    if (!statSync(file).isFile()) throw new Error();
+    bytes = readFileSync(file);
+  } catch {
+    throw new UsageError(`cannot read ${file}: no such file`);
+  }
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) throw new UsageError(`${file} is not valid UTF-8: ${decoded.finding.message}`);
+  const reports: MessageReport[] = [];
+  if (file.endsWith('.jsonl')) {
+    // A transcript: one message per line; a line that is not JSON is itself a wire finding.
+    const lines = decoded.text.split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    lines.forEach((line, i) => reports.push(judge(`${file}:${i + 1}`, line, forced, schemas)));
+  } else {
+    const parsed = parseJsonStrict(decoded.text);
+    if (!parsed.ok) throw new UsageError(`${file} is not valid JSON: ${parsed.findings[0]?.message ?? ''}`);
+    reports.push(judge(file, decoded.text, forced, schemas));
+  }
+  const invalid = reports.filter((r) => !r.valid).length;
+  const warned = reports.filter((r) => r.findings.some((f) => f.layer === 'profile')).length;
+  if (flags.json) {
+    io.out(JSON.stringify({ messages: reports, invalid, warnings: warned }, null, 2));
+  } else {
+    for (const r of reports) {
+      io.out(`${r.location}: ${r.valid ? 'valid' : 'INVALID'} (${r.kind})`);
+      for (const f of r.findings) io.out(formatFinding(f));
+    }
+    io.out(`validate: ${reports.length} message${reports.length === 1 ? '' : 's'}, ${invalid} invalid, ${warned} with profile warnings`);
+  }
+  return invalid > 0 ? EXIT.finding : EXIT.ok;
+}
+
+function listKinds(io: Io): number {
+  for (const k of KINDS) io.out(`${k.kind.padEnd(36)} ${k.title}`);
+  return EXIT.ok;
+}
+
+export const validateCommand = { run, listKinds };
