@@ -6,6 +6,7 @@ export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
   fullyParallel: true,
+  workers: '100%',
   forbidOnly: !!process.env.CI,
   timeout: 60_000,
   reporter: [['list'], ['./summary-reporter.ts']],

@@ -153,7 +153,12 @@ function describe(e: ErrorObject, value: (path: string) => unknown): SchemaIssue
   const p = e.params as Record<string, unknown>;
   const got = (path: string): string => {
     const v = value(path);
-    const s = JSON.stringify(v);
+    let s: string | undefined;
+    try {
+      s = JSON.stringify(v);
+    } catch {
+      s = '(a value too deep to show)'; // e.g. pathological nesting; the finding itself still stands
+    }
     return s === undefined ? 'nothing' : s.length > 60 ? `${s.slice(0, 57)}...` : s;
   };
   if (e.propertyName !== undefined) {

@@ -23,7 +23,10 @@ const isObject = (v: Json): v is { [key: string]: Json } => typeof v === 'object
 
 const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 const pointerOf = (path: readonly (string | number)[]): string => path.map((p) => `/${escapeToken(String(p))}`).join('');
-const show = (v: Json): string => JSON.stringify(v);
+const show = (v: Json, max = Infinity): string => {
+  const text = JSON.stringify(v);
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+};
 
 /**
  * Visit every node with its path and the name of the member it sits under (array items
@@ -126,7 +129,7 @@ export function mutantsOf(doc: Json, pool: StringPool): Mutant[] {
   };
   const swap = (path: (string | number)[], node: Json, to: Json): void => {
     if (JSON.stringify(node) === JSON.stringify(to)) return;
-    push(path, `replace ${show(node).slice(0, 60)} with ${show(to)}`, replaceAt(doc, path, () => to));
+    push(path, `replace ${show(node, 60)} with ${show(to)}`, replaceAt(doc, path, () => to));
   };
 
   visit(doc, (node, path, name) => {
