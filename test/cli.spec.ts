@@ -1,7 +1,7 @@
 // The command line as a user meets it: exit codes, one-line errors, no stack traces.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { HAVE_SPEC, NO_SPEC_REASON, ROOT, SPEC_DIR } from './support/paths.js';
@@ -11,7 +11,15 @@ function cli(...args: string[]): { code: number | null; out: string; err: string
   const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'ahp-cli-'));
+const made: string[] = [];
+const tmp = (): string => {
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-cli-'));
+  made.push(dir);
+  return dir;
+};
+test.afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
 const noStack = (s: string): void => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
 const goodRequest = {
