@@ -16,7 +16,9 @@ export class SchemaSetError extends Error {}
 export interface SchemaSet {
   /** `ours` or the snapshot directory. */
   readonly label: string;
-  /** The validate function for a kind, or a SchemaSetError when the set cannot express it. */
+  /** The verdict for a kind, fast (stops at the first error). */
+  isValid(kind: string, value: unknown): boolean;
+  /** The validate function for a kind that collects every error, or a SchemaSetError when the set cannot express it. */
   forKind(kind: string): ValidateFunction;
   /** The validate function for a `file#pointer` location inside this set. */
   forLocation(location: string): ValidateFunction;
@@ -40,10 +42,17 @@ function indexNodes(index: NodeIndex, node: unknown, uri: string, pointer: strin
   }
 }
 
-function newAjv(strict: boolean): AjvInstance {
+/**
+ * Two ajv instances per set over the same documents: `fast` stops at the first error and
+ * gives the verdict; `explain` collects every error (with the data and schema involved)
+ * and runs only when a value is invalid, to say why.
+ */
+type Mode = 'fast' | 'explain';
+
+function newAjv(strict: boolean, mode: Mode): AjvInstance {
   return new Ajv2020({
-    allErrors: true,
-    verbose: true,
+    allErrors: mode === 'explain',
+    verbose: mode === 'explain',
     // Our schemas are checked strictly (typos become errors); third-party snapshots only
     // need to compile, so their annotation keywords (`x-...`) and the like are tolerated.
     strict: strict ? true : false,
@@ -51,6 +60,7 @@ function newAjv(strict: boolean): AjvInstance {
     strictTuples: false,
     strictRequired: false,
     allowUnionTypes: true,
+    unicode: true, // string lengths count Unicode code points, as the spec does
     logger: false,
     // The spec defines its own grammars for these two formats; other formats are annotations.
     formats: { uri: isUri, 'date-time': isDateTime },
@@ -59,38 +69,66 @@ function newAjv(strict: boolean): AjvInstance {
 }
 
 class CompiledSet implements SchemaSet {
-  private readonly cache = new Map<string, ValidateFunction>();
+  private readonly ajv: Record<Mode, AjvInstance>;
+  private readonly cache: Record<Mode, Map<string, ValidateFunction>> = { fast: new Map(), explain: new Map() };
   private readonly nodes: NodeIndex = new WeakMap();
   constructor(
     readonly label: string,
-    private readonly ajv: AjvInstance,
+    strict: boolean,
     private readonly base: string,
     private readonly side: 'ours' | 'upstream',
-  ) {}
+  ) {
+    this.ajv = { fast: newAjv(strict, 'fast'), explain: newAjv(strict, 'explain') };
+  }
 
   add(doc: Record<string, unknown>): void {
-    this.ajv.addSchema(doc);
+    this.ajv.fast.addSchema(doc);
+    this.ajv.explain.addSchema(doc);
     indexNodes(this.nodes, doc, String(doc.$id), '');
   }
 
-  private compiled(uri: string): ValidateFunction | undefined {
-    let fn = this.cache.get(uri);
-    if (!fn) {
-      try {
-        fn = this.ajv.getSchema(uri);
-      } catch {
-        return undefined;
-      }
-      if (fn) this.cache.set(uri, fn);
+  /** The compiled function at an absolute schema URI (compiled once, then cached). */
+  private at(uri: string, mode: Mode): ValidateFunction {
+    const cached = this.cache[mode].get(uri);
+    if (cached) return cached;
+    let fn: ValidateFunction | undefined;
+    try {
+      fn = this.ajv[mode].getSchema(uri);
+    } catch (err) {
+      throw new SchemaSetError(`schema ${uri.slice(this.base.length)} in ${this.label} does not compile: ${(err as Error).message}`);
     }
+    if (!fn) throw new SchemaSetError(`no schema at ${uri.slice(this.base.length)} in ${this.label}`);
+    this.cache[mode].set(uri, fn);
     return fn;
+  }
+
+  private tryAt(uri: string): ValidateFunction | undefined {
+    try {
+      return this.at(uri, 'explain');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The absolute URI of a kind, compiling an inline fragment beside the files when needed. */
+  private kindUri(kind: string): string {
+    const entry: KindEntry | undefined = kindEntry(kind);
+    if (!entry) throw new SchemaSetError(`unknown kind "${kind}"`);
+    const where = this.side === 'ours' ? entry.ours : entry.upstream;
+    if (typeof where === 'string') return this.base + where;
+    // An inline fragment lives beside the files so its relative $refs resolve among them.
+    const uri = `${this.base}__inline__${kind.replace(/[^a-z0-9.-]/gi, '_')}.json`;
+    if (!this.ajv.fast.getSchema(uri)) {
+      for (const mode of ['fast', 'explain'] as const) this.ajv[mode].addSchema({ ...where.inline, $id: uri });
+    }
+    return uri;
   }
 
   deref(node: unknown): unknown {
     if (!node || typeof node !== 'object' || typeof (node as { $ref?: unknown }).$ref !== 'string') return undefined;
     const here = this.nodes.get(node as object);
     if (!here) return undefined;
-    return this.compiled(new URL((node as { $ref: string }).$ref, here.uri).href)?.schema;
+    return this.tryAt(new URL((node as { $ref: string }).$ref, here.uri).href)?.schema;
   }
 
   branch(union: unknown, index: number): { schema: unknown; validate: ValidateFunction } | undefined {
@@ -103,46 +141,25 @@ class CompiledSet implements SchemaSet {
     for (let hops = 0; hops < 8 && schema && typeof schema === 'object' && typeof (schema as { $ref?: unknown }).$ref === 'string'; hops++) {
       const here = this.nodes.get(schema as object);
       const target = new URL((schema as { $ref: string }).$ref, here?.uri ?? where.uri).href;
-      const fn = this.compiled(target);
+      const fn = this.tryAt(target);
       if (!fn) return undefined;
       uri = target;
       schema = fn.schema;
     }
-    const validate = this.compiled(uri);
+    const validate = this.tryAt(uri);
     return validate ? { schema, validate } : undefined;
   }
 
   forLocation(location: string): ValidateFunction {
-    const cached = this.cache.get(location);
-    if (cached) return cached;
-    let fn: ValidateFunction | undefined;
-    try {
-      fn = this.ajv.getSchema(this.base + location);
-    } catch (err) {
-      throw new SchemaSetError(`schema ${location} in ${this.label} does not compile: ${(err as Error).message}`);
-    }
-    if (!fn) throw new SchemaSetError(`no schema at ${location} in ${this.label}`);
-    this.cache.set(location, fn);
-    return fn;
+    return this.at(this.base + location, 'explain');
   }
 
   forKind(kind: string): ValidateFunction {
-    const entry: KindEntry | undefined = kindEntry(kind);
-    if (!entry) throw new SchemaSetError(`unknown kind "${kind}"`);
-    const where = this.side === 'ours' ? entry.ours : entry.upstream;
-    if (typeof where === 'string') return this.forLocation(where);
-    const key = `inline:${kind}`;
-    const cached = this.cache.get(key);
-    if (cached) return cached;
-    let fn: ValidateFunction;
-    try {
-      // An inline fragment lives beside the files so its relative $refs resolve among them.
-      fn = this.ajv.compile({ ...where.inline, $id: `${this.base}__inline__${kind.replace(/[^a-z0-9.-]/gi, '_')}.json` });
-    } catch (err) {
-      throw new SchemaSetError(`schema for ${kind} in ${this.label} does not compile: ${(err as Error).message}`);
-    }
-    this.cache.set(key, fn);
-    return fn;
+    return this.at(this.kindUri(kind), 'explain');
+  }
+
+  isValid(kind: string, value: unknown): boolean {
+    return this.at(this.kindUri(kind), 'fast')(value) as boolean;
   }
 }
 
@@ -151,7 +168,7 @@ let ours: SchemaSet | undefined;
 /** Our wire schemas, compiled once per process. */
 export function ourSchemas(): SchemaSet {
   if (!ours) {
-    const set = new CompiledSet('ours', newAjv(true), SCHEMA_BASE, 'ours');
+    const set = new CompiledSet('ours', true, SCHEMA_BASE, 'ours');
     for (const doc of Object.values(wireSchemas())) set.add(doc);
     ours = set;
   }
@@ -178,7 +195,7 @@ export function snapshotSchemas(specDir: string): SchemaSet {
   }
   if (names.length === 0) throw new SchemaSetError(`no schemas in ${dir}`);
   const base = 'file:///ahp-snapshot/schema/draft/';
-  const set = new CompiledSet(dir, newAjv(false), base, 'upstream');
+  const set = new CompiledSet(dir, false, base, 'upstream');
   for (const name of names) {
     const parsed = parseJsonBytes(readFileSync(join(dir, name)));
     if (!parsed.ok) throw new SchemaSetError(`${name}: ${parsed.findings[0]?.message ?? 'unreadable'}`);

@@ -52,10 +52,12 @@ export function validate(kind: string, value: unknown, options: ValidateOptions 
   const entry = kindEntry(kind);
   if (!entry) throw new SchemaSetError(`unknown kind "${kind}"`);
   const schemas = options.schemas ?? ourSchemas();
-  const fn = schemas.forKind(kind);
   const requirement = entry.requirements[0];
   const findings: Finding[] = [];
-  if (!fn(value)) {
+  if (!schemas.isValid(kind, value)) {
+    // Only an invalid value pays for collecting and explaining every error.
+    const fn = schemas.forKind(kind);
+    fn(value);
     for (const i of schemaIssues(fn.errors, value, schemas)) findings.push(wire(i.path, i.code, i.message, requirement));
   }
   findings.push(...semanticFindings(kind, value, schemas));
@@ -126,8 +128,10 @@ export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSche
   }
   const payload = parsed.value;
   const out: Finding[] = [];
-  const fn = schemas.forKind(`mcp-elicitation-${which}`);
-  if (!fn(payload)) {
+  const kind = `mcp-elicitation-${which}`;
+  if (!schemas.isValid(kind, payload)) {
+    const fn = schemas.forKind(kind);
+    fn(payload);
     for (const i of schemaIssues(fn.errors, payload, schemas)) {
       out.push(wire(path, 'elicitation.mcp-contract', `elicitation ${which} payload ${i.path || '(root)'}: ${i.message}`, req));
     }

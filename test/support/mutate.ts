@@ -111,7 +111,7 @@ const OBJECT_SWAPS: readonly Json[] = [[], null];
  *  (a) drop each member of each object, one at a time;
  *  (b) add an unknown member `"zzUnknown": 1` to each object;
  *  (c) each string → every other enum-like pool value seen at a member of the same name, the
- *      first other non-enum pool value there (a stand-in for "any other string"), `""`, and the
+ *      first six other pool values there (stand-ins for "any other string"), `""`, and the
  *      type swaps 0, null, true, [], {};
  *  (d) numbers → -1, 1.5, "1"; booleans → "true", 0;
  *  (e) arrays → [] and the first element duplicated;
@@ -152,8 +152,9 @@ export function mutantsOf(doc: Json, pool: StringPool): Mutant[] {
     } else if (typeof node === 'string') {
       const values = name === undefined ? undefined : pool.get(name);
       for (const other of values?.enumLike ?? []) if (other !== node) swap(path, node, other);
-      const stand = values?.other.find((other) => other !== node);
-      if (stand !== undefined) swap(path, node, stand);
+      // A few free-form values seen at the same name (e.g. other URIs, times, ids), standing in
+      // for "any other string"; bounded so the mutant family stays small enough to judge quickly.
+      for (const other of (values?.other ?? []).filter((o) => o !== node).slice(0, 6)) swap(path, node, other);
       for (const to of STRING_TYPE_SWAPS) swap(path, node, to);
     } else if (typeof node === 'number') {
       for (const to of NUMBER_SWAPS) swap(path, node, to);
