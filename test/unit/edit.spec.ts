@@ -143,7 +143,7 @@ function hiddenViews(): { mode: string; withText: Obj; canonical: Obj }[] {
     { mode: 'omit', withText: { ...text(), selection: 'omit' } },
     { mode: 'gap', withText: { ...text(), gap: { reason: 'permission_withheld' } } },
   ].map(({ mode, withText }) => {
-    const { text: _dropped, ...canonical } = withText;
+    const { text: _dropped, ...canonical } = withText as Obj;
     return { mode, withText, canonical };
   });
 }
@@ -154,8 +154,11 @@ function permissiveEffectSchemas(): SchemaSet {
   const pass = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;
   return {
     label: 'ours, effect list unchecked',
+    isValid: (kind, value) => kind === 'effects' || real.isValid(kind, value),
     forKind: (kind) => (kind === 'effects' ? pass : real.forKind(kind)),
     forLocation: (location) => real.forLocation(location),
+    branch: (union, index) => real.branch(union, index),
+    deref: (node) => real.deref(node),
   };
 }
 
@@ -298,7 +301,7 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
     rejects(cur(), [edit([message([fresh])])], authorized, 'R20');
     expect(apply(cur(), [edit([message([fresh])])], baseContext({ authorizedAttachments: [fresh] })).prompt)
       .toEqual([message([fresh])]);
-    const { body: _b, ...metadataView } = { ...attachment(), id: 'a3', selection: 'metadata' };
+    const { body: _b, ...metadataView } = { ...attachment(), id: 'a3', selection: 'metadata' } as Obj;
     expect(apply(cur(), [edit([message([metadataView])])]).prompt).toEqual([message([metadataView])]);
   });
 
@@ -339,7 +342,7 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
       }
     }
     // Hidden attachments do not block whole-list replacement.
-    const { body: _b, ...hiddenAttachment } = { ...attachment(), selection: 'omit' };
+    const { body: _b, ...hiddenAttachment } = { ...attachment(), selection: 'omit' } as Obj;
     expect(apply({ prompt: [message([hiddenAttachment])] }, [edit([])]).prompt).toEqual([]);
     // Resubmitting a hidden part under its id must leave it exactly as it was (R19).
     const hidden = hiddenViews()[0]!.canonical;
