@@ -5,15 +5,21 @@
 //   1  a finding: a fixture disagreement, or a message invalid at the wire layer
 //   2  bad input: usage error, missing or unreadable file or directory, not UTF-8/JSON
 //   3  internal error (a bug in ahp-conformance)
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
 import { UsageError, parseArgs } from './args.js';
 import { EXIT, processIo, type Io } from './io.js';
+import { runCommand } from './run-command.js';
 import { validateCommand } from './validate-command.js';
 
 const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
 
 Usage:
+  ahp-conformance run <claim.yaml>... [--grep <regex>] [--workers <n>] [--reports <dir>]
+      Certify the implementations the claims describe: launch each one, play scripted
+      traffic over its claimed transports, and write reports/<implementation>/
+      (results.json, junit.xml, playwright/). Exit 0 conformant, 1 nonconformant,
+      2 bad or incomplete claim or an implementation that could not be started.
   ahp-conformance fixtures <specDir> [--spec <dir>]
       Judge every case of <specDir>/fixtures/draft/manifest.json with our validator and
       compare with the manifest's expectations. --spec also judges them with that
@@ -30,8 +36,7 @@ Exit codes: 0 ok, 1 disagreement or invalid message, 2 bad input, 3 internal err
 
 function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
-    return pkg.version ?? 'unknown';
+    return packageVersion();
   } catch {
     return 'unknown';
   }
@@ -39,7 +44,7 @@ function version(): string {
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds'], string: ['spec', 'as'] });
+    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds'], string: ['spec', 'as', 'grep', 'workers', 'reports'] });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;
@@ -55,6 +60,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return fixturesCommand(rest, args.options, io);
       case 'validate':
         return validateCommand.run(rest, args.options, args.flags, io);
+      case 'run':
+        return await runCommand(rest, args.options, io);
       default:
         throw new UsageError(`unknown command "${command}" (try --help)`);
     }

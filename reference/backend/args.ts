@@ -1,0 +1,99 @@
+// Command line of the reference backend:
+//   --transport stdio [--lifecycle persistent|per_event] [--fault <mode>] [--policy <file.json>]   (default persistent)
+//   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
+import { parseArgs } from 'node:util';
+import { faultMismatch, isFaultMode, type FaultMode } from './faults.js';
+import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './policy.js';
+
+export type Options =
+  | { readonly transport: 'stdio'; readonly lifecycle: 'persistent' | 'per_event'; readonly fault?: FaultMode; readonly policy: Policy }
+  | {
+    readonly transport: 'http';
+    readonly port: number;
+    readonly host: string;
+    readonly path: string;
+    readonly tokenEnv?: string;
+    readonly fault?: FaultMode;
+    readonly policy: Policy;
+  };
+
+export type ArgsResult = { ok: true; options: Options } | { ok: false; error: string };
+
+const STDIO_ONLY = ['lifecycle'] as const;
+const HTTP_ONLY = ['port', 'host', 'path', 'token-env'] as const;
+
+/** Parse argv (without node and the script). Errors are one line, ready for stderr. */
+export function parseBackendArgs(argv: readonly string[]): ArgsResult {
+  const fail = (error: string): ArgsResult => ({ ok: false, error });
+  let values: Record<string, string | undefined>;
+  try {
+    const parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        transport: { type: 'string' },
+        lifecycle: { type: 'string' },
+        fault: { type: 'string' },
+        policy: { type: 'string' },
+        port: { type: 'string' },
+        host: { type: 'string' },
+        path: { type: 'string' },
+        'token-env': { type: 'string' },
+      },
+    });
+    values = parsed.values as Record<string, string | undefined>;
+  } catch (e) {
+    return fail((e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'bad arguments');
+  }
+
+  const transport = values.transport;
+  if (transport !== 'stdio' && transport !== 'http') return fail('--transport must be stdio or http');
+  const foreign = transport === 'stdio' ? HTTP_ONLY : STDIO_ONLY;
+  for (const name of foreign) if (values[name] !== undefined) return fail(`--${name} does not apply to --transport ${transport}`);
+
+  let fault: FaultMode | undefined;
+  if (values.fault !== undefined) {
+    if (!isFaultMode(values.fault)) return fail(`unknown --fault ${JSON.stringify(values.fault)}`);
+    fault = values.fault;
+  }
+
+  let policy = DEFAULT_POLICY;
+  if (values.policy !== undefined) {
+    const loaded = loadPolicyFile(values.policy);
+    if (!loaded.ok) return fail(loaded.error.split('\n')[0] ?? 'bad policy');
+    policy = loaded.policy;
+  }
+
+  if (transport === 'stdio') {
+    // Default persistent: it also answers a per_event exchange (one line, EOF) correctly.
+    const lifecycle = values.lifecycle ?? 'persistent';
+    if (lifecycle !== 'persistent' && lifecycle !== 'per_event') return fail('--lifecycle must be persistent or per_event');
+    if (fault) {
+      const why = faultMismatch(fault, 'stdio', lifecycle);
+      if (why) return fail(why);
+    }
+    return { ok: true, options: fault ? { transport, lifecycle, fault, policy } : { transport, lifecycle, policy } };
+  }
+
+  if (values.port === undefined || !/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
+    return fail('--port must be an integer from 0 to 65535');
+  }
+  const port = Number(values.port);
+  const host = values.host ?? '127.0.0.1';
+  if (host === '') return fail('--host must not be empty');
+  const path = values.path ?? '/hooks';
+  if (!path.startsWith('/') || /[?#\s]/.test(path)) return fail('--path must be an absolute path without query or fragment');
+  const tokenEnv = values['token-env'];
+  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) return fail('--token-env must be an environment variable name');
+  if (fault) {
+    const why = faultMismatch(fault, 'http', undefined);
+    if (why) return fail(why);
+  }
+  const options: Options = {
+    transport, port, host, path, policy,
+    ...(tokenEnv !== undefined ? { tokenEnv } : {}),
+    ...(fault ? { fault } : {}),
+  };
+  return { ok: true, options };
+}

@@ -1,0 +1,150 @@
+// The fault table of the reference backend: each mode breaks exactly one rule of a
+// conforming backend and leaves everything else conforming. `targets` names the check
+// ids (src/checks/catalogue.ts) that are expected to fail when the mode is on, so the
+// runner can be tested against a backend that is known to be wrong in one place.
+//
+// `transport` / `lifecycle` restrict a mode to the binding where its rule exists; the
+// command line refuses a mode on another binding.
+
+export type FaultTransport = 'stdio' | 'http';
+export type FaultLifecycle = 'persistent' | 'per_event';
+
+export interface FaultSpec {
+  readonly targets: readonly string[];
+  readonly description: string;
+  readonly transport?: FaultTransport;
+  readonly lifecycle?: FaultLifecycle;
+}
+
+export const FAULTS = {
+  'no-jsonrpc-member': {
+    targets: ['base.jsonrpc-utf8'],
+    description: 'replies omit the "jsonrpc" member',
+  },
+  'no-result-version': {
+    targets: ['base.protocol-version'],
+    description: 'success results omit protocolVersion',
+  },
+  'accept-any-version': {
+    targets: ['base.unsupported-version'],
+    description: 'params.protocolVersion is ignored; every request is answered as if it said "draft"',
+  },
+  'reject-unknown-fields': {
+    targets: ['base.unknown-fields'],
+    description: 'error -32602 when the message, params or event has a member outside the known set for that object',
+  },
+  'unknown-event-wrong-code': {
+    targets: ['base.unknown-event'],
+    description: 'unsupported events get -32600 instead of -32002',
+  },
+  'deny-code-not-reverse-dns': {
+    targets: ['base.extension-keys'],
+    description: 'the deny code loses its namespace ("dangerous_delete")',
+  },
+  'unknown-method-result': {
+    targets: ['base.unknown-method'],
+    description: 'unknown methods get a success result {protocolVersion:"draft", effects:[]}',
+  },
+  'reply-to-bad-notifications': {
+    targets: ['base.notification-silence'],
+    description: 'notifications with an unsupported version, unsupported event or unknown method get the error they would get as requests, with id null',
+  },
+  'lenient-params': {
+    targets: ['base.invalid-params'],
+    description: 'missing or invalid params structure is not checked; such requests get effects []',
+  },
+  'parse-error-with-id': {
+    targets: ['base.unparseable-input'],
+    description: 'unparseable input gets -32700 with id 0',
+  },
+  'echo-authorization': {
+    targets: ['base.no-secret-leak'],
+    description: 'results carry extensions {"com.example.debug": {"authorization": <the Authorization header>}}',
+    transport: 'http',
+  },
+  'effects-not-array': {
+    targets: ['ti.result-valid'],
+    description: 'result.effects is {} for tool.before requests that would get []',
+  },
+  'wrong-id': {
+    targets: ['ti.response-id'],
+    description: 'success replies carry the id "<id>-reply" (a string)',
+  },
+  'ignore-capabilities': {
+    targets: ['ti.advertised-effects'],
+    description: 'where the advertisement rules out every effect the policy proposes, the preferred one is returned anyway',
+  },
+  'deny-empty-reason': {
+    targets: ['ti.deny-samples'],
+    description: 'the deny reason is ""',
+  },
+  'modify-wrong-shape': {
+    targets: ['ti.modify-samples'],
+    description: 'the modify value for input is a string ("mode=0644") instead of an object',
+  },
+  'flaky-duplicates': {
+    targets: ['ti.duplicate-delivery'],
+    description: 'the second and later delivery of an event id get effects [] even where the first was denied',
+  },
+  'ack-observe': {
+    targets: ['lo.observe-silence'],
+    description: 'valid hooks/observe notifications get a reply {jsonrpc:"2.0", id:null, result:{protocolVersion:"draft", effects:[]}}',
+  },
+  'pretty-print': {
+    targets: ['stdio.framing'],
+    description: 'replies are written pretty-printed over several lines',
+    transport: 'stdio',
+  },
+  'stdout-banner': {
+    targets: ['stdio.stdout-clean'],
+    description: 'prints "reference backend ready" on stdout at start-up',
+    transport: 'stdio',
+  },
+  'exit-after-first': {
+    targets: ['stdio.persistent-exchanges'],
+    description: 'exits 0 right after writing the first reply',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
+  'per-event-exit-1': {
+    targets: ['stdio.per-event-exit'],
+    description: 'exits with status 1 after the exchange',
+    transport: 'stdio',
+    lifecycle: 'per_event',
+  },
+  'text-content-type': {
+    targets: ['http.intercept-response'],
+    description: 'replies use Content-Type: text/plain',
+    transport: 'http',
+  },
+  'observe-200-body': {
+    targets: ['http.observe-empty'],
+    description: 'notifications get status 200 with the body {}',
+    transport: 'http',
+  },
+  'error-status-400': {
+    targets: ['http.error-status'],
+    description: 'JSON-RPC error responses are sent with HTTP status 400',
+    transport: 'http',
+  },
+} as const satisfies Record<string, FaultSpec>;
+
+export type FaultMode = keyof typeof FAULTS;
+
+export const FAULT_MODES = Object.keys(FAULTS) as FaultMode[];
+
+export function isFaultMode(value: string): value is FaultMode {
+  return Object.prototype.hasOwnProperty.call(FAULTS, value);
+}
+
+export function faultSpec(mode: FaultMode): FaultSpec {
+  return FAULTS[mode];
+}
+
+/** Why a mode cannot run on this binding, or undefined when it can. */
+export function faultMismatch(mode: FaultMode, transport: FaultTransport, lifecycle: FaultLifecycle | undefined): string | undefined {
+  const spec: FaultSpec = FAULTS[mode];
+  if (spec.transport && spec.transport !== transport) return `fault ${mode} applies to --transport ${spec.transport} only`;
+  if (spec.lifecycle && spec.lifecycle !== lifecycle) return `fault ${mode} applies to --lifecycle ${spec.lifecycle} only`;
+  return undefined;
+}

@@ -1,0 +1,262 @@
+// The reference backend's message handler, shared by both transports: one incoming
+// message (text or raw bytes) in, the reply to send (or null for none) out. It keeps no
+// state of its own; the only memory is `ctx.seen`, used by the flaky-duplicates fault.
+//
+// Order of judgement for one message:
+//   1. strict JSON (UTF-8, no duplicate keys)          else -32700, id null
+//   2. JSON-RPC envelope (object, jsonrpc "2.0", method string, id string|integer)
+//                                                        else -32600 with the id, or nothing
+//   3. no id = notification: never answered
+//   4. method hooks/intercept                          else -32601
+//   5. params object                                    else -32602
+//   6. params.protocolVersion "draft"                   else -32001
+//   7. params.event an object                           else -32602
+//   8. params.event.type an interceptable event         else -32002
+//   9. the whole request wire-valid (our validator)     else -32602
+//  10. the policy's effects, kept only where advertised
+import { EVENT_TYPES, eventSpec, METHODS, ERROR_CODES, PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
+import { parseJsonBytes, parseJsonStrict, type JsonValue } from '../../src/protocol/json.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
+import { wireSchemas } from '../../src/protocol/schema-build/index.js';
+import type { FaultMode } from './faults.js';
+import { matchRule, proposals, type JsonObject, type Policy, type Proposal } from './policy.js';
+
+export interface HandlerContext {
+  readonly policy: Policy;
+  readonly fault?: FaultMode | undefined;
+  /** Event keys already answered (flaky-duplicates only); one set per process. */
+  readonly seen?: Set<string>;
+  /** The request's Authorization header (HTTP only); never copied into a reply unless the echo fault is on. */
+  readonly authorization?: string | undefined;
+}
+
+export type Reply = Record<string, JsonValue>;
+type Id = string | number;
+
+/** Standard JSON-RPC codes next to the AHP ones from the catalogue. */
+export const RPC_CODES = {
+  parseError: -32700,
+  invalidRequest: -32600,
+  methodNotFound: -32601,
+  invalidParams: -32602,
+  ...ERROR_CODES,
+} as const;
+
+interface RpcError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: JsonValue;
+}
+
+type Verdict = { readonly error: RpcError } | { readonly effects: JsonValue };
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is Id => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+
+const ERRORS = {
+  parse: { code: RPC_CODES.parseError, message: 'parse error' },
+  invalidRequest: { code: RPC_CODES.invalidRequest, message: 'invalid request' },
+  methodNotFound: { code: RPC_CODES.methodNotFound, message: 'method not found' },
+  version: { code: RPC_CODES.unsupportedProtocolVersion, message: 'unsupported protocol version', data: { supported: [PROTOCOL_VERSION] } },
+  event: { code: RPC_CODES.unsupportedEvent, message: 'unsupported event' },
+} as const satisfies Record<string, RpcError>;
+
+function invalidParams(detail: string, data?: JsonValue): RpcError {
+  return data === undefined
+    ? { code: RPC_CODES.invalidParams, message: `invalid params: ${detail}` }
+    : { code: RPC_CODES.invalidParams, message: `invalid params: ${detail}`, data };
+}
+
+/** The reply text for one incoming message, or null when nothing is to be sent. */
+export function handle(input: string | Uint8Array, ctx: HandlerContext): string | null {
+  const reply = respond(input, ctx);
+  return reply === null ? null : JSON.stringify(reply);
+}
+
+/** The reply object for one incoming message, or null when nothing is to be sent. */
+export function respond(input: string | Uint8Array, ctx: HandlerContext): Reply | null {
+  const reply = dispatch(input, ctx);
+  if (reply !== null && ctx.fault === 'no-jsonrpc-member') delete reply.jsonrpc;
+  return reply;
+}
+
+function dispatch(input: string | Uint8Array, ctx: HandlerContext): Reply | null {
+  const parsed = typeof input === 'string' ? parseJsonStrict(input) : parseJsonBytes(input);
+  if (!parsed.ok) return errorReply(ctx.fault === 'parse-error-with-id' ? 0 : null, ERRORS.parse);
+  const msg = parsed.value;
+  if (!isObject(msg)) return null; // no id to answer to (batches included: AHP forbids them)
+  const hasId = Object.prototype.hasOwnProperty.call(msg, 'id');
+  if (msg.jsonrpc !== '2.0' || typeof msg.method !== 'string' || (hasId && !isId(msg.id))) {
+    if (!hasId) return null;
+    return errorReply(isId(msg.id) ? msg.id : null, ERRORS.invalidRequest);
+  }
+  if (!hasId) return notification(msg, ctx);
+  const id = msg.id as Id;
+  if (msg.method !== METHODS.intercept) {
+    if (ctx.fault === 'unknown-method-result') return successReply(id, [], ctx);
+    return errorReply(id, ERRORS.methodNotFound);
+  }
+  const verdict = judgeIntercept(msg, ctx);
+  if ('error' in verdict) return errorReply(id, verdict.error);
+  return successReply(id, verdict.effects, ctx);
+}
+
+// ---------------------------------------------------------------- notifications
+
+/** Notifications are never answered; two faults break exactly that. */
+function notification(msg: Record<string, unknown>, ctx: HandlerContext): Reply | null {
+  if (ctx.fault === 'ack-observe' && isValidObservation(msg)) {
+    return { jsonrpc: '2.0', id: null, result: { protocolVersion: PROTOCOL_VERSION, effects: [] } };
+  }
+  if (ctx.fault === 'reply-to-bad-notifications') {
+    const error = notificationError(msg, ctx);
+    if (error) return errorReply(null, error);
+  }
+  return null;
+}
+
+function isValidObservation(msg: Record<string, unknown>): boolean {
+  if (msg.method !== METHODS.observe || !isObject(msg.params)) return false;
+  const { params } = msg;
+  if (params.protocolVersion !== PROTOCOL_VERSION || !isObject(params.event)) return false;
+  if (typeof params.event.type !== 'string' || !EVENT_TYPES.includes(params.event.type)) return false;
+  return isWireValid(validate('observe-notification', msg, { wireOnly: true }));
+}
+
+/** The error a notification would get as a request, limited to version, event and method. */
+function notificationError(msg: Record<string, unknown>, ctx: HandlerContext): RpcError | undefined {
+  if (msg.method === METHODS.intercept) {
+    const verdict = judgeIntercept(msg, ctx);
+    if ('error' in verdict && (verdict.error.code === ERRORS.version.code || verdict.error.code === ERRORS.event.code)) return verdict.error;
+    return undefined;
+  }
+  if (msg.method !== METHODS.observe) return ERRORS.methodNotFound;
+  if (!isObject(msg.params)) return undefined;
+  if (msg.params.protocolVersion !== PROTOCOL_VERSION) return ERRORS.version;
+  const event = msg.params.event;
+  if (isObject(event) && (typeof event.type !== 'string' || !EVENT_TYPES.includes(event.type))) return ERRORS.event;
+  return undefined;
+}
+
+// ---------------------------------------------------------------- hooks/intercept
+
+function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verdict {
+  const lenient = ctx.fault === 'lenient-params';
+  const params = msg.params;
+  if (!isObject(params)) return lenient ? { effects: [] } : { error: invalidParams('params must be an object') };
+  if (ctx.fault !== 'accept-any-version' && params.protocolVersion !== PROTOCOL_VERSION) return { error: ERRORS.version };
+  const event = params.event;
+  if (!isObject(event)) return lenient ? { effects: [] } : { error: invalidParams('params.event must be an object') };
+  const spec = typeof event.type === 'string' ? eventSpec(event.type) : undefined;
+  if (!spec || !spec.interceptable) {
+    return { error: ctx.fault === 'unknown-event-wrong-code' ? ERRORS.invalidRequest : ERRORS.event };
+  }
+  if (ctx.fault === 'reject-unknown-fields') {
+    const where = unknownMemberAt(msg, params, event, spec.type);
+    if (where) return { error: invalidParams(`unknown member in ${where}`) };
+  }
+  // Under accept-any-version the version is judged as if it said "draft".
+  const judged = ctx.fault === 'accept-any-version' ? { ...msg, params: { ...params, protocolVersion: PROTOCOL_VERSION } } : msg;
+  const findings = validate('intercept-request', judged, { wireOnly: true }).filter((f) => f.layer === 'wire');
+  if (findings.length > 0) {
+    if (lenient) return { effects: [] };
+    // Only the location and the finding code: finding messages may quote request values.
+    const first = findings[0]!;
+    return { error: invalidParams('the request is not a valid hooks/intercept request', { path: first.path, code: first.code }) };
+  }
+  return { effects: decide(event, params.capabilities, ctx) };
+}
+
+/** The policy's decision for a valid request, kept to what the request advertises. */
+function decide(event: Record<string, unknown>, capabilities: unknown, ctx: HandlerContext): JsonValue {
+  const rule = matchRule(ctx.policy, event);
+  const offered = rule ? proposals(rule, event).map((p) => shape(p, ctx)) : [];
+  let effects = offered.filter((e) => advertised(e, capabilities)).slice(0, 1);
+  // The fault sends the policy's preferred effect where the advertisement rules all out.
+  if (ctx.fault === 'ignore-capabilities' && effects.length === 0) effects = offered.slice(0, 1);
+  if (ctx.fault === 'flaky-duplicates' && ctx.seen) {
+    const key = JSON.stringify([event.source ?? null, event.id ?? null]);
+    if (ctx.seen.has(key)) effects = [];
+    else ctx.seen.add(key);
+  }
+  if (ctx.fault === 'effects-not-array' && effects.length === 0 && event.type === 'tool.before') return {};
+  return effects;
+}
+
+/** One proposal as the backend sends it, with the effect-level faults applied. */
+function shape(p: Proposal, ctx: HandlerContext): JsonObject {
+  const effect: JsonObject = { ...p.effect };
+  if (effect.type === 'deny') {
+    if (ctx.fault === 'deny-empty-reason') effect.reason = '';
+    if (ctx.fault === 'deny-code-not-reverse-dns') {
+      effect.code = typeof effect.code === 'string' ? (effect.code.split('.').pop() ?? '') : 'dangerous_delete';
+    }
+  }
+  if (effect.type === 'modify' && effect.target === 'input' && ctx.fault === 'modify-wrong-shape' && p.patch) {
+    effect.value = Object.entries(p.patch).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(',');
+  }
+  return effect;
+}
+
+/** Advertised: the type is in capabilities.effects and, for modify, the target's operation is true. */
+function advertised(effect: JsonObject, capabilities: unknown): boolean {
+  if (!isObject(capabilities) || !Array.isArray(capabilities.effects)) return false;
+  if (typeof effect.type !== 'string' || !capabilities.effects.includes(effect.type)) return false;
+  if (effect.type !== 'modify') return true;
+  const modify = capabilities.modify;
+  if (!isObject(modify) || typeof effect.target !== 'string' || typeof effect.operation !== 'string') return false;
+  const target = modify[effect.target];
+  return isObject(target) && target[effect.operation] === true;
+}
+
+// ---------------------------------------------------------------- reject-unknown-fields
+
+const MESSAGE_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
+const PARAMS_MEMBERS = new Set(['protocolVersion', 'event', 'capabilities', 'extensions', 'state']);
+const eventMembers = new Map<string, Set<string>>();
+
+/** Members the event schema declares for a type, plus the seed's `harness` metadata. */
+function knownEventMembers(type: string): Set<string> {
+  let known = eventMembers.get(type);
+  if (!known) {
+    const defs = (wireSchemas()['event.schema.json'] as { $defs?: Record<string, { properties?: Record<string, unknown> }> }).$defs;
+    known = new Set([...Object.keys(defs?.[type]?.properties ?? {}), 'harness']);
+    eventMembers.set(type, known);
+  }
+  return known;
+}
+
+function unknownMemberAt(msg: Record<string, unknown>, params: Record<string, unknown>, event: Record<string, unknown>, type: string): string | undefined {
+  if (Object.keys(msg).some((k) => !MESSAGE_MEMBERS.has(k))) return 'the message';
+  if (Object.keys(params).some((k) => !PARAMS_MEMBERS.has(k))) return 'params';
+  const known = knownEventMembers(type);
+  if (Object.keys(event).some((k) => !known.has(k))) return 'params.event';
+  return undefined;
+}
+
+// ---------------------------------------------------------------- warm-up
+
+/**
+ * Compile the request schema now rather than on the first request (about a second):
+ * long-lived transports call this before they accept traffic.
+ */
+export function warmUp(): void {
+  validate('intercept-request', {}, { wireOnly: true });
+}
+
+// ---------------------------------------------------------------- replies
+
+function errorReply(id: Id | null, error: RpcError): Reply {
+  const body: JsonObject = { code: error.code, message: error.message };
+  if (error.data !== undefined) body.data = error.data;
+  return { jsonrpc: '2.0', id, error: body };
+}
+
+function successReply(id: Id, effects: JsonValue, ctx: HandlerContext): Reply {
+  const result: JsonObject = { protocolVersion: PROTOCOL_VERSION, effects };
+  if (ctx.fault === 'no-result-version') delete result.protocolVersion;
+  if (ctx.fault === 'echo-authorization' && ctx.authorization !== undefined) {
+    result.extensions = { 'com.example.debug': { authorization: ctx.authorization } };
+  }
+  return { jsonrpc: '2.0', id: ctx.fault === 'wrong-id' ? `${id}-reply` : id, result };
+}

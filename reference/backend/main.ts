@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+// The reference AHP backend: a small, fully conforming hook server (unless a --fault
+// mode deliberately breaks one rule). See args.ts for the command line.
+import { parseBackendArgs } from './args.js';
+import { warmUp, type HandlerContext } from './handler.js';
+import { createBackendServer, listen } from './http.js';
+import { runStdio } from './stdio.js';
+
+function main(): void {
+  const parsed = parseBackendArgs(process.argv.slice(2));
+  if (!parsed.ok) {
+    process.stderr.write(`ahp reference backend: ${parsed.error}\n`);
+    process.exit(2);
+  }
+  const opts = parsed.options;
+  const ctx: HandlerContext = { policy: opts.policy, fault: opts.fault, seen: new Set<string>() };
+
+  if (opts.transport === 'stdio') {
+    // per_event compiles on its one message; persistent pays once, up front.
+    if (opts.lifecycle === 'persistent') warmUp();
+    runStdio({ lifecycle: opts.lifecycle, ctx });
+    return;
+  }
+
+  let token: string | undefined;
+  if (opts.tokenEnv !== undefined) {
+    token = process.env[opts.tokenEnv];
+    if (token === undefined || token === '') {
+      token = undefined;
+      process.stderr.write(`ahp reference backend: ${opts.tokenEnv} is not set; no authentication required\n`);
+    }
+  }
+  warmUp(); // before the port opens, so the first request is not slow
+  const server = createBackendServer({ host: opts.host, port: opts.port, path: opts.path, token, ctx });
+  const stop = (): void => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  listen(server, opts.host, opts.port).then(
+    (port) => {
+      const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+      process.stderr.write(`listening on http://${host}:${port}${opts.path}\n`);
+    },
+    (err: NodeJS.ErrnoException) => {
+      process.stderr.write(`ahp reference backend: cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+main();

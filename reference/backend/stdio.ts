@@ -1,0 +1,91 @@
+// stdio binding: newline-delimited JSON on stdin/stdout, nothing else on stdout.
+//   persistent: answer each stdin line in order with at most one line; exit 0 on EOF.
+//   per_event:  read stdin to EOF, handle the whole input (minus one trailing LF) as one
+//               message, write at most one line, exit 0.
+import type { FaultMode } from './faults.js';
+import { respond, type HandlerContext, type Reply } from './handler.js';
+
+export type Lifecycle = 'persistent' | 'per_event';
+
+export interface StdioOptions {
+  readonly lifecycle: Lifecycle;
+  readonly ctx: HandlerContext;
+}
+
+/** Longest line we buffer; beyond it the line is answered as unparseable and skipped. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+const LF = 0x0a;
+
+function frame(reply: Reply, fault: FaultMode | undefined): string {
+  return (fault === 'pretty-print' ? JSON.stringify(reply, null, 2) : JSON.stringify(reply)) + '\n';
+}
+
+/** Exit once everything written so far has been handed to the OS. */
+function flushThenExit(code: number): void {
+  process.stdout.write('', () => process.exit(code));
+}
+
+export function runStdio(opts: StdioOptions): void {
+  const { ctx } = opts;
+  // A closed stdout means the harness has gone; there is nobody left to answer.
+  process.stdout.on('error', () => process.exit(1));
+  if (ctx.fault === 'stdout-banner') process.stdout.write('reference backend ready\n');
+  if (opts.lifecycle === 'per_event') runPerEvent(ctx);
+  else runPersistent(ctx);
+}
+
+function runPerEvent(ctx: HandlerContext): void {
+  const chunks: Buffer[] = [];
+  process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
+  process.stdin.on('end', () => {
+    let input = Buffer.concat(chunks);
+    if (input.length > 0 && input[input.length - 1] === LF) input = input.subarray(0, input.length - 1);
+    const reply = input.length === 0 ? null : respond(input, ctx);
+    if (reply !== null) process.stdout.write(frame(reply, ctx.fault));
+    flushThenExit(ctx.fault === 'per-event-exit-1' ? 1 : 0);
+  });
+  process.stdin.resume();
+}
+
+function runPersistent(ctx: HandlerContext): void {
+  let pending: Buffer = Buffer.alloc(0);
+  let discarding = false; // inside an oversized line, until its LF
+  let stopped = false;
+
+  const onLine = (line: Buffer): void => {
+    if (stopped) return;
+    // A blank line (or a lone CR) carries no message.
+    if (line.length === 0 || (line.length === 1 && line[0] === 0x0d)) return;
+    const reply = respond(line, ctx);
+    if (reply === null) return;
+    process.stdout.write(frame(reply, ctx.fault));
+    if (ctx.fault === 'exit-after-first') {
+      stopped = true;
+      process.stdin.pause();
+      flushThenExit(0);
+    }
+  };
+
+  process.stdin.on('data', (chunk: Buffer) => {
+    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
+    let nl: number;
+    while ((nl = pending.indexOf(LF)) >= 0) {
+      const line = pending.subarray(0, nl);
+      pending = pending.subarray(nl + 1);
+      if (discarding) discarding = false;
+      else onLine(line);
+    }
+    if (!discarding && pending.length > MAX_LINE_BYTES) {
+      // Answer the oversized line once (it cannot be parsed within our limit) and drop it.
+      onLine(Buffer.from('\u0000'));
+      discarding = true;
+    }
+    if (discarding) pending = Buffer.alloc(0);
+  });
+  process.stdin.on('end', () => {
+    // A last line without its LF is still a message.
+    if (!discarding && pending.length > 0) onLine(pending);
+    if (!stopped) flushThenExit(0);
+  });
+  process.stdin.resume();
+}

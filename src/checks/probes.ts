@@ -1,0 +1,95 @@
+// The messages the runner sends while playing the harness. Every message built here is
+// validated with our own validator before it leaves (a runner that sends invalid AHP
+// would blame the implementation for its own mistake); probes that are wrong on purpose
+// are built by `deliberately()` and say so in their evidence.
+import { randomUUID } from 'node:crypto';
+import { METHODS, PROTOCOL_VERSION } from '../protocol/catalogue.js';
+import { isWireValid, validate } from '../protocol/validator.js';
+
+export const RUNNER_HARNESS = { name: 'ahp-conformance', version: '0' } as const;
+export const RUNNER_SOURCE = 'ahp://ahp-conformance/runner';
+
+type Obj = Record<string, unknown>;
+
+export class ProbeBugError extends Error {}
+
+function assertValid(kind: string, value: unknown): void {
+  const findings = validate(kind, value, { wireOnly: true });
+  if (!isWireValid(findings)) {
+    // A bug in the runner, never the implementation's fault.
+    throw new ProbeBugError(`ahp-conformance built an invalid ${kind}: ${findings.map((f) => `${f.path} ${f.message}`).join('; ')}`);
+  }
+}
+
+const now = (): string => new Date().toISOString();
+export const newId = (prefix = 'evt'): string => `${prefix}-${randomUUID()}`;
+
+function envelope(type: string, id: string): Obj {
+  return { id, source: RUNNER_SOURCE, type, time: now(), harness: { ...RUNNER_HARNESS }, session: { id: 'ahp-conformance-session' } };
+}
+
+export interface ToolCall {
+  name: string;
+  input: Obj;
+  kind?: string;
+}
+
+export function toolBeforeEvent(tool: ToolCall, id = newId()): Obj {
+  return {
+    ...envelope('tool.before', id),
+    call: { id: `call-${id}` },
+    tool: { name: tool.name, input: tool.input, origin: 'native', ...(tool.kind ? { kind: tool.kind } : {}) },
+    path: tool.name,
+  };
+}
+
+/** A neutral tool call no policy should act on. */
+export const HARMLESS_TOOL: ToolCall = { name: 'ahp_conformance_probe', input: { note: 'a harmless probe call' } };
+
+export function interceptRequest(event: Obj, capabilities: Obj = { effects: ['deny'] }): Obj {
+  const msg = { jsonrpc: '2.0', id: event.id, method: METHODS.intercept, params: { protocolVersion: PROTOCOL_VERSION, event, capabilities } };
+  assertValid('intercept-request', msg);
+  return msg;
+}
+
+export function observeNotification(event: Obj): Obj {
+  const msg = { jsonrpc: '2.0', method: METHODS.observe, params: { protocolVersion: PROTOCOL_VERSION, event } };
+  assertValid('observe-notification', msg);
+  return msg;
+}
+
+const MINIMAL_MANIFEST = {
+  events: [{ event: 'tool.before', modes: ['intercept', 'observe'], capabilities: { effects: ['deny'] } }],
+  gaps: [],
+  transports: ['stdio', 'http'],
+  authentication: ['bearer'],
+  toolPaths: ['ahp_conformance_probe'],
+  contentCategories: ['text'],
+  limits: {},
+  managedPolicy: { scopes: ['user'], disableable: true },
+  correlationIdentityFields: ['session.id'],
+};
+
+/** Lifecycle events a backend observes: tool.after, session.start, session.end. */
+export function lifecycleEvents(): Obj[] {
+  const callId = newId('call');
+  return [
+    { ...envelope('session.start', newId()), trigger: 'startup', permissionMode: 'default', manifest: MINIMAL_MANIFEST, items: [] },
+    {
+      ...envelope('tool.after', newId()), outcome: 'ok', execution: { status: 'executed' }, call: { id: callId },
+      tool: { ...HARMLESS_TOOL, origin: 'native' }, path: HARMLESS_TOOL.name,
+      items: [{ id: 'm1', role: 'tool', parts: [{ id: 'p1', kind: 'text', mediaType: 'text/plain', selection: 'body', text: 'done' }] }],
+    },
+    { ...envelope('session.end', newId()), outcome: 'completed', reason: 'the conformance probe ended the session' },
+  ];
+}
+
+/** A message that is wrong on purpose; `why` goes into the evidence. */
+export interface DeliberateProbe {
+  message: Obj | string;
+  deliberate: string;
+}
+
+export function deliberately(message: Obj | string, why: string): DeliberateProbe {
+  return { message, deliberate: why };
+}

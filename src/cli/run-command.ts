@@ -1,0 +1,101 @@
+// `ahp-conformance run <claim.yaml>... [--grep re] [--workers n] [--reports dir]`:
+// load the claims, write a run plan, run the suites through Playwright Test, and sum up.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative, resolve } from 'node:path';
+import { loadClaim, type ClaimOutcome } from '../claims/load.js';
+import { planFile, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
+import { packageRoot, packageVersion } from '../package-root.js';
+import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
+import { writeClaimResults } from '../results/write.js';
+import { UsageError } from './args.js';
+import { EXIT, type Io } from './io.js';
+
+function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): ClaimResults {
+  return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    runner: { name: 'ahp-conformance', version: packageVersion() },
+    generatedAt: new Date().toISOString(),
+    claim: {
+      file: resolve(o.file), implementation: o.implementation ?? { name: 'unknown', version: 'unknown' },
+      snapshot: 'draft', role: 'unknown', transports: [], lifecycles: [], profiles: [],
+    },
+    verdict: 'incomplete',
+    reason: o.reason,
+    counts: countStatuses([]),
+    checks: [],
+  };
+}
+
+function summaryLine(r: ClaimResults, dir: string): string {
+  const c = r.counts;
+  const parts = [`${c.passed} passed`, `${c.failed} failed`, c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
+    c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
+  const reason = r.reason ? `: ${r.reason}` : ` (${parts.join(', ')})`;
+  return `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason} -> ${dir}`;
+}
+
+export async function runCommand(files: string[], options: Record<string, string>, io: Io): Promise<number> {
+  if (files.length === 0) throw new UsageError('run needs at least one claim file');
+  if (options.workers !== undefined && !/^(\d+|\d+%)$/.test(options.workers)) throw new UsageError('--workers takes a number or a percentage');
+  const reportsDir = resolve(options.reports ?? 'reports');
+  const outcomes = files.map((f) => loadClaim(f));
+  const errors = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'error' }> => o.kind === 'error');
+  for (const e of errors) io.err(`ahp-conformance: ${e.message}`);
+  if (errors.length) return EXIT.badInput;
+
+  let exit: number = EXIT.ok;
+  const show = (dir: string): string => relative(process.cwd(), dir) || '.';
+  for (const o of outcomes) {
+    if (o.kind !== 'incomplete') continue;
+    const results = incompleteResults(o);
+    const dir = join(reportsDir, results.claim.implementation.name);
+    writeClaimResults(dir, results);
+    io.out(`${o.file}: incomplete claim: ${o.reason}`);
+    io.out(summaryLine(results, show(dir)));
+    exit = EXIT.badInput;
+  }
+  const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
+  if (claims.length === 0) return exit;
+  const names = claims.map((c) => c.implementation.name);
+  const dup = names.find((n, i) => names.indexOf(n) !== i);
+  if (dup) throw new UsageError(`two claims name the implementation "${dup}"; their reports would overwrite each other`);
+
+  const plan: RunPlan = {
+    runnerVersion: packageVersion(),
+    createdAt: new Date().toISOString(),
+    reportsDir,
+    claims: claims.map((claim) => ({ claim, reportDir: join(reportsDir, claim.implementation.name) })),
+  };
+  for (const c of plan.claims) rmSync(join(c.reportDir, 'results.json'), { force: true });
+  const file = planFile(reportsDir);
+  writePlan(plan, file);
+  io.out(`ahp-conformance ${plan.runnerVersion}: certifying ${claims.map((c) => `${c.implementation.name} ${c.implementation.version}`).join(', ')} ` +
+    `(${plannedProjects(plan).length} target${plannedProjects(plan).length === 1 ? '' : 's'})`);
+
+  const root = packageRoot();
+  const cli = createRequire(join(root, 'package.json')).resolve('@playwright/test/cli');
+  const args = [cli, 'test', '-c', join(root, 'playwright.config.ts')];
+  if (options.grep) args.push('--grep', options.grep);
+  if (options.workers) args.push('--workers', options.workers);
+  const code = await new Promise<number>((done) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, [PLAN_ENV]: file } });
+    child.on('exit', (c, signal) => done(c ?? (signal ? 130 : 1)));
+    child.on('error', () => done(-1));
+  });
+
+  for (const { claim, reportDir } of plan.claims) {
+    const path = join(reportDir, 'results.json');
+    if (!existsSync(path)) {
+      io.err(`ahp-conformance: no results were written for ${claim.implementation.name} (Playwright exited with ${code})`);
+      exit = Math.max(exit, EXIT.internal);
+      continue;
+    }
+    const results = JSON.parse(readFileSync(path, 'utf8')) as ClaimResults;
+    io.out(summaryLine(results, show(reportDir)));
+    if (results.verdict === 'incomplete') exit = Math.max(exit, EXIT.badInput);
+    else if (results.verdict === 'nonconformant') exit = Math.max(exit, EXIT.finding);
+  }
+  return exit;
+}

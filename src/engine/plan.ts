@@ -1,0 +1,73 @@
+// A run plan: the resolved claims of one `ahp-conformance run`, and the Playwright
+// projects they become (claim × role × transport × lifecycle). The CLI writes the plan
+// to a file; playwright.config.ts and the suites' fixtures read it back through the
+// AHP_RUN_PLAN environment variable, so every worker sees the same claims.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Lifecycle, Role, Transport } from '../checks/catalogue.js';
+import type { ResolvedClaim } from '../claims/load.js';
+
+export const PLAN_ENV = 'AHP_RUN_PLAN';
+
+export interface PlannedClaim {
+  claim: ResolvedClaim;
+  /** reports/<implementation>/ */
+  reportDir: string;
+}
+
+export interface RunPlan {
+  runnerVersion: string;
+  createdAt: string;
+  reportsDir: string;
+  claims: PlannedClaim[];
+}
+
+export interface Target {
+  claimIndex: number;
+  role: Role;
+  transport: Transport;
+  /** stdio only. */
+  lifecycle?: Lifecycle;
+}
+
+export interface PlannedProject {
+  name: string;
+  target: Target;
+}
+
+export function projectName(claim: ResolvedClaim, t: Target): string {
+  return [claim.implementation.name, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
+}
+
+/** One project per (claim, role, transport, lifecycle) the claims certify. */
+export function plannedProjects(plan: RunPlan): PlannedProject[] {
+  const out: PlannedProject[] = [];
+  plan.claims.forEach(({ claim }, claimIndex) => {
+    if (claim.role === 'harness') return; // harness certification is not part of this runner yet
+    for (const transport of claim.transports) {
+      const lifecycles: (Lifecycle | undefined)[] = transport === 'stdio' ? claim.backend?.stdio?.lifecycles ?? ['persistent'] : [undefined];
+      for (const lifecycle of lifecycles) {
+        const target: Target = { claimIndex, role: 'backend', transport, ...(lifecycle ? { lifecycle } : {}) };
+        out.push({ name: projectName(claim, target), target });
+      }
+    }
+  });
+  return out;
+}
+
+export function writePlan(plan: RunPlan, file: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
+}
+
+let cached: { file: string; plan: RunPlan } | undefined;
+
+/** The plan named by AHP_RUN_PLAN, or undefined when Playwright runs without `ahp-conformance run`. */
+export function planFromEnv(): RunPlan | undefined {
+  const file = process.env[PLAN_ENV];
+  if (!file) return undefined;
+  if (cached?.file !== file) cached = { file, plan: JSON.parse(readFileSync(file, 'utf8')) as RunPlan };
+  return cached.plan;
+}
+
+export const planFile = (reportsDir: string): string => join(reportsDir, '.run', 'plan.json');

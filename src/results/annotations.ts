@@ -1,0 +1,15 @@
+// How a conformance test tells the results reporter what it found: annotations and
+// attachments on the Playwright test result (so shard outputs can be merged later).
+export const ANNOTATION = {
+  check: 'ahp-check',
+  status: 'ahp-status',
+  message: 'ahp-message',
+} as const;
+
+export const ATTACHMENT = {
+  evidence: 'ahp-evidence',
+  transcript: 'ahp-transcript',
+} as const;
+
+/** Statuses a test reports through the `ahp-status` annotation (others follow from the test outcome). */
+export type AnnotatedStatus = 'warning' | 'not-applicable' | 'excluded';

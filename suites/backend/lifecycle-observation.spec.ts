@@ -1,0 +1,16 @@
+// Lifecycle Observation profile, backend side.
+import { lifecycleEvents, observeNotification } from '../../src/checks/probes.js';
+import { check } from '../support/fixtures.js';
+import { clip } from '../support/expect.js';
+
+check('lo.observe-silence', async ({ backend, judge }) => {
+  for (const event of lifecycleEvents()) {
+    const note = observeNotification(event);
+    const outcome = await backend.notify(note);
+    if (!outcome.silent) {
+      judge.fail(`the ${String(event.type)} observation got a reply: ${clip(outcome.got ?? outcome.detail, 300)}`, {
+        sent: note, received: outcome.got ?? outcome.detail, expected: 'no JSON-RPC response to a hooks/observe notification',
+      });
+    }
+  }
+});

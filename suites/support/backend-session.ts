@@ -1,0 +1,213 @@
+// One check's conversation with a backend under test, over the project's transport and
+// lifecycle. The runner plays the harness: it sends requests and notifications through a
+// driver, waits at most one deadline per exchange, and hands back what came back — raw
+// bytes, parsed value and transport details — for the check to judge.
+import getPort from 'get-port';
+import { HttpServerProcess, postJson } from '../../drivers/http.js';
+import { StdioProcess } from '../../drivers/stdio.js';
+import { Transcript } from '../../drivers/transcript.js';
+import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
+import { HARMLESS_TOOL, interceptRequest, newId, toolBeforeEvent, type DeliberateProbe } from '../../src/checks/probes.js';
+import type { ResolvedClaim } from '../../src/claims/load.js';
+import { parseJsonStrict, type JsonValue } from '../../src/protocol/json.js';
+
+export interface HttpDetails {
+  status: number;
+  headers: Record<string, string>;
+  contentType: string;
+}
+
+/** What came back for one message. */
+export type Reply =
+  | {
+      kind: 'reply';
+      raw: string;
+      utf8: boolean;
+      /** Parsed when the raw text is one strict JSON value. */
+      value?: JsonValue;
+      parseError?: string;
+      http?: HttpDetails;
+      /** stdio per_event: further stdout lines after the first, and the exit status. */
+      extraLines?: string[];
+      exit?: { code: number | null; signal: string | null } | 'timeout';
+    }
+  | { kind: 'none'; why: string; http?: HttpDetails; exit?: { code: number | null; signal: string | null } | 'timeout' };
+
+export type Outgoing = Record<string, unknown> | DeliberateProbe;
+
+const isDeliberate = (m: Outgoing): m is DeliberateProbe => typeof (m as DeliberateProbe).deliberate === 'string' && 'message' in m;
+
+function frame(m: Outgoing): { text: string; note?: string } {
+  if (isDeliberate(m)) return { text: typeof m.message === 'string' ? m.message : JSON.stringify(m.message), note: `probe is wrong on purpose: ${m.deliberate}` };
+  return { text: JSON.stringify(m) };
+}
+
+function parsed(raw: string, utf8: boolean): { value?: JsonValue; parseError?: string } {
+  if (!utf8) return { parseError: 'the reply is not valid UTF-8' };
+  const p = parseJsonStrict(raw);
+  return p.ok ? { value: p.value } : { parseError: p.findings.map((f) => f.message).join('; ') };
+}
+
+export class BackendSession {
+  readonly transcript: Transcript;
+  private stdio?: StdioProcess;
+  private server?: HttpServerProcess;
+  private url?: string;
+  /** The bearer token sent over HTTP: the claim's, else a canary so leaks can be seen. */
+  readonly token?: string;
+
+  constructor(
+    readonly claim: ResolvedClaim,
+    readonly transport: Transport,
+    readonly lifecycle: Lifecycle | undefined,
+    readonly timeoutMs: number,
+  ) {
+    this.transcript = new Transcript();
+    if (transport === 'http') {
+      const tokenEnv = claim.backend?.http?.tokenEnv;
+      this.token = tokenEnv ? process.env[tokenEnv] : undefined;
+      if (this.token) this.transcript.addSecret(this.token);
+    }
+  }
+
+  private env(extra: Record<string, string>): Record<string, string> {
+    return { ...(process.env as Record<string, string>), ...extra };
+  }
+
+  /** stdio persistent: the one process of this check, started on first use. */
+  async process(): Promise<StdioProcess> {
+    if (!this.stdio) {
+      const s = this.claim.backend!.stdio!;
+      this.stdio = StdioProcess.start({ command: s.command, args: s.args, cwd: s.cwd, env: this.env(s.env), transcript: this.transcript });
+    }
+    return this.stdio;
+  }
+
+  private async httpUrl(): Promise<string> {
+    if (this.url) return this.url;
+    const h = this.claim.backend!.http!;
+    const port = String(await getPort({ host: '127.0.0.1' }));
+    const fill = (s: string): string => s.replaceAll('{port}', port);
+    const url = fill(h.url);
+    if (h.command) {
+      this.server = await HttpServerProcess.start({
+        command: h.command, args: h.args.map(fill), cwd: h.cwd, env: this.env(Object.fromEntries(Object.entries(h.env).map(([k, v]) => [k, fill(v)]))),
+        url, readyTimeoutMs: h.readyTimeoutMs, transcript: this.transcript,
+      });
+    }
+    this.url = url;
+    return url;
+  }
+
+  /** Send one message that expects a reply; wait at most one deadline. */
+  async request(m: Outgoing, opts: { token?: string } = {}): Promise<Reply> {
+    const { text, note } = frame(m);
+    if (this.transport === 'http') return this.post(text, note, opts.token ?? this.token);
+    if (this.lifecycle === 'per_event') return this.perEvent(text, note);
+    const p = await this.process();
+    if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
+    p.send(`${text}\n`);
+    return this.readLine(p);
+  }
+
+  /** Read the next stdout line of the persistent process as a reply. */
+  async readLine(p: StdioProcess, timeoutMs = this.timeoutMs): Promise<Reply> {
+    const line = await p.nextLine(timeoutMs);
+    switch (line.kind) {
+      case 'line':
+        return { kind: 'reply', raw: line.text, utf8: line.utf8, ...parsed(line.text, line.utf8) };
+      case 'oversize':
+        return { kind: 'reply', raw: `(a ${line.bytes}-byte line, over the line size bound)`, utf8: true, parseError: 'line over the size bound' };
+      case 'eof': {
+        const exit = p.exited() ?? (await p.waitExit(500));
+        return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}`, ...(exit ? { exit } : {}) };
+      }
+      default:
+        return { kind: 'none', why: `no reply within ${timeoutMs} ms` };
+    }
+  }
+
+  /**
+   * Send a notification and judge silence positively. persistent stdio: follow it with a
+   * valid intercept and require that the next line is that intercept's reply. per_event:
+   * no output and an exit. HTTP: whatever came back is returned for the check to judge.
+   */
+  async notify(m: Outgoing): Promise<{ silent: boolean; got?: string; reply?: Reply; detail: string }> {
+    const { text, note } = frame(m);
+    if (this.transport === 'http') {
+      const reply = await this.post(text, note, this.token);
+      const body = reply.kind === 'reply' ? reply.raw : '';
+      return body.trim() === ''
+        ? { silent: true, reply, detail: `HTTP ${reply.http?.status ?? '?'} with an empty body` }
+        : { silent: false, got: body, reply, detail: `HTTP ${reply.http?.status ?? '?'} with a body` };
+    }
+    if (this.lifecycle === 'per_event') {
+      const reply = await this.perEvent(text, note);
+      if (reply.kind === 'reply') return { silent: false, got: reply.raw, reply, detail: 'the process wrote to stdout after a notification' };
+      return { silent: true, reply, detail: reply.why };
+    }
+    const p = await this.process();
+    if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
+    p.send(`${text}\n`);
+    const follow = interceptRequest(toolBeforeEvent(HARMLESS_TOOL, newId('follow-up')));
+    this.transcript.record({ dir: 'note', channel: 'stdio', note: 'follow-up request: its reply must be the next line' });
+    p.send(`${JSON.stringify(follow)}\n`);
+    const next = await this.readLine(p);
+    if (next.kind === 'none') return { silent: false, reply: next, detail: `cannot judge silence: the follow-up request got no reply (${next.why})` };
+    const v = next.value as { id?: unknown } | undefined;
+    if (v && typeof v === 'object' && v.id === follow.id) return { silent: true, reply: next, detail: 'the next line was the follow-up reply' };
+    return { silent: false, got: next.raw, reply: next, detail: 'a line arrived that is not the follow-up reply' };
+  }
+
+  private async post(text: string, note: string | undefined, token: string | undefined): Promise<Reply> {
+    const url = await this.httpUrl();
+    const out = await postJson(url, text, { timeoutMs: this.timeoutMs, transcript: this.transcript, ...(token ? { token } : {}), ...(note ? { note } : {}) });
+    if (!out.ok) return { kind: 'none', why: `${out.error}: ${out.message}` };
+    const r = out.reply;
+    const http: HttpDetails = { status: r.status, headers: r.headers, contentType: r.headers['content-type'] ?? '' };
+    if (r.body.length === 0) return { kind: 'none', why: `HTTP ${r.status} with an empty body`, http };
+    const utf8 = isUtf8(r.body);
+    return { kind: 'reply', raw: r.text, utf8, http, ...parsed(r.text, utf8) };
+  }
+
+  /** per_event: a fresh process gets one message, end of input, and must exit. */
+  private async perEvent(text: string, note: string | undefined): Promise<Reply> {
+    const s = this.claim.backend!.stdio!;
+    const p = StdioProcess.start({ command: s.command, args: s.args, cwd: s.cwd, env: this.env(s.env), transcript: this.transcript });
+    try {
+      if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
+      p.send(`${text}\n`);
+      p.closeStdin();
+      const lines: { text: string; utf8: boolean }[] = [];
+      const deadline = Date.now() + this.timeoutMs;
+      for (;;) {
+        const line = await p.nextLine(Math.max(1, deadline - Date.now()));
+        if (line.kind === 'line') lines.push({ text: line.text, utf8: line.utf8 });
+        else if (line.kind === 'oversize') lines.push({ text: `(a ${line.bytes}-byte line)`, utf8: true });
+        else break;
+      }
+      const exit = await p.waitExit(Math.max(200, deadline - Date.now()));
+      const first = lines[0];
+      if (!first) {
+        const partial = p.pendingBytes();
+        return { kind: 'none', why: partial ? `${partial} bytes without a final newline` : 'no output', exit };
+      }
+      return { kind: 'reply', raw: first.text, utf8: first.utf8, ...parsed(first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit };
+    } finally {
+      await p.stop();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.stdio?.stop(), this.server?.stop()]);
+  }
+}
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,120 @@
+// The conformance test fixture: declared once, used by every suite. A check is written as
+// `check('base.unknown-method', async ({ backend, judge }) => { ... })`: the fixture finds
+// the claim and target of the current project, skips checks that do not apply to it,
+// launches the implementation lazily through the session, and always tears it down and
+// attaches the wire transcript.
+import { test as base, type TestInfo } from '@playwright/test';
+import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
+import type { ResolvedClaim } from '../../src/claims/load.js';
+import { planFromEnv, type Target } from '../../src/engine/plan.js';
+import { ANNOTATION, ATTACHMENT } from '../../src/results/annotations.js';
+import type { Evidence } from '../../src/results/model.js';
+import { BackendSession } from './backend-session.js';
+
+/** A check that did not hold: the message says what was sent, what came back and what was expected. */
+export class CheckFailure extends Error {
+  override name = 'CheckFailure';
+}
+
+export interface Judge {
+  /** Record evidence shown with the result (what was sent, what came back, what was expected). */
+  evidence(e: Evidence): void;
+  /** Fail the check (throws). */
+  fail(message: string, e?: Evidence): never;
+  /** A SHOULD-level shortfall: the check passes with a warning. */
+  warn(message: string, e?: Evidence): void;
+  /** The check applies but cannot be exercised (e.g. no samples in the claim). */
+  notApplicable(reason: string): never;
+  /** A note shown for a passed check. */
+  note(message: string): void;
+}
+
+interface Fixtures {
+  claim: ResolvedClaim;
+  target: Target;
+  backend: BackendSession;
+  judge: Judge;
+}
+
+export interface CheckContext extends Fixtures {
+  spec: CheckSpec;
+}
+
+function currentTarget(info: TestInfo): { claim: ResolvedClaim; target: Target } {
+  const target = info.project.metadata?.target as Target | undefined;
+  const plan = planFromEnv();
+  if (!target || !plan) throw new Error('conformance suites run through `ahp-conformance run` (no run plan found)');
+  return { claim: plan.claims[target.claimIndex]!.claim, target };
+}
+
+const test = base.extend<Fixtures>({
+  claim: async ({}, use, info) => use(currentTarget(info).claim),
+  target: async ({}, use, info) => use(currentTarget(info).target),
+  backend: async ({ claim, target }, use, info) => {
+    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs);
+    try {
+      await use(session);
+    } finally {
+      await session.close();
+      const entries = session.transcript.entries();
+      if (entries.length) {
+        await info.attach(ATTACHMENT.transcript, { body: session.transcript.toJsonl(), contentType: 'application/jsonl' });
+        await info.attach('transcript.txt', { body: session.transcript.toText(), contentType: 'text/plain' });
+      }
+    }
+  },
+  judge: async ({}, use, info) => {
+    let evidence: Evidence = {};
+    const status = (s: string): void => {
+      info.annotations.push({ type: ANNOTATION.status, description: s });
+    };
+    const message = (m: string): void => {
+      const existing = info.annotations.find((a) => a.type === ANNOTATION.message);
+      if (existing) existing.description = `${existing.description}\n${m}`;
+      else info.annotations.push({ type: ANNOTATION.message, description: m });
+    };
+    const judge: Judge = {
+      evidence: (e) => {
+        evidence = { ...evidence, ...e };
+      },
+      fail: (m, e) => {
+        if (e) evidence = { ...evidence, ...e };
+        throw new CheckFailure(m);
+      },
+      warn: (m, e) => {
+        if (e) evidence = { ...evidence, ...e };
+        status('warning');
+        message(m);
+      },
+      notApplicable: (reason) => {
+        status('not-applicable');
+        message(reason);
+        base.skip(true, reason);
+        throw new Error('unreachable');
+      },
+      note: (m) => message(m),
+    };
+    try {
+      await use(judge);
+    } finally {
+      if (Object.keys(evidence).length) {
+        await info.attach(ATTACHMENT.evidence, { body: JSON.stringify(evidence, null, 2), contentType: 'application/json' });
+      }
+    }
+  },
+});
+
+/** Declare one conformance check; it runs only where the catalogue says it applies. */
+export function check(id: string, body: (f: CheckContext) => Promise<void>): void {
+  const spec = checkSpec(id);
+  test(`${id}: ${spec.title}`, { annotation: { type: ANNOTATION.check, description: id } }, async ({ claim, target, backend, judge }, info) => {
+    const applies = applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id);
+    if (!applies) {
+      info.annotations.push({ type: ANNOTATION.status, description: 'excluded' });
+      base.skip(true, 'not part of this claim and target');
+    }
+    await body({ claim, target, spec, backend, judge });
+  });
+}
+
+export { test };
