@@ -2,7 +2,7 @@
 // The reference AHP backend: a small, fully conforming hook server (unless a --fault
 // mode deliberately breaks one rule). See args.ts for the command line.
 import { parseBackendArgs } from './args.js';
-import { warmUp, type HandlerContext } from './handler.js';
+import type { HandlerContext } from './handler.js';
 import { createBackendServer, listen } from './http.js';
 import { runStdio } from './stdio.js';
 
@@ -17,7 +17,6 @@ function main(): void {
 
   if (opts.transport === 'stdio') {
     // per_event compiles on its one message; persistent pays once, up front.
-    if (opts.lifecycle === 'persistent') warmUp();
     runStdio({ lifecycle: opts.lifecycle, ctx });
     return;
   }
@@ -30,7 +29,6 @@ function main(): void {
       process.stderr.write(`ahp reference backend: ${opts.tokenEnv} is not set; no authentication required\n`);
     }
   }
-  warmUp(); // before the port opens, so the first request is not slow
   const server = createBackendServer({ host: opts.host, port: opts.port, path: opts.path, token, ctx });
   const stop = (): void => {
     server.close(() => process.exit(0));

@@ -182,12 +182,13 @@ test.describe('handler: hooks/intercept', () => {
     expect(dirty).toEqual(clean);
   });
 
-  test('an unknown member in a closed object (tool) makes the request invalid: -32602', () => {
+  test('params are checked by hand for the structure the backend relies on: -32602 names the place', () => {
+    // Full schema validation is the harness's job; answering invalid params with an error is a SHOULD.
     const ev = toolBefore('e-c', 'rm_rf');
-    (ev.tool as Obj).futureToolField = 'x';
+    delete (ev as Obj).call;
     const reply = send(intercept(ev));
     expectError(reply, RPC_CODES.invalidParams, 'e-c');
-    expect((reply!.error as Obj).data).toEqual({ path: '/params/event/tool/futureToolField', code: 'schema.unknown-member' });
+    expect((reply!.error as Obj).data).toEqual({ path: '/params/event/call' });
   });
 
   test('a duplicate delivery gets the same reply', () => {
@@ -243,7 +244,7 @@ test.describe('handler: hooks/intercept', () => {
   test('an invalid-params error does not quote request values', () => {
     const secret = 'sk-canary-0123456789';
     const ev = toolBefore('p-8', 'rm_rf', { token: secret });
-    (ev as Obj).time = secret; // invalid date-time holding the canary
+    (ev as Obj).path = ''; // invalid, next to a canary in the input
     const reply = send(intercept(ev));
     expectError(reply, RPC_CODES.invalidParams, 'p-8');
     expect(JSON.stringify(reply)).not.toContain(secret);

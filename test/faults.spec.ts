@@ -1,0 +1,111 @@
+// Every check can fail: the reference backend passes everything, and each of its fault
+// modes makes the runner fail exactly the checks that mode targets, and no others. All
+// fault modes run in one `ahp-conformance run` (one Playwright invocation, a project per
+// mode), so this costs one run, not twenty-five.
+import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { checkSpec } from '../src/checks/catalogue.js';
+import type { CheckResult, ClaimResults } from '../src/results/model.js';
+import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/backend/faults.js';
+import { ROOT } from './support/paths.js';
+
+const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+
+/**
+ * Checks a mode breaks besides its own targets, because the broken rule is part of what
+ * they judge too. Each entry says why; anything else failing is a runner defect.
+ */
+const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> = {
+  'no-jsonrpc-member': { checks: ['ti.result-valid'], why: 'the intercept-response schema requires "jsonrpc"' },
+  'no-result-version': { checks: ['ti.result-valid'], why: 'the intercept-response schema requires result.protocolVersion' },
+};
+
+/** Where each mode runs: its own binding, else persistent stdio. */
+function placement(mode: FaultMode): { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' } {
+  const spec: { transport?: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' } = FAULTS[mode];
+  if (spec.transport === 'http') return { transport: 'http' };
+  return { transport: 'stdio', lifecycle: spec.lifecycle ?? 'persistent' };
+}
+
+function claimYaml(name: string, mode: FaultMode | undefined, where: { transport: 'stdio' | 'http'; lifecycle?: string }[]): string {
+  const fault = mode ? `, --fault, ${mode}` : '';
+  const lines = [
+    `implementation: { name: ${name}, version: 0.0.0 }`,
+    'role: backend',
+    `transports: [${[...new Set(where.map((w) => w.transport))].join(', ')}]`,
+    'profiles: [tool-interception, lifecycle-observation]',
+    'backend:',
+  ];
+  const stdio = where.filter((w) => w.transport === 'stdio');
+  if (stdio.length) {
+    const lc = stdio.map((w) => w.lifecycle);
+    // The reference backend handles both lifecycles with one command; a per_event-only fault needs to be told.
+    const lifecycleArg = lc.length === 1 && lc[0] === 'per_event' ? ', --lifecycle, per_event' : '';
+    lines.push(`  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, stdio${lifecycleArg}${fault}], lifecycle: [${lc.join(', ')}] }`);
+  }
+  if (where.some((w) => w.transport === 'http')) {
+    lines.push(`  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault}], url: "http://127.0.0.1:{port}/hooks" }`);
+  }
+  lines.push(
+    '  samples:',
+    '    deny: [ { event: tool.before, tool: { name: rm_rf, input: { path: / } } } ]',
+    '    modify: [ { event: tool.before, tool: { name: write_file, input: { path: a.txt } }, effects: [modify] } ]',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test('the reference backend passes every check and each fault mode fails exactly its targets', async () => {
+  test.setTimeout(20 * 60_000);
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-faults-'));
+  try {
+    const files: string[] = [];
+    const write = (name: string, yaml: string): void => {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, yaml);
+      files.push(file);
+    };
+    write('conforming', claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }]));
+    for (const mode of FAULT_MODES) write(`fault-${mode}`, claimYaml(`fault-${mode}`, mode, [placement(mode)]));
+
+    const reports = join(dir, 'reports');
+    const run = spawnSync(process.execPath, [resolve(ROOT, 'bin', 'ahp-conformance.js'), 'run', ...files, '--reports', reports, '--workers', '4'], {
+      encoding: 'utf8', cwd: ROOT, timeout: 19 * 60_000, env: { ...process.env, AHP_PROGRESS: 'line' },
+    });
+    expect(run.status, run.stderr + run.stdout.slice(-3000)).toBe(1); // some claims are nonconformant
+    const results = (name: string): ClaimResults => JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
+    const bad = (r: ClaimResults): CheckResult[] => r.checks.filter((c) => c.status === 'failed' || c.status === 'warning');
+
+    const conforming = results('conforming');
+    expect(bad(conforming).map((c) => `${c.id} ${c.transport}/${c.lifecycle ?? ''}: ${c.message}`)).toEqual([]);
+    expect(conforming.verdict).toBe('conformant');
+    expect(conforming.checks.filter((c) => c.status === 'not-applicable')).toEqual([]);
+
+    const problems: string[] = [];
+    const caught = new Set<string>();
+    for (const mode of FAULT_MODES) {
+      const r = results(`fault-${mode}`);
+      const expected = new Set([...FAULTS[mode].targets, ...(ALSO_FAILS[mode]?.checks ?? [])]);
+      const got = bad(r);
+      for (const c of got) {
+        const wantStatus = checkSpec(c.id).level === 'SHOULD' ? 'warning' : 'failed';
+        if (!expected.has(c.id)) problems.push(`${mode}: ${c.id} ${c.status} but the mode does not target it: ${c.message.split('\n')[0]}`);
+        else if (c.status !== wantStatus) problems.push(`${mode}: ${c.id} is ${c.status}, expected ${wantStatus}`);
+        else caught.add(c.id);
+      }
+      for (const id of expected) if (!got.some((c) => c.id === id)) problems.push(`${mode}: ${id} was not caught`);
+      const wantVerdict = [...expected].some((id) => checkSpec(id).level === 'MUST') ? 'nonconformant' : 'conformant';
+      if (r.verdict !== wantVerdict) problems.push(`${mode}: verdict ${r.verdict}, expected ${wantVerdict}`);
+    }
+    expect(problems).toEqual([]);
+    // Every check in the catalogue that applies to a backend is shown failing by some mode.
+    const backendChecks = conforming.checks.map((c) => c.id);
+    expect(backendChecks.filter((id) => !caught.has(id))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
