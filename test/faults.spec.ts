@@ -21,11 +21,12 @@ const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
 const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> = {
   'no-jsonrpc-member': { checks: ['ti.result-valid'], why: 'the intercept-response schema requires "jsonrpc"' },
   'no-result-version': { checks: ['ti.result-valid'], why: 'the intercept-response schema requires result.protocolVersion' },
+  'deny-code-not-reverse-dns': { checks: ['ti.deny-samples'], why: 'the deny effect schema requires a reverse-DNS code, so the sample\'s deny is invalid' },
 };
 
 /** Where each mode runs: its own binding, else persistent stdio. */
 function placement(mode: FaultMode): { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' } {
-  const spec: { transport?: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' } = FAULTS[mode];
+  const spec = FAULTS[mode] as { transport?: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
   if (spec.transport === 'http') return { transport: 'http' };
   return { transport: 'stdio', lifecycle: spec.lifecycle ?? 'persistent' };
 }

@@ -1,5 +1,7 @@
-// stdio binding profile, backend side (AHP-STDIO-001).
+// stdio binding profile, backend side (AHP-STDIO-001). Other checks read stdout leniently
+// (see findObject); these judge the framing itself.
 import { HARMLESS_TOOL, interceptRequest, observeNotification, toolBeforeEvent } from '../../src/checks/probes.js';
+import type { BackendSession } from '../support/backend-session.js';
 import { check } from '../support/fixtures.js';
 import { clip, describeReply } from '../support/expect.js';
 
@@ -9,33 +11,30 @@ const SETTLE_MS = 250;
 check('stdio.framing', async ({ backend, judge, target }) => {
   const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
   const reply = await backend.request(req);
-  judge.evidence({ sent: req, expected: 'one complete JSON-RPC object on one LF-terminated line' });
+  judge.evidence({ sent: req, received: describeReply(reply), expected: 'one complete JSON-RPC object on one LF-terminated line' });
   if (reply.kind === 'none') judge.fail(`no reply line: ${reply.why}`);
-  if (reply.parseError !== undefined) judge.fail(`the first stdout line is not one JSON object (${reply.parseError}): ${clip(reply.raw, 200)}`);
-  const stray = target.lifecycle === 'per_event' ? reply.extraLines ?? [] : await strayLines(backend);
-  if (stray.length) judge.fail(`more stdout lines followed the reply: ${clip(stray.join(' | '), 300)}`);
+  if (reply.framing?.multiLine) judge.fail(`the reply spans several lines (pretty-printed or with raw newlines): ${clip(reply.raw, 200)}`);
+  if (reply.parseError !== undefined) judge.fail(`no stdout line holds one JSON object (${reply.parseError}): ${clip(reply.raw, 200)}`);
+  const after = target.lifecycle === 'per_event' ? reply.extraLines ?? [] : await strayLines(backend);
+  if (after.length) judge.fail(`more stdout lines followed the one reply: ${clip(after.join(' | '), 300)}`);
 });
 
 check('stdio.stdout-clean', async ({ backend, judge, target }) => {
-  if (target.lifecycle === 'per_event') {
-    // Start-up output shows up as lines before (or instead of) the reply.
-    const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
-    const reply = await backend.request(req);
-    judge.evidence({ sent: req, expected: 'only the reply on stdout' });
-    if (reply.kind === 'reply' && (reply.parseError !== undefined || (reply.extraLines ?? []).length)) {
-      judge.fail(`stdout holds more than the reply: ${clip([reply.raw, ...(reply.extraLines ?? [])].join(' | '), 300)}`);
-    }
-    return;
-  }
-  const p = await backend.process();
-  // Before anything is sent, a conforming backend writes nothing on stdout.
-  const early = await p.nextLine(Math.min(500, backend.timeoutMs));
-  if (early.kind === 'line') judge.fail(`stdout carried output before any request: ${clip(early.text, 200)}`, { expected: 'no banner or log on stdout' });
   const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
+  judge.evidence({ sent: req, expected: 'nothing but protocol messages on stdout (diagnostics belong on stderr)' });
+  if (target.lifecycle !== 'per_event') {
+    // Before anything is sent, a conforming backend writes nothing on stdout.
+    const p = await backend.process();
+    const early = await p.nextLine(Math.min(500, backend.timeoutMs));
+    if (early.kind === 'line') judge.fail(`stdout carried output before any request: ${clip(early.text, 200)}`);
+  }
   const reply = await backend.request(req);
+  const skipped = reply.kind === 'reply' ? reply.framing?.skipped ?? [] : [];
+  if (skipped.length) judge.fail(`non-protocol output on stdout before the reply: ${clip(skipped.join(' | '), 300)}`);
   if (reply.kind === 'reply' && reply.parseError !== undefined) judge.fail(`a non-protocol line on stdout: ${clip(reply.raw, 200)}`);
-  const stray = await strayLines(backend);
-  if (stray.length) judge.fail(`non-protocol output on stdout after the reply: ${clip(stray.join(' | '), 300)}`);
+  const after = target.lifecycle === 'per_event' ? reply.kind === 'reply' ? reply.extraLines ?? [] : [] : await strayLines(backend);
+  const garbage = after.filter((l) => !l.trimStart().startsWith('{'));
+  if (garbage.length) judge.fail(`non-protocol output on stdout after the reply: ${clip(garbage.join(' | '), 300)}`);
 });
 
 check('stdio.persistent-exchanges', async ({ backend, judge }) => {
@@ -43,19 +42,19 @@ check('stdio.persistent-exchanges', async ({ backend, judge }) => {
   for (let i = 1; i <= n; i++) {
     const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
     const reply = await backend.request(req);
-    judge.evidence({ sent: req, received: describeReply(reply), expected: `${n} sequential replies from one process, each with the matching id` });
-    if (reply.kind === 'none') judge.fail(`exchange ${i} of ${n} on the same process got no reply: ${reply.why}`);
+    judge.evidence({ sent: req, received: describeReply(reply), expected: `${n} sequential replies from one long-lived process` });
+    if (reply.kind === 'none') judge.fail(`exchange ${i} of ${n} got no reply: ${reply.why}`);
+    if (backend.restarts > 0) judge.fail(`the process ended after exchange ${i - 1} of ${n}; a persistent backend serves many messages until end of input`);
     const id = (reply.value as { id?: unknown } | undefined)?.id;
-    if (reply.parseError === undefined && id !== req.id) judge.fail(`exchange ${i}: the reply line carries id ${JSON.stringify(id)}, expected ${JSON.stringify(req.id)}`);
+    if (id !== req.id) judge.note(`exchange ${i}: reply id ${JSON.stringify(id)} differs from the request id (judged by ti.response-id)`);
   }
 });
 
 check('stdio.per-event-exit', async ({ backend, judge }) => {
   const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
   const reply = await backend.request(req);
-  judge.evidence({ sent: req, received: describeReply(reply), expected: 'exactly one reply line, then exit status 0' });
-  if (reply.kind === 'none') judge.fail(`no reply line before the process ended: ${reply.why}`);
-  if ((reply.extraLines ?? []).length) judge.fail(`${(reply.extraLines ?? []).length + 1} lines instead of one`);
+  judge.evidence({ sent: req, received: describeReply(reply), expected: 'exactly one reply, then exit status 0' });
+  if (reply.kind === 'none') judge.fail(`no reply before the process ended: ${reply.why}`);
   if (reply.exit === 'timeout' || reply.exit === undefined) judge.fail('the process did not exit after its reply and end of input');
   if (reply.exit.code !== 0) judge.fail(`the process exited with ${reply.exit.code === null ? `signal ${reply.exit.signal}` : `status ${reply.exit.code}`} after its reply`);
   const note = observeNotification(toolBeforeEvent(HARMLESS_TOOL));
@@ -65,12 +64,12 @@ check('stdio.per-event-exit', async ({ backend, judge }) => {
   if (exit === 'timeout' || exit === undefined) judge.fail('the process did not exit after a notification and end of input');
 });
 
-async function strayLines(backend: { process(): Promise<{ nextLine(ms: number): Promise<{ kind: string; text?: string }> }> }): Promise<string[]> {
+async function strayLines(backend: BackendSession): Promise<string[]> {
   const p = await backend.process();
   const out: string[] = [];
   for (;;) {
     const line = await p.nextLine(SETTLE_MS);
     if (line.kind !== 'line') return out;
-    out.push(line.text ?? '');
+    out.push(line.text);
   }
 }

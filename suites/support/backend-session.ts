@@ -27,13 +27,57 @@ export type Reply =
       value?: JsonValue;
       parseError?: string;
       http?: HttpDetails;
-      /** stdio per_event: further stdout lines after the first, and the exit status. */
+      /** stdio: how the reply was framed (judged by the stdio checks only; the others read leniently). */
+      framing?: Framing;
+      /** stdio per_event: further stdout lines after the reply, and the exit status. */
       extraLines?: string[];
       exit?: { code: number | null; signal: string | null } | 'timeout';
     }
   | { kind: 'none'; why: string; http?: HttpDetails; exit?: { code: number | null; signal: string | null } | 'timeout' };
 
+export interface Framing {
+  /** Lines before the reply that were not JSON objects (banners, logs). */
+  skipped: string[];
+  /** The reply object spanned several lines (pretty-printed). */
+  multiLine: boolean;
+}
+
 export type Outgoing = Record<string, unknown> | DeliberateProbe;
+
+type Line = { text: string; utf8: boolean };
+
+function objectOf(text: string): JsonValue | undefined {
+  const p = parseJsonStrict(text);
+  return p.ok && p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) ? p.value : undefined;
+}
+
+/**
+ * Find the first JSON object in stdout lines: a line of its own, or an object spread over
+ * consecutive lines. Lines before it are kept as `skipped`. Every check reads replies this
+ * leniently, so that a framing fault fails the framing checks and not every other check.
+ */
+export function findObject(lines: readonly Line[]): { reply: Extract<Reply, { kind: 'reply' }>; used: number } | undefined {
+  for (let end = 0; end < lines.length; end++) {
+    const line = lines[end]!;
+    const single = objectOf(line.text);
+    if (single !== undefined) {
+      return { reply: { kind: 'reply', raw: line.text, utf8: line.utf8, value: single, framing: { skipped: lines.slice(0, end).map((l) => l.text), multiLine: false } }, used: end + 1 };
+    }
+    for (let start = 0; start < end; start++) {
+      // A pretty-printed message starts at column 0; indented braces open nested objects.
+      if (!lines[start]!.text.startsWith('{')) continue;
+      const joined = lines.slice(start, end + 1).map((l) => l.text).join('\n');
+      const value = objectOf(joined);
+      if (value !== undefined) {
+        return {
+          reply: { kind: 'reply', raw: joined, utf8: lines.slice(start, end + 1).every((l) => l.utf8), value, framing: { skipped: lines.slice(0, start).map((l) => l.text), multiLine: true } },
+          used: end + 1,
+        };
+      }
+    }
+  }
+  return undefined;
+}
 
 const isDeliberate = (m: Outgoing): m is DeliberateProbe => typeof (m as DeliberateProbe).deliberate === 'string' && 'message' in m;
 
@@ -74,8 +118,20 @@ export class BackendSession {
     return { ...(process.env as Record<string, string>), ...extra };
   }
 
-  /** stdio persistent: the one process of this check, started on first use. */
+  /** How often the persistent process had ended and was started again (judged by stdio.persistent-exchanges). */
+  restarts = 0;
+
+  /**
+   * stdio persistent: the process of this check, started on first use. If it has ended, a
+   * new one is started (and counted) so that one lifecycle fault does not fail every check.
+   */
   async process(): Promise<StdioProcess> {
+    if (this.stdio?.exited()) {
+      await this.stdio.stop();
+      this.stdio = undefined;
+      this.restarts++;
+      this.transcript.record({ dir: 'note', channel: 'stdio', note: 'the persistent process had exited; a new one is started for the next exchange' });
+    }
     if (!this.stdio) {
       const s = this.claim.backend!.stdio!;
       this.stdio = StdioProcess.start({ command: s.command, args: s.args, cwd: s.cwd, env: this.env(s.env), transcript: this.transcript });
@@ -104,26 +160,48 @@ export class BackendSession {
     const { text, note } = frame(m);
     if (this.transport === 'http') return this.post(text, note, opts.token ?? this.token);
     if (this.lifecycle === 'per_event') return this.perEvent(text, note);
-    const p = await this.process();
-    if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
-    p.send(`${text}\n`);
-    return this.readLine(p);
+    return this.persistentExchange(async (p) => {
+      if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
+      p.send(`${text}\n`);
+      return this.readLine(p);
+    });
   }
 
-  /** Read the next stdout line of the persistent process as a reply. */
+  /**
+   * Run one exchange on the persistent process. If the process ended instead of answering,
+   * the exchange is repeated once on a new process (counted in `restarts`): only
+   * stdio.persistent-exchanges judges the lifecycle, the other checks judge the answer.
+   */
+  private async persistentExchange(run: (p: StdioProcess) => Promise<Reply>): Promise<Reply> {
+    const p = await this.process();
+    const first = await run(p);
+    if (first.kind === 'reply' || !(p.exited() || (await p.waitExit(100)) !== 'timeout')) return first;
+    this.transcript.record({ dir: 'note', channel: 'stdio', note: 'the process ended without answering; the exchange is repeated once on a new process' });
+    return run(await this.process());
+  }
+
+  /** Read the next reply of the persistent process (leniently framed; see findObject). */
   async readLine(p: StdioProcess, timeoutMs = this.timeoutMs): Promise<Reply> {
-    const line = await p.nextLine(timeoutMs);
-    switch (line.kind) {
-      case 'line':
-        return { kind: 'reply', raw: line.text, utf8: line.utf8, ...parsed(line.text, line.utf8) };
-      case 'oversize':
-        return { kind: 'reply', raw: `(a ${line.bytes}-byte line, over the line size bound)`, utf8: true, parseError: 'line over the size bound' };
-      case 'eof': {
-        const exit = p.exited() ?? (await p.waitExit(500));
-        return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}`, ...(exit ? { exit } : {}) };
+    const deadline = Date.now() + timeoutMs;
+    const lines: Line[] = [];
+    for (;;) {
+      const line = await p.nextLine(Math.max(1, deadline - Date.now()));
+      if (line.kind === 'line') {
+        lines.push({ text: line.text, utf8: line.utf8 });
+        const found = findObject(lines);
+        if (found) return found.reply;
+        continue;
       }
-      default:
-        return { kind: 'none', why: `no reply within ${timeoutMs} ms` };
+      if (line.kind === 'oversize') {
+        lines.push({ text: `(a ${line.bytes}-byte line over the line size bound)`, utf8: true });
+        continue;
+      }
+      const got = lines.length ? `; ${lines.length} stdout line(s) that are not a JSON object: ${lines.map((l) => l.text).join(' | ').slice(0, 300)}` : '';
+      if (line.kind === 'eof') {
+        const exit = p.exited() ?? (await p.waitExit(500));
+        return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${got}`, ...(exit ? { exit } : {}) };
+      }
+      return { kind: 'none', why: `no reply within ${timeoutMs} ms${got}` };
     }
   }
 
@@ -137,26 +215,37 @@ export class BackendSession {
     if (this.transport === 'http') {
       const reply = await this.post(text, note, this.token);
       const body = reply.kind === 'reply' ? reply.raw : '';
-      return body.trim() === ''
-        ? { silent: true, reply, detail: `HTTP ${reply.http?.status ?? '?'} with an empty body` }
-        : { silent: false, got: body, reply, detail: `HTTP ${reply.http?.status ?? '?'} with a body` };
+      // Silence is judged on the JSON-RPC layer; status and empty body are http.observe-empty's.
+      const v = reply.kind === 'reply' ? reply.value : undefined;
+      const isResponse = v !== undefined && typeof v === 'object' && v !== null && !Array.isArray(v) && ('result' in v || 'error' in v);
+      return isResponse
+        ? { silent: false, got: body, reply, detail: `HTTP ${reply.http?.status ?? '?'} with a JSON-RPC response` }
+        : { silent: true, reply, detail: `HTTP ${reply.http?.status ?? '?'} with ${body.trim() ? 'a body that is not a JSON-RPC response' : 'an empty body'}` };
     }
     if (this.lifecycle === 'per_event') {
       const reply = await this.perEvent(text, note);
       if (reply.kind === 'reply') return { silent: false, got: reply.raw, reply, detail: 'the process wrote to stdout after a notification' };
       return { silent: true, reply, detail: reply.why };
     }
-    const p = await this.process();
-    if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
-    p.send(`${text}\n`);
     const follow = interceptRequest(toolBeforeEvent(HARMLESS_TOOL, newId('follow-up')));
-    this.transcript.record({ dir: 'note', channel: 'stdio', note: 'follow-up request: its reply must be the next line' });
-    p.send(`${JSON.stringify(follow)}\n`);
-    const next = await this.readLine(p);
+    let used: StdioProcess | undefined;
+    const next = await this.persistentExchange(async (p) => {
+      used = p;
+      if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
+      p.send(`${text}\n`);
+      this.transcript.record({ dir: 'note', channel: 'stdio', note: 'follow-up request: its reply must be the next reply' });
+      p.send(`${JSON.stringify(follow)}\n`);
+      return this.readLine(p);
+    });
+    const p = used!;
     if (next.kind === 'none') return { silent: false, reply: next, detail: `cannot judge silence: the follow-up request got no reply (${next.why})` };
     const v = next.value as { id?: unknown } | undefined;
-    if (v && typeof v === 'object' && v.id === follow.id) return { silent: true, reply: next, detail: 'the next line was the follow-up reply' };
-    return { silent: false, got: next.raw, reply: next, detail: 'a line arrived that is not the follow-up reply' };
+    if (v?.id === follow.id) return { silent: true, reply: next, detail: 'the next reply was the follow-up reply' };
+    // Either a reply to the notification, or the follow-up's reply under a wrong id (a
+    // different check's concern): a second reply within the deadline tells them apart.
+    const second = await this.readLine(p);
+    if (second.kind === 'none') return { silent: true, reply: next, detail: 'one reply for the two messages: the follow-up reply (under another id)' };
+    return { silent: false, got: next.raw, reply: next, detail: 'two replies came back for a notification and one request' };
   }
 
   private async post(text: string, note: string | undefined, token: string | undefined): Promise<Reply> {
@@ -178,7 +267,7 @@ export class BackendSession {
       if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
       p.send(`${text}\n`);
       p.closeStdin();
-      const lines: { text: string; utf8: boolean }[] = [];
+      const lines: Line[] = [];
       const deadline = Date.now() + this.timeoutMs;
       for (;;) {
         const line = await p.nextLine(Math.max(1, deadline - Date.now()));
@@ -187,12 +276,16 @@ export class BackendSession {
         else break;
       }
       const exit = await p.waitExit(Math.max(200, deadline - Date.now()));
-      const first = lines[0];
-      if (!first) {
+      const found = findObject(lines);
+      if (!found) {
         const partial = p.pendingBytes();
+        if (lines.length) {
+          const first = lines[0]!;
+          return { kind: 'reply', raw: first.text, utf8: first.utf8, ...parsed(first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit };
+        }
         return { kind: 'none', why: partial ? `${partial} bytes without a final newline` : 'no output', exit };
       }
-      return { kind: 'reply', raw: first.text, utf8: first.utf8, ...parsed(first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit };
+      return { ...found.reply, extraLines: lines.slice(found.used).map((l) => l.text), exit };
     } finally {
       await p.stop();
     }
