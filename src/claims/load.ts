@@ -142,10 +142,11 @@ export function loadClaim(file: string): ClaimOutcome {
   } catch {
     return { kind: 'error', file, message: `${file}: cannot read the claim file` };
   }
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  // prettyErrors gives line and column positions; only the first line of the message is shown.
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : 'somewhere';
+    const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : `offset ${e.pos[0]}`;
     return { kind: 'error', file, message: `${file}: YAML error at ${where}: ${e.message.split('\n')[0]}` };
   }
   const raw = doc.toJS() as unknown;

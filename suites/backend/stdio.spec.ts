@@ -29,7 +29,7 @@ check('stdio.stdout-clean', async ({ backend, judge, target }) => {
     if (early.kind === 'line') judge.fail(`stdout carried output before any request: ${clip(early.text, 200)}`);
   }
   const reply = await backend.request(req);
-  const skipped = reply.kind === 'reply' ? reply.framing?.skipped ?? [] : [];
+  const skipped = reply.kind === 'reply' ? reply.framing?.skipped ?? [] : reply.skipped ?? [];
   if (skipped.length) judge.fail(`non-protocol output on stdout before the reply: ${clip(skipped.join(' | '), 300)}`);
   if (reply.kind === 'reply' && reply.parseError !== undefined) judge.fail(`a non-protocol line on stdout: ${clip(reply.raw, 200)}`);
   const after = target.lifecycle === 'per_event' ? reply.kind === 'reply' ? reply.extraLines ?? [] : [] : await strayLines(backend);

@@ -33,7 +33,14 @@ export type Reply =
       extraLines?: string[];
       exit?: { code: number | null; signal: string | null } | 'timeout';
     }
-  | { kind: 'none'; why: string; http?: HttpDetails; exit?: { code: number | null; signal: string | null } | 'timeout' };
+  | {
+      kind: 'none';
+      why: string;
+      http?: HttpDetails;
+      exit?: { code: number | null; signal: string | null } | 'timeout';
+      /** stdio: lines that came but held no JSON object. */
+      skipped?: string[];
+    };
 
 export interface Framing {
   /** Lines before the reply that were not JSON objects (banners, logs). */
@@ -197,11 +204,12 @@ export class BackendSession {
         continue;
       }
       const got = lines.length ? `; ${lines.length} stdout line(s) that are not a JSON object: ${lines.map((l) => l.text).join(' | ').slice(0, 300)}` : '';
+      const skipped = lines.length ? { skipped: lines.map((l) => l.text) } : {};
       if (line.kind === 'eof') {
         const exit = p.exited() ?? (await p.waitExit(500));
-        return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${got}`, ...(exit ? { exit } : {}) };
+        return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${got}`, ...(exit ? { exit } : {}), ...skipped };
       }
-      return { kind: 'none', why: `no reply within ${timeoutMs} ms${got}` };
+      return { kind: 'none', why: `no reply within ${timeoutMs} ms${got}`, ...skipped };
     }
   }
 

@@ -1,0 +1,129 @@
+// `ahp-conformance run` as a vendor meets it: claim errors are one line and exit 2, an
+// incomplete claim writes its verdict and launches nothing, and hostile or silent
+// backends get a verdict in bounded time and leave no process behind.
+import { test, expect } from '@playwright/test';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ClaimResults } from '../src/results/model.js';
+import { ROOT } from './support/paths.js';
+
+const BIN = resolve(ROOT, 'bin', 'ahp-conformance.js');
+const made: string[] = [];
+test.afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+
+function workspace(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-run-'));
+  made.push(dir);
+  return dir;
+}
+
+function run(dir: string, claim: string, extra: string[] = [], env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
+  const file = join(dir, 'claim.yaml');
+  writeFileSync(file, claim);
+  const r = spawnSync(process.execPath, [BIN, 'run', file, '--reports', join(dir, 'reports'), ...extra], {
+    encoding: 'utf8', cwd: dir, timeout: 240_000, env: { ...process.env, AHP_PROGRESS: 'line', ...env },
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+const head = 'implementation: { name: demo, version: 1.0.0 }\nrole: backend\n';
+const stdioBackend = (script: string, lifecycle = 'persistent'): string =>
+  `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}], lifecycle: ${lifecycle} }\n`;
+
+test.describe('claim errors', () => {
+  const cases: [string, string, RegExp][] = [
+    ['YAML error', 'implementation: { name: demo\n', /YAML error at line \d+/],
+    ['unknown profile', `${head}transports: [stdio]\nprofiles: [tool-interception, telepathy]\n${stdioBackend('x.js')}`, /profiles: unknown profile "telepathy"/],
+    ['missing command for a claimed transport', `${head}transports: [stdio, http]\nprofiles: [tool-interception]\n${stdioBackend('x.js')}`, /backend\.http: transport http is claimed but backend\.http \(url\) is missing/],
+    ['command not on PATH', `${head}transports: [stdio]\nprofiles: [tool-interception]\nbackend:\n  stdio: { command: no-such-backend-binary-xyz }\n`, /backend\.stdio\.command: "no-such-backend-binary-xyz" is not found on PATH/],
+    ['an unknown field', `${head}transports: [stdio]\nprofiles: [tool-interception]\ncolour: blue\n${stdioBackend('x.js')}`, /colour is not a claim field/],
+    ['a wrong role', 'implementation: { name: demo, version: 1.0.0 }\nrole: middleware\n', /role must be equal to one of the allowed values/],
+    ['plain http to a remote host', `${head}transports: [http]\nprofiles: [tool-interception]\nbackend:\n  http: { url: "http://example.com/hooks" }\n`, /plain http is allowed only to loopback/],
+    ['a token variable that is not set', `${head}transports: [http]\nprofiles: [tool-interception]\nbackend:\n  http: { url: "http://127.0.0.1:9/hooks", auth: { type: bearer, tokenEnv: AHP_TEST_UNSET_TOKEN } }\n`, /tokenEnv: environment variable AHP_TEST_UNSET_TOKEN is not set/],
+  ];
+  for (const [name, claim, line] of cases) {
+    test(`${name}: one line naming the field, exit 2`, () => {
+      const r = run(workspace(), claim);
+      expect(r.code).toBe(2);
+      expect(r.err.trim().split('\n')).toHaveLength(1);
+      expect(r.err).toMatch(line);
+      expect(r.err).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  test('a missing claim file is one line and exit 2', () => {
+    const dir = workspace();
+    const r = spawnSync(process.execPath, [BIN, 'run', join(dir, 'nope.yaml')], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('cannot read the claim file');
+  });
+});
+
+test('an incomplete claim writes verdict incomplete with the reason, launches nothing, exits 2', () => {
+  const dir = workspace();
+  const marker = join(dir, 'launched');
+  const script = join(dir, 'backend.js');
+  writeFileSync(script, `require('fs').writeFileSync(${JSON.stringify(marker)}, 'yes');`);
+  const r = run(dir, `${head}transports: [stdio]\n${stdioBackend(script)}`);
+  expect(r.code).toBe(2);
+  expect(r.out).toContain('incomplete claim');
+  expect(r.out).toContain('AHP-CORE-001');
+  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  expect(results.verdict).toBe('incomplete');
+  expect(results.reason).toContain('capability profile');
+  expect(existsSync(marker)).toBe(false);
+});
+
+/** Processes whose command line holds `tag` (our hostile backends and what they spawn). */
+function survivors(tag: string): string[] {
+  const out = execFileSync('ps', ['-eo', 'pid=,stat=,args='], { encoding: 'utf8' });
+  return out.split('\n').filter((l) => l.includes(tag) && !/\sZ/.test(l) && !l.includes('ps -eo'));
+}
+
+test('a silent backend that forks a grandchild is nonconformant in bounded time and leaves nothing behind', () => {
+  test.setTimeout(240_000);
+  const dir = workspace();
+  const tag = `ahp-hostile-${process.pid}-${Date.now()}`;
+  const script = join(dir, `${tag}.js`);
+  // Reads everything, answers nothing, and starts a grandchild that would outlive a naive kill.
+  writeFileSync(script, `
+    const { spawn } = require('child_process');
+    spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)', ${JSON.stringify(tag)}], { stdio: 'ignore' });
+    process.stdin.resume();
+    process.on('SIGTERM', () => {});
+    setInterval(() => {}, 1000);
+  `);
+  const started = Date.now();
+  const r = run(dir, `${head}transports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 300\n${stdioBackend(script)}`, ['--workers', '2']);
+  expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
+  expect(Date.now() - started).toBeLessThan(180_000);
+  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  expect(results.verdict).toBe('nonconformant');
+  expect(results.checks.find((c) => c.id === 'ti.result-valid')?.message).toContain('no reply within 300 ms');
+  expect(survivors(tag)).toEqual([]);
+});
+
+test('garbage on stdout, an oversized line and invalid UTF-8 are findings, not crashes', () => {
+  test.setTimeout(240_000);
+  const dir = workspace();
+  const script = join(dir, 'garbage.js');
+  writeFileSync(script, `
+    const rl = require('readline').createInterface({ input: process.stdin });
+    rl.on('line', () => {
+      process.stdout.write(Buffer.from([0xff, 0xfe, 0x0a]));
+      process.stdout.write('<script>alert(1)</script>\\n');
+      process.stdout.write('x'.repeat(3 * 1024 * 1024) + '\\n');
+    });
+  `);
+  const r = run(dir, `${head}transports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 500\n${stdioBackend(script)}`, ['--grep', 'base.jsonrpc|stdio.stdout-clean|ti.result-valid']);
+  expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
+  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  const byId = Object.fromEntries(results.checks.map((c) => [c.id, c]));
+  expect(byId['base.jsonrpc-utf8']?.status).toBe('failed');
+  expect(byId['stdio.stdout-clean']?.status).toBe('failed');
+  expect(byId['ti.result-valid']?.status).toBe('failed');
+});
