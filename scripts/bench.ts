@@ -1,9 +1,18 @@
-// `npm run bench`: validator throughput as ratios against JSON.parse in the same run
+// `npm run bench`: validator throughput as ratios against JSON.parse, the stdio driver against
+// a bare loop, and the wall time of a full certification of the reference backend, all in the
+// same run
 // (absolute numbers vary by machine; ratios are what to compare between commits).
 import { performance } from 'node:perf_hooks';
 import { parseJsonBytes } from '../src/protocol/json.js';
 import { ourSchemas } from '../src/protocol/schema-set.js';
 import { validateRaw } from '../src/protocol/validator.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { StdioProcess } from '../drivers/stdio.js';
+import { Transcript } from '../drivers/transcript.js';
+import { interceptRequest, toolBeforeEvent, HARMLESS_TOOL } from '../src/checks/probes.js';
+import { packageRoot } from '../src/package-root.js';
 
 const request = {
   jsonrpc: '2.0', id: 'evt-1', method: 'hooks/intercept',
@@ -53,4 +62,52 @@ const rows = [
 process.stdout.write(`message size ${bytes.length} bytes; first compile of intercept-request ${compileMs.toFixed(0)} ms\n`);
 for (const r of rows) {
   process.stdout.write(`${r.name.padEnd(44)} ${Math.round(r.perSecond).toString().padStart(9)}/s   ${(baseline.perSecond / r.perSecond).toFixed(1)}x the baseline's time\n`);
+}
+
+// ---------------------------------------------------------------- drivers and a full certification
+
+const root = packageRoot();
+const backend = [join(root, 'dist', 'reference', 'backend', 'main.js'), '--transport', 'stdio'];
+const N = 2000;
+const lines = Array.from({ length: N }, () => `${JSON.stringify(interceptRequest(toolBeforeEvent(HARMLESS_TOOL)))}\n`);
+
+async function bareLoop(): Promise<number> {
+  const child = spawn(process.execPath, backend, { stdio: ['pipe', 'pipe', 'ignore'] });
+  const rl = createInterface({ input: child.stdout! });
+  const it = rl[Symbol.asyncIterator]();
+  const start = performance.now();
+  for (const l of lines) {
+    child.stdin!.write(l);
+    await it.next();
+  }
+  const ms = performance.now() - start;
+  child.kill();
+  return ms;
+}
+
+async function driverLoop(): Promise<number> {
+  const p = StdioProcess.start({ command: process.execPath, args: backend, cwd: root, env: process.env as Record<string, string>, transcript: new Transcript() });
+  const start = performance.now();
+  for (const l of lines) {
+    p.send(l);
+    await p.nextLine(5000);
+  }
+  const ms = performance.now() - start;
+  await p.stop();
+  return ms;
+}
+
+const bare = await bareLoop();
+const driven = await driverLoop();
+process.stdout.write(`\n${N} intercept exchanges over persistent stdio with the reference backend:\n`);
+process.stdout.write(`${'bare loop (child_process + readline)'.padEnd(44)} ${bare.toFixed(0).padStart(7)} ms   1.0x\n`);
+process.stdout.write(`${'runner driver (StdioProcess + transcript)'.padEnd(44)} ${driven.toFixed(0).padStart(7)} ms   ${(driven / bare).toFixed(2)}x the bare loop's time\n`);
+
+if (!process.argv.includes('--no-certify')) {
+  const started = performance.now();
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'ahp-conformance.js'), 'run', join(root, 'claims', 'reference-backend.yaml'), '--reports', join(root, 'reports', '.bench')], {
+    encoding: 'utf8', env: { ...process.env, AHP_PROGRESS: 'line' },
+  });
+  const summary = r.stdout.trim().split('\n').pop() ?? '';
+  process.stdout.write(`\nfull certification of the reference backend (stdio persistent + per_event + http): ${((performance.now() - started) / 1000).toFixed(1)} s wall\n  ${summary}\n`);
 }

@@ -5,6 +5,7 @@
 //   1  a finding: a fixture disagreement, or a message invalid at the wire layer
 //   2  bad input: usage error, missing or unreadable file or directory, not UTF-8/JSON
 //   3  internal error (a bug in ahp-conformance)
+import { CHECKS } from '../checks/catalogue.js';
 import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
 import { UsageError, parseArgs } from './args.js';
@@ -27,6 +28,7 @@ Usage:
   ahp-conformance validate <file.json|file.jsonl> [--as <kind>] [--spec <dir>] [--json]
       Validate one captured message or a transcript (one message per line). The kind is
       inferred from each message unless --as names it (see --kinds).
+  ahp-conformance --checks      list the conformance checks (id, level, profile, requirements)
   ahp-conformance --kinds       list the kinds the validator knows
   ahp-conformance --version
   ahp-conformance --help
@@ -44,7 +46,7 @@ function version(): string {
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds'], string: ['spec', 'as', 'grep', 'workers', 'reports'] });
+    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks'], string: ['spec', 'as', 'grep', 'workers', 'reports'] });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;
@@ -55,6 +57,13 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
     const [command, ...rest] = args.positional;
     if (args.flags.kinds) return validateCommand.listKinds(io);
+    if (args.flags.checks) {
+      for (const c of CHECKS) {
+        const where = [c.roles.join('+'), c.transports.join('+'), c.lifecycles.length < 2 ? c.lifecycles.join('') : ''].filter(Boolean).join(' ');
+        io.out(`${c.id.padEnd(28)} ${c.level.padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}`);
+      }
+      return EXIT.ok;
+    }
     switch (command) {
       case 'fixtures':
         return fixturesCommand(rest, args.options, io);
