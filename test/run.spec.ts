@@ -119,11 +119,23 @@ test('garbage on stdout, an oversized line and invalid UTF-8 are findings, not c
       process.stdout.write('x'.repeat(3 * 1024 * 1024) + '\\n');
     });
   `);
-  const r = run(dir, `${head}transports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 500\n${stdioBackend(script)}`, ['--grep', 'base.jsonrpc|stdio.stdout-clean|ti.result-valid']);
+  const r = run(dir, `${head}transports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 500\n${stdioBackend(script)}`, ['--grep', 'base.jsonrpc|stdio.stdout-clean|stdio.framing|ti.result-valid']);
   expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
   const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
   const byId = Object.fromEntries(results.checks.map((c) => [c.id, c]));
   expect(byId['base.jsonrpc-utf8']?.status).toBe('failed');
   expect(byId['stdio.stdout-clean']?.status).toBe('failed');
   expect(byId['ti.result-valid']?.status).toBe('failed');
+  expect(byId['stdio.framing']?.message).toContain('over the line size bound');
+});
+
+test('an implementation that cannot be reached is incomplete (exit 2), not nonconformant', () => {
+  test.setTimeout(120_000);
+  const dir = workspace();
+  // Nothing listens there and the claim names no command to start a server.
+  const r = run(dir, `${head}transports: [http]\nprofiles: [tool-interception]\nbackend:\n  http: { url: "http://127.0.0.1:9/hooks", readyTimeoutMs: 300 }\n`, ['--grep', 'base.protocol-version|ti.result-valid']);
+  expect(r.code, r.err + r.out.slice(-2000)).toBe(2);
+  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  expect(results.verdict).toBe('incomplete');
+  expect(results.reason).toContain('could not start the implementation');
 });

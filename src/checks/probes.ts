@@ -13,7 +13,8 @@ type Obj = Record<string, unknown>;
 
 export class ProbeBugError extends Error {}
 
-function assertValid(kind: string, value: unknown): void {
+/** Validate a message the runner built or changed (e.g. with unknown members added) before it is sent. */
+export function assertValid(kind: string, value: unknown): void {
   const findings = validate(kind, value, { wireOnly: true });
   if (!isWireValid(findings)) {
     // A bug in the runner, never the implementation's fault.

@@ -4,7 +4,11 @@ export const ANNOTATION = {
   check: 'ahp-check',
   status: 'ahp-status',
   message: 'ahp-message',
+  /** The implementation could not be started for this check (the reason). */
+  launchFailure: 'ahp-launch-failure',
 } as const;
+
+export const LAUNCH_FAILURE_PREFIX = 'could not start the implementation: ';
 
 export const ATTACHMENT = {
   evidence: 'ahp-evidence',

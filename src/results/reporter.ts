@@ -4,7 +4,7 @@ import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/tes
 import { checkSpec } from '../checks/catalogue.js';
 import { planFromEnv, type Target } from '../engine/plan.js';
 import { packageVersion } from '../package-root.js';
-import { ANNOTATION, ATTACHMENT } from './annotations.js';
+import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from './annotations.js';
 import {
   countStatuses, RESULTS_SCHEMA_VERSION, sortChecks, verdictOf, type CheckResult, type CheckStatus, type ClaimResults, type Evidence, type TranscriptLine,
 } from './model.js';
@@ -34,6 +34,8 @@ function transcriptOf(result: TestResult): TranscriptLine[] | undefined {
 
 export default class ResultsReporter implements Reporter {
   private readonly byClaim = new Map<number, CheckResult[]>();
+  /** Per claim: a launch failure reason, and whether any check got past launching. */
+  private readonly launch = new Map<number, { failure?: string; started: boolean }>();
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const id = annotation(test, result, ANNOTATION.check);
@@ -75,6 +77,11 @@ export default class ResultsReporter implements Reporter {
       const transcript = transcriptOf(result);
       if (transcript) entry.transcript = transcript;
     }
+    const launch = this.launch.get(target.claimIndex) ?? { started: false };
+    const failure = annotation(test, result, ANNOTATION.launchFailure);
+    if (failure) launch.failure ??= failure;
+    else if (status !== 'skipped' && status !== 'not-applicable') launch.started = true;
+    this.launch.set(target.claimIndex, launch);
     const list = this.byClaim.get(target.claimIndex) ?? [];
     list.push(entry);
     this.byClaim.set(target.claimIndex, list);
@@ -98,13 +105,20 @@ export default class ResultsReporter implements Reporter {
           lifecycles: claim.backend?.stdio?.lifecycles ?? [],
           profiles: claim.profiles,
         },
-        verdict: checks.length === 0 ? 'incomplete' : verdictOf(checks),
-        ...(checks.length === 0 ? { reason: 'no check ran (interrupted, or nothing matched --grep)' } : {}),
+        ...this.verdict(index, checks),
         counts: countStatuses(checks),
         checks,
       };
       writeClaimResults(reportDir, results);
     });
+  }
+
+  /** Incomplete when no check ran, or when the implementation never started for any check. */
+  private verdict(index: number, checks: CheckResult[]): Pick<ClaimResults, 'verdict' | 'reason'> {
+    if (checks.length === 0) return { verdict: 'incomplete', reason: 'no check ran (interrupted, or nothing matched --grep)' };
+    const launch = this.launch.get(index);
+    if (launch?.failure && !launch.started) return { verdict: 'incomplete', reason: `${LAUNCH_FAILURE_PREFIX}${launch.failure}` };
+    return { verdict: verdictOf(checks) };
   }
 
   printsToStdio(): boolean {

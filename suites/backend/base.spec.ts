@@ -1,6 +1,6 @@
 // Base Protocol profile, backend side (seed base checks 1, 2, 3, 4, 7 and the secret rule).
 import { randomBytes } from 'node:crypto';
-import { deliberately, HARMLESS_TOOL, interceptRequest, newId, observeNotification, toolBeforeEvent } from '../../src/checks/probes.js';
+import { assertValid, deliberately, HARMLESS_TOOL, interceptRequest, newId, observeNotification, toolBeforeEvent } from '../../src/checks/probes.js';
 import { ERROR_CODES, REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
 import { validate } from '../../src/protocol/validator.js';
 import { check } from '../support/fixtures.js';
@@ -44,6 +44,7 @@ check('base.unknown-fields', async ({ backend, judge }) => {
   noisy.xUnknownTopLevel = { nested: true };
   noisy.params.xUnknownParam = 1;
   noisy.params.event.xUnknownEnvelope = 'ignored';
+  assertValid('intercept-request', noisy); // still a valid request: these objects are open
   const noisyResult = successResult(judge, await backend.request(noisy), noisy, 'the same result as for the clean request');
   const summary = (r: Record<string, unknown>): string => JSON.stringify({ version: r.protocolVersion, effects: r.effects });
   if (summary(cleanResult) !== summary(noisyResult)) {

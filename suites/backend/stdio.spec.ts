@@ -12,6 +12,8 @@ check('stdio.framing', async ({ backend, judge, target }) => {
   const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
   const reply = await backend.request(req);
   judge.evidence({ sent: req, received: describeReply(reply), expected: 'one complete JSON-RPC object on one LF-terminated line' });
+  const oversize = reply.kind === 'reply' ? reply.framing?.oversize ?? 0 : reply.oversize ?? 0;
+  if (oversize) judge.fail(`${oversize} stdout line(s) over the line size bound`);
   if (reply.kind === 'none') judge.fail(`no reply line: ${reply.why}`);
   if (reply.framing?.multiLine) judge.fail(`the reply spans several lines (pretty-printed or with raw newlines): ${clip(reply.raw, 200)}`);
   if (reply.parseError !== undefined) judge.fail(`no stdout line holds one JSON object (${reply.parseError}): ${clip(reply.raw, 200)}`);

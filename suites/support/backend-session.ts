@@ -38,8 +38,9 @@ export type Reply =
       why: string;
       http?: HttpDetails;
       exit?: { code: number | null; signal: string | null } | 'timeout';
-      /** stdio: lines that came but held no JSON object. */
+      /** stdio: lines that came but held no JSON object, and how many were over the size bound. */
       skipped?: string[];
+      oversize?: number;
     };
 
 export interface Framing {
@@ -47,11 +48,13 @@ export interface Framing {
   skipped: string[];
   /** The reply object spanned several lines (pretty-printed). */
   multiLine: boolean;
+  /** Lines over the line size bound seen before the reply. */
+  oversize: number;
 }
 
 export type Outgoing = Record<string, unknown> | DeliberateProbe;
 
-type Line = { text: string; utf8: boolean };
+type Line = { text: string; utf8: boolean; oversize?: true };
 
 function objectOf(text: string): JsonValue | undefined {
   const p = parseJsonStrict(text);
@@ -68,7 +71,8 @@ export function findObject(lines: readonly Line[]): { reply: Extract<Reply, { ki
     const line = lines[end]!;
     const single = objectOf(line.text);
     if (single !== undefined) {
-      return { reply: { kind: 'reply', raw: line.text, utf8: line.utf8, value: single, framing: { skipped: lines.slice(0, end).map((l) => l.text), multiLine: false } }, used: end + 1 };
+      const before = lines.slice(0, end);
+      return { reply: { kind: 'reply', raw: line.text, utf8: line.utf8, value: single, framing: { skipped: before.map((l) => l.text), multiLine: false, oversize: before.filter((l) => l.oversize).length } }, used: end + 1 };
     }
     for (let start = 0; start < end; start++) {
       // A pretty-printed message starts at column 0; indented braces open nested objects.
@@ -77,7 +81,10 @@ export function findObject(lines: readonly Line[]): { reply: Extract<Reply, { ki
       const value = objectOf(joined);
       if (value !== undefined) {
         return {
-          reply: { kind: 'reply', raw: joined, utf8: lines.slice(start, end + 1).every((l) => l.utf8), value, framing: { skipped: lines.slice(0, start).map((l) => l.text), multiLine: true } },
+          reply: {
+            kind: 'reply', raw: joined, utf8: lines.slice(start, end + 1).every((l) => l.utf8), value,
+            framing: { skipped: lines.slice(0, start).map((l) => l.text), multiLine: true, oversize: lines.slice(0, start).filter((l) => l.oversize).length },
+          },
           used: end + 1,
         };
       }
@@ -152,12 +159,13 @@ export class BackendSession {
     const port = String(await getPort({ host: '127.0.0.1' }));
     const fill = (s: string): string => s.replaceAll('{port}', port);
     const url = fill(h.url);
-    if (h.command) {
-      this.server = await HttpServerProcess.start({
-        command: h.command, args: h.args.map(fill), cwd: h.cwd, env: this.env(Object.fromEntries(Object.entries(h.env).map(([k, v]) => [k, fill(v)]))),
-        url, readyTimeoutMs: h.readyTimeoutMs, transcript: this.transcript,
-      });
-    }
+    // Without a command the server must already run: waiting for its port (bounded) turns an
+    // unreachable implementation into a launch failure rather than a string of failed checks.
+    this.server = await HttpServerProcess.start({
+      ...(h.command ? { command: h.command } : {}), args: h.args.map(fill), cwd: h.cwd,
+      env: this.env(Object.fromEntries(Object.entries(h.env).map(([k, v]) => [k, fill(v)]))),
+      url, readyTimeoutMs: h.readyTimeoutMs, transcript: this.transcript,
+    });
     this.url = url;
     return url;
   }
@@ -200,11 +208,11 @@ export class BackendSession {
         continue;
       }
       if (line.kind === 'oversize') {
-        lines.push({ text: `(a ${line.bytes}-byte line over the line size bound)`, utf8: true });
+        lines.push({ text: `(a ${line.bytes}-byte line over the line size bound)`, utf8: true, oversize: true });
         continue;
       }
       const got = lines.length ? `; ${lines.length} stdout line(s) that are not a JSON object: ${lines.map((l) => l.text).join(' | ').slice(0, 300)}` : '';
-      const skipped = lines.length ? { skipped: lines.map((l) => l.text) } : {};
+      const skipped = lines.length ? { skipped: lines.map((l) => l.text), oversize: lines.filter((l) => l.oversize).length } : {};
       if (line.kind === 'eof') {
         const exit = p.exited() ?? (await p.waitExit(500));
         return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${got}`, ...(exit ? { exit } : {}), ...skipped };
@@ -280,7 +288,7 @@ export class BackendSession {
       for (;;) {
         const line = await p.nextLine(Math.max(1, deadline - Date.now()));
         if (line.kind === 'line') lines.push({ text: line.text, utf8: line.utf8 });
-        else if (line.kind === 'oversize') lines.push({ text: `(a ${line.bytes}-byte line)`, utf8: true });
+        else if (line.kind === 'oversize') lines.push({ text: `(a ${line.bytes}-byte line over the line size bound)`, utf8: true, oversize: true });
         else break;
       }
       const exit = await p.waitExit(Math.max(200, deadline - Date.now()));

@@ -7,7 +7,8 @@ import { test as base, type TestInfo } from '@playwright/test';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import { planFromEnv, type Target } from '../../src/engine/plan.js';
-import { ANNOTATION, ATTACHMENT } from '../../src/results/annotations.js';
+import { LaunchError } from '../../drivers/processes.js';
+import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';
 import { BackendSession } from './backend-session.js';
 
@@ -113,7 +114,15 @@ export function check(id: string, body: (f: CheckContext) => Promise<void>): voi
       info.annotations.push({ type: ANNOTATION.status, description: 'excluded' });
       base.skip(true, 'not part of this claim and target');
     }
-    await body({ claim, target, spec, backend, judge });
+    try {
+      await body({ claim, target, spec, backend, judge });
+    } catch (err) {
+      if (err instanceof LaunchError) {
+        info.annotations.push({ type: ANNOTATION.launchFailure, description: err.message });
+        throw new CheckFailure(`${LAUNCH_FAILURE_PREFIX}${err.message}`);
+      }
+      throw err;
+    }
   });
 }
 
