@@ -118,6 +118,8 @@ check('base.unparseable-input', async ({ backend, judge }) => {
   const reply = await backend.request(deliberately(garbage, 'the bytes do not parse as JSON'));
   judge.evidence({ sent: garbage, expected: 'no reply, or a JSON-RPC error -32700 with id null' });
   if (reply.kind === 'none') return judge.note('no reply to unparseable input');
+  // Over HTTP a non-200 status without a JSON body is a transport-level refusal, not a JSON-RPC reply.
+  if (reply.http && reply.http.status !== 200 && reply.value === undefined) return judge.note(`HTTP ${reply.http.status} without a JSON-RPC body`);
   const v = replyObject(judge, reply, garbage, 'no reply, or a JSON-RPC error -32700 with id null');
   const e = v.error as { code?: unknown } | undefined;
   if (!isObj(e) || e.code !== -32700 || v.id !== null) {

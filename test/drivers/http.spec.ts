@@ -80,7 +80,7 @@ test.describe('URL policy', () => {
     const tr = new Transcript();
     const start = Date.now();
     const out = await postJson('http://10.255.255.1/', '{}', { timeoutMs: 30_000, token: 'tok-refused', transcript: tr });
-    expect(Date.now() - start).toBeLessThan(200);
+    expect(Date.now() - start).toBeLessThan(5000); // far below the 30 s deadline: no connection was tried
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error).toBe('refused-url');
     expect(tr.entries().some((e) => e.dir === 'send')).toBe(false);

