@@ -279,8 +279,8 @@ export function installExitHandlers(): void {
   onSignal('SIGTERM', 143);
 }
 
-/** Find an executable on a PATH string (used only to explain failures). */
-function findOnPath(command: string, pathVar: string): string | undefined {
+/** Find an executable on a PATH string (claims resolve commands with it; launches explain failures). */
+export function findOnPath(command: string, pathVar: string): string | undefined {
   for (const dir of pathVar.split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, command);

@@ -2,9 +2,10 @@
 // completeness rule (AHP-CORE-001/002), and resolve how to launch the implementation.
 // Every problem becomes one line that names the field; nothing here prints.
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseDocument } from 'yaml';
+import { findOnPath } from '../../drivers/processes.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 
@@ -73,23 +74,6 @@ function claimSchemaValidator(): ReturnType<InstanceType<typeof Ajv2020>['compil
 const field = (pointer: string): string =>
   pointer === '' ? '(top level)' : pointer.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
 
-/** An executable on PATH, or undefined. */
-function onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, command);
-    try {
-      if (statSync(candidate).isFile()) {
-        accessSync(candidate, constants.X_OK);
-        return candidate;
-      }
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 class ClaimProblem extends Error {}
 
 /** Resolve a command as the claim format says: with a '/', relative to the claim; else on PATH. */
@@ -103,7 +87,7 @@ function resolveCommand(command: string, dir: string, where: string): string {
     }
     return path;
   }
-  if (!onPath(command, process.env)) throw new ClaimProblem(`${where}: "${command}" is not found on PATH`);
+  if (!findOnPath(command, process.env.PATH ?? '')) throw new ClaimProblem(`${where}: "${command}" is not found on PATH`);
   return command;
 }
 
