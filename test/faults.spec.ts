@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { checkSpec } from '../src/checks/catalogue.js';
 import type { CheckResult, ClaimResults } from '../src/results/model.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/backend/faults.js';
@@ -78,7 +79,12 @@ test('the reference backend passes every check and each fault mode fails exactly
       encoding: 'utf8', cwd: ROOT, timeout: 19 * 60_000, env: { ...process.env, AHP_PROGRESS: 'line' },
     });
     expect(run.status, run.stderr + run.stdout.slice(-3000)).toBe(1); // some claims are nonconformant
-    const results = (name: string): ClaimResults => JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
+    const validateResults = new Ajv2020({ allErrors: true, strict: false, logger: false }).compile(JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object);
+    const results = (name: string): ClaimResults => {
+      const r = JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
+      expect(validateResults(r), `${name}: ${JSON.stringify(validateResults.errors?.slice(0, 3))}`).toBe(true);
+      return r;
+    };
     const bad = (r: ClaimResults): CheckResult[] => r.checks.filter((c) => c.status === 'failed' || c.status === 'warning');
 
     const conforming = results('conforming');

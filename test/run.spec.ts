@@ -6,6 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ClaimResults } from '../src/results/model.js';
 import { ROOT } from './support/paths.js';
 
@@ -75,6 +76,9 @@ test('an incomplete claim writes verdict incomplete with the reason, launches no
   const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
   expect(results.verdict).toBe('incomplete');
   expect(results.reason).toContain('capability profile');
+  const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object;
+  const validateResults = new Ajv2020({ strict: false, logger: false }).compile(schema);
+  expect(validateResults(results), JSON.stringify(validateResults.errors)).toBe(true);
   expect(existsSync(marker)).toBe(false);
 });
 

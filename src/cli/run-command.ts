@@ -46,7 +46,10 @@ export async function runCommand(files: string[], options: Record<string, string
   if (errors.length) return EXIT.badInput;
 
   let exit: number = EXIT.ok;
-  const show = (dir: string): string => relative(process.cwd(), dir) || '.';
+  const show = (dir: string): string => {
+    const rel = relative(process.cwd(), dir);
+    return rel === '' ? '.' : rel.startsWith('..') ? dir : rel;
+  };
   for (const o of outcomes) {
     if (o.kind !== 'incomplete') continue;
     const results = incompleteResults(o);

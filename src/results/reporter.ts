@@ -55,7 +55,7 @@ export default class ResultsReporter implements Reporter {
       const err = result.errors[0] ?? result.error;
       message = result.status === 'timedOut' ? `the check did not finish within its time limit (${test.timeout} ms)`
         : result.status === 'interrupted' ? 'the run was interrupted'
-        : (err?.message ?? 'failed').replace(ANSI, '');
+        : (err?.message ?? 'failed').replace(ANSI, '').replace(/^CheckFailure: /, '');
     }
     const spec = checkSpec(id);
     const entry: CheckResult = {
