@@ -95,6 +95,13 @@ export class Transcript {
     for (const e of this.entries()) this.redactEntry(e);
   }
 
+  /** Any text with this transcript's secrets replaced, for evidence kept beside the transcript. */
+  redactText(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) out = out.split(secret).join(REDACTED);
+    return out;
+  }
+
   record(e: RecordInput): void {
     const t = Math.round((performance.now() - this.startPerf) * 10) / 10;
     let note = e.note;

@@ -143,3 +143,24 @@ test('an implementation that cannot be reached is incomplete (exit 2), not nonco
   expect(results.verdict).toBe('incomplete');
   expect(results.reason).toContain('could not start the implementation');
 });
+
+test('a bearer token never reaches any output, even from a backend that echoes it', () => {
+  test.setTimeout(240_000);
+  const dir = workspace();
+  const secret = `s3cret-${Date.now()}-do-not-print`;
+  const main = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+  const claim = `${head}transports: [http]\nprofiles: [tool-interception]\nbackend:\n  http:\n` +
+    `    command: ${JSON.stringify(process.execPath)}\n` +
+    `    args: [${JSON.stringify(main)}, --transport, http, --port, "{port}", --token-env, AHP_TEST_SECRET_TOKEN, --fault, echo-authorization]\n` +
+    '    url: "http://127.0.0.1:{port}/hooks"\n    auth: { type: bearer, tokenEnv: AHP_TEST_SECRET_TOKEN }\n';
+  const r = run(dir, claim, ['--grep', 'base.no-secret-leak|ti.result-valid|base.protocol-version'], { AHP_TEST_SECRET_TOKEN: secret });
+  expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
+  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  expect(results.checks.find((c) => c.id === 'base.no-secret-leak')?.status).toBe('failed');
+  expect(`${r.out}${r.err}`).not.toContain(secret);
+  // Every file the run wrote: results.json, junit.xml, Playwright's report and its data.
+  // (Playwright's own report data is zipped inside index.html; what goes into it is redacted
+  // before Playwright sees it: check messages, evidence and transcript attachments.)
+  const grep = spawnSync('grep', ['-rl', '--', secret, join(dir, 'reports')], { encoding: 'utf8' });
+  expect(grep.status, `files holding the token: ${grep.stdout}`).toBe(1); // grep: 1 = no match
+});

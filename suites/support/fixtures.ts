@@ -64,15 +64,17 @@ const test = base.extend<Fixtures>({
       }
     }
   },
-  judge: async ({}, use, info) => {
+  // The judge redacts with the session's secrets: evidence and messages may quote replies.
+  judge: async ({ backend }, use, info) => {
+    const redact = (text: string): string => backend.transcript.redactText(text);
     let evidence: Evidence = {};
     const status = (s: string): void => {
       info.annotations.push({ type: ANNOTATION.status, description: s });
     };
     const message = (m: string): void => {
       const existing = info.annotations.find((a) => a.type === ANNOTATION.message);
-      if (existing) existing.description = `${existing.description}\n${m}`;
-      else info.annotations.push({ type: ANNOTATION.message, description: m });
+      if (existing) existing.description = `${existing.description}\n${redact(m)}`;
+      else info.annotations.push({ type: ANNOTATION.message, description: redact(m) });
     };
     const judge: Judge = {
       evidence: (e) => {
@@ -80,7 +82,7 @@ const test = base.extend<Fixtures>({
       },
       fail: (m, e) => {
         if (e) evidence = { ...evidence, ...e };
-        throw new CheckFailure(m);
+        throw new CheckFailure(redact(m));
       },
       warn: (m, e) => {
         if (e) evidence = { ...evidence, ...e };
@@ -99,7 +101,7 @@ const test = base.extend<Fixtures>({
       await use(judge);
     } finally {
       if (Object.keys(evidence).length) {
-        await info.attach(ATTACHMENT.evidence, { body: JSON.stringify(evidence, null, 2), contentType: 'application/json' });
+        await info.attach(ATTACHMENT.evidence, { body: redact(JSON.stringify(evidence, null, 2)), contentType: 'application/json' });
       }
     }
   },
