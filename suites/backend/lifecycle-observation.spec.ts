@@ -1,9 +1,9 @@
 // Lifecycle Observation profile, backend side.
 import { lifecycleEvents, observeNotification } from '../../src/checks/probes.js';
-import { check } from '../support/fixtures.js';
+import { check, test } from '../support/fixtures.js';
 import { clip } from '../support/expect.js';
 
-check('lo.observe-silence', async ({ backend, judge }) => {
+test(...check('lo.observe-silence', async ({ backend, judge }) => {
   for (const event of lifecycleEvents()) {
     const note = observeNotification(event);
     const outcome = await backend.notify(note);
@@ -13,4 +13,4 @@ check('lo.observe-silence', async ({ backend, judge }) => {
       });
     }
   }
-});
+}));

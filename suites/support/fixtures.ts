@@ -107,10 +107,17 @@ const test = base.extend<Fixtures>({
   },
 });
 
-/** Declare one conformance check; it runs only where the catalogue says it applies. */
-export function check(id: string, body: (f: CheckContext) => Promise<void>): void {
+type CheckBody = (f: Fixtures, info: TestInfo) => Promise<void>;
+
+/**
+ * One conformance check, as the arguments of `test(...)`: a spec writes
+ * `test(...check('base.unknown-method', async ({ backend, judge }) => { ... }))`, so the
+ * test's location is the spec file (reports and reruns point there). It runs only where
+ * the catalogue says it applies.
+ */
+export function check(id: string, body: (f: CheckContext) => Promise<void>): [string, { annotation: { type: string; description: string } }, CheckBody] {
   const spec = checkSpec(id);
-  test(`${id}: ${spec.title}`, { annotation: { type: ANNOTATION.check, description: id } }, async ({ claim, target, backend, judge }, info) => {
+  const run: CheckBody = async ({ claim, target, backend, judge }, info) => {
     const applies = applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id);
     if (!applies) {
       info.annotations.push({ type: ANNOTATION.status, description: 'excluded' });
@@ -125,7 +132,8 @@ export function check(id: string, body: (f: CheckContext) => Promise<void>): voi
       }
       throw err;
     }
-  });
+  };
+  return [`${id}: ${spec.title}`, { annotation: { type: ANNOTATION.check, description: id } }, run];
 }
 
 export { test };
