@@ -1,0 +1,37 @@
+// The harness adapter contract: its schema compiles and the examples in the document are
+// valid against it, so the prose and the machine-readable contract cannot drift apart.
+import { test, expect } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ROOT } from '../support/paths.js';
+
+const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'harness-adapter.schema.json'), 'utf8')) as object;
+const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
+ajv.addSchema(schema);
+const id = (schema as { $id: string }).$id;
+const doc = readFileSync(resolve(ROOT, 'docs', 'harness-adapter.md'), 'utf8');
+const examples = [...doc.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => JSON.parse(m[1]!) as Record<string, unknown>);
+
+test('the document shows a config, a marker and a report example', () => {
+  expect(examples.some((e) => 'scenario' in e)).toBe(true);
+  expect(examples.some((e) => 'executedInput' in e)).toBe(true);
+  expect(examples.some((e) => 'registration' in e && typeof e.registration === 'string')).toBe(true);
+});
+
+test('every config and report example in the document is valid against the contract schema', () => {
+  for (const e of examples) {
+    if ('executedInput' in e) continue;
+    const kind = 'scenario' in e ? 'config' : 'report';
+    const validate = ajv.getSchema(`${id}#/$defs/${kind}`)!;
+    expect(validate(e), `${kind}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  }
+});
+
+test('a rejected registration needs a reason; an unknown outcome is refused', () => {
+  const report = ajv.getSchema(`${id}#/$defs/report`)!;
+  const base = { adapterContract: 1, harness: { name: 'h', version: '1' } };
+  expect(report({ ...base, registration: 'rejected' })).toBe(false);
+  expect(report({ ...base, registration: 'rejected', rejectionReason: 'missing content selection' })).toBe(true);
+  expect(report({ ...base, registration: 'accepted', steps: [{ id: 't1', outcome: 'ran-anyway' }] })).toBe(false);
+});
