@@ -38,6 +38,11 @@ function check(spec: Omit<CheckSpec, 'transports' | 'lifecycles' | 'roles'> & Pa
   return { roles: ['backend'], transports: BOTH_T, lifecycles: BOTH_L, ...spec };
 }
 
+/** A harness-role check: the runner plays the backend. */
+function hcheck(spec: Omit<CheckSpec, 'transports' | 'lifecycles' | 'roles'> & Partial<Pick<CheckSpec, 'transports' | 'lifecycles'>>): CheckSpec {
+  return check({ ...spec, roles: ['harness'] });
+}
+
 export const CHECKS: readonly CheckSpec[] = [
   // ---------------------------------------------------------------- base (backend side)
   check({
@@ -168,6 +173,185 @@ export const CHECKS: readonly CheckSpec[] = [
     id: 'http.error-status', level: 'SHOULD', profile: 'http', requirements: ['AHP-HTTP-001'], transports: ['http'],
     title: 'JSON-RPC errors travel with status 200',
     expectation: 'a JSON-RPC error response is sent with HTTP status 200 (another status is a warning)',
+  }),
+  // ================================================================ harness role
+  // The runner plays the backend (scripted backend, drivers/scripted-backend/) and drives
+  // the harness through its adapter (docs/harness-adapter.md). Execution and edits are
+  // judged from the sentinel tool's marker files, never from what the harness says.
+  // ---------------------------------------------------------------- base (harness side)
+  hcheck({
+    id: 'base.harness-jsonrpc', seed: 1, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
+    title: 'Every message the harness sends is UTF-8 JSON-RPC 2.0',
+    expectation: 'each frame is valid UTF-8 and one JSON object with jsonrpc "2.0" that is a JSON-RPC request or notification (a method, and a string or number id when present)',
+  }),
+  hcheck({
+    id: 'base.harness-version', seed: 2, level: 'MUST', profile: 'base', requirements: ['AHP-VER-001'],
+    title: 'Every request and notification carries protocolVersion "draft"',
+    expectation: 'params.protocolVersion is exactly "draft" in every hooks/intercept and hooks/observe',
+  }),
+  hcheck({
+    id: 'base.unknown-result-fields', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    title: 'Unknown members of a result are ignored',
+    expectation: 'a deny whose result also carries unknown members is still honoured (the subscription is fail-open, so rejecting the result would let the tool run)',
+  }),
+  hcheck({
+    id: 'base.unknown-effect', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003', 'AHP-CAP-001'],
+    title: 'An unknown or unadvertised effect is an operational failure',
+    expectation: 'a deny listed with an unknown effect type, or with a defined effect the request did not advertise, is not salvaged: the response is rejected as a whole and the fail-open policy lets the tool run',
+  }),
+  hcheck({
+    id: 'base.effect-unknown-field', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    title: 'An effect with an unknown member rejects the whole response',
+    expectation: 'a deny effect carrying an unknown member is not honoured: the response is rejected as a whole and the fail-open policy lets the tool run with its original input',
+  }),
+  hcheck({
+    id: 'base.harness-extension-keys', seed: 4, level: 'MUST', profile: 'base', requirements: ['AHP-EXT-001'],
+    title: 'Extension keys in events use reverse-DNS names',
+    expectation: 'every key of every extensions object the harness sends is a reverse-DNS name',
+  }),
+  hcheck({
+    id: 'base.registration-validated', seed: 5, level: 'MUST', profile: 'base', requirements: ['AHP-REG-001', 'AHP-REG-002'],
+    title: 'Invalid registrations are refused before use',
+    expectation: 'for every document of the invalid-registration corpus the harness refuses the registration (exit status non-zero or a "rejected" report) and no backend receives anything',
+  }),
+  hcheck({
+    id: 'base.exact-dispatch', seed: 5, level: 'MUST', profile: 'base', requirements: ['AHP-REG-002'],
+    title: 'Events go only to exact event-name subscriptions of the matching mode',
+    expectation: 'an observe subscription gets only hooks/observe of its events, an intercept subscription only hooks/intercept of its events, and an unsubscribed event is sent to nobody',
+  }),
+  hcheck({
+    id: 'base.retry-identity', seed: 6, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-004', 'AHP-FAIL-002'],
+    title: 'A retried intercept keeps its identity and content',
+    expectation: 'after a retryable failure, a retry (optional) has the same JSON-RPC id, event id, session id, call id and identical event content, inside the original deadline',
+  }),
+  hcheck({
+    id: 'base.harness-metadata', seed: 8, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    title: 'Every event names the originating harness',
+    expectation: 'every event carries harness.name and harness.version as non-empty strings, also without a preceding session.start',
+  }),
+  hcheck({
+    id: 'base.no-weakening', seed: 9, level: 'MUST', profile: 'base', requirements: ['AHP-SEC-001', 'AHP-DEC-003'],
+    title: 'No AHP result weakens host authorization',
+    expectation: 'with every interceptor answering no effect, a call the host would refuse (ask and refuse, or deny) still does not run, and an allowed call runs',
+  }),
+  // ---------------------------------------------------------------- tool interception (harness side)
+  hcheck({
+    id: 'ti.intercept-request', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-TB-001', 'AHP-RPC-002', 'AHP-CAP-002'],
+    title: 'One valid tool.before intercept per call, before the tool runs',
+    expectation: 'each tool call sends exactly one schema-valid hooks/intercept of tool.before with the final tool name and input object, and the tool has not run while the backend is deciding',
+  }),
+  hcheck({
+    id: 'ti.request-id', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CORE-004', 'AHP-RPC-001'],
+    title: 'The JSON-RPC id equals the event id',
+    expectation: 'every hooks/intercept has id equal to params.event.id, and different calls have different event ids',
+  }),
+  hcheck({
+    id: 'ti.capabilities-deny', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CAP-002'],
+    title: 'Every tool.before intercept advertises deny',
+    expectation: 'params.capabilities.effects is a list that contains "deny"',
+  }),
+  hcheck({
+    id: 'ti.serial-order', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-COMP-001'],
+    title: 'Interceptors run serially in registration order',
+    expectation: 'with interceptors a, b, c registered in that order, each request arrives only after the previous interceptor answered, in the order a, b, c',
+  }),
+  hcheck({
+    id: 'ti.deny-stops', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-002', 'AHP-COMP-001'],
+    title: 'A valid deny stops the chain and the tool',
+    expectation: 'when b denies (fail-open and fail-closed subscriptions alike), c gets no hooks/intercept and the tool does not run',
+  }),
+  hcheck({
+    id: 'ti.no-retry-after-decision', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CORE-004', 'AHP-FAIL-002'],
+    title: 'No retry after a deny or a no-effect result',
+    expectation: 'a call answered with deny, or with an empty effect list, is sent to that interceptor exactly once',
+  }),
+  hcheck({
+    id: 'ti.modify-input', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
+    title: 'modify of the tool input is applied exactly',
+    expectation: 'the sentinel runs with the input our applyModifyResponse computes: replace substitutes, merge is shallow and keeps null, and edits of two interceptors chain in order',
+  }),
+  hcheck({
+    id: 'ti.modify-atomic', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CORE-003'],
+    title: 'An invalid later effect rejects every edit of the response',
+    expectation: 'a response whose second modify is invalid is rejected as a whole: under fail-open the tool runs with its original input',
+  }),
+  hcheck({
+    id: 'ti.failure-policy', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-FAIL-001', 'AHP-COMP-001'],
+    title: 'Operational failures apply the subscription\'s failure policy',
+    expectation: 'for each failure class: fail-open continues to the next interceptor and the tool runs; fail-closed denies the call, calls no later interceptor, and gives a generic reason',
+  }),
+  hcheck({
+    id: 'ti.deadline', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-FAIL-002', 'AHP-FAIL-001'],
+    title: 'Deadlines are enforced and late replies ignored',
+    expectation: 'a reply that comes after timeoutMs is ignored: the failure policy decides, and the harness does not wait for the late reply',
+  }),
+  // ---------------------------------------------------------------- lifecycle observation (harness side)
+  hcheck({
+    id: 'lo.notification-shape', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-RPC-002', 'AHP-VER-001'],
+    title: 'Observations are schema-valid notifications without an id',
+    expectation: 'every hooks/observe is a JSON-RPC notification (no id) whose params validate against the observe-notification schema',
+  }),
+  hcheck({
+    id: 'lo.observer-isolation', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-RPC-002', 'AHP-COMP-001'],
+    title: 'A failing observer never affects the tool call',
+    expectation: 'an observer that fails, answers garbage or hangs neither denies nor holds up the tool call',
+  }),
+  hcheck({
+    id: 'lo.call-identity', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-CORE-004', 'AHP-TB-001'],
+    title: 'tool.after keeps the call identity of tool.before',
+    expectation: 'tool.after carries the call id of its tool.before; a denied call is reported with outcome "denied" and execution skipped for policy',
+  }),
+  hcheck({
+    id: 'lo.effective-content', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-EDIT-001', 'AHP-RPC-002'],
+    title: 'Observations carry the effective content after edits',
+    expectation: 'the tool.after observation of a modified call carries the input the tool actually ran with',
+  }),
+  // ---------------------------------------------------------------- stdio binding (harness side)
+  hcheck({
+    id: 'stdio.harness-framing', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'],
+    title: 'The harness writes one JSON object per line',
+    expectation: 'every line on the backend\'s stdin is one complete JSON-RPC object ended by LF (no pretty-printing, no batches)',
+  }),
+  hcheck({
+    id: 'stdio.literal-args', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'],
+    title: 'The backend command is started without a shell',
+    expectation: 'arguments holding $HOME, ; and * reach the backend literally, exactly as the registration lists them',
+  }),
+  hcheck({
+    id: 'stdio.framing-rejected', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001', 'AHP-FAIL-001'], transports: ['stdio'],
+    title: 'Badly framed replies are operational failures',
+    expectation: 'a pretty-printed deny, or a deny after a banner line, is never honoured as a decision (fail-open: the tool runs)',
+  }),
+  hcheck({
+    id: 'stdio.persistent-reuse', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['persistent'],
+    title: 'A persistent backend process serves many events',
+    expectation: 'all messages to a persistent backend arrive on one process',
+  }),
+  hcheck({
+    id: 'stdio.one-outstanding', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001', 'AHP-COMP-001'], transports: ['stdio'], lifecycles: ['persistent'],
+    title: 'At most one outstanding intercept per persistent backend',
+    expectation: 'with two tool calls issued at once, the second intercept reaches the persistent backend only after it answered the first',
+  }),
+  hcheck({
+    id: 'stdio.per-event-eof', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['per_event'],
+    title: 'A per_event backend gets one message, then end of input',
+    expectation: 'every per_event backend process receives exactly one line and then EOF on stdin',
+  }),
+  // ---------------------------------------------------------------- http binding (harness side)
+  hcheck({
+    id: 'http.post-json', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001'], transports: ['http'],
+    title: 'Each message is one JSON POST to the exact URL',
+    expectation: 'method POST, the registered path and query unchanged, Content-Type application/json, one JSON object per body',
+  }),
+  hcheck({
+    id: 'http.no-redirect', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001', 'AHP-FAIL-001'], transports: ['http'],
+    title: 'Redirects are not followed',
+    expectation: 'a 307 answer to an intercept is an operational failure: the redirect target gets no request and the failure policy applies',
+  }),
+  hcheck({
+    id: 'http.bearer', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001', 'AHP-SEC-001'], transports: ['http'],
+    title: 'The bearer token is sent once, in the header only',
+    expectation: 'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, and the token appears in no body and no adapter output',
   }),
 ];
 

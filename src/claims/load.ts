@@ -1,11 +1,13 @@
 // Claim files: load the YAML, check it against schemas/claim.schema.json, apply the
-// completeness rule (AHP-CORE-001/002), and resolve how to launch the implementation.
+// completeness rule (AHP-CORE-001/002), and resolve how to launch the implementation
+// (a backend per claimed transport, a harness through its adapter; `both` needs both).
 // Every problem becomes one line that names the field; nothing here prints.
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parseDocument } from 'yaml';
 import { findOnPath } from '../../drivers/processes.js';
+import { claimRoles } from '../engine/plan.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 
@@ -38,6 +40,20 @@ export interface HttpTarget {
   tokenEnv?: string;
 }
 
+/** How to start a harness under test: its adapter (docs/harness-adapter.md). */
+export interface HarnessTarget {
+  command: string;
+  /** Normally holds {@link CONFIG_PLACEHOLDER}, replaced by the config file's absolute path at launch. */
+  args: string[];
+  cwd: string;
+  env: Record<string, string>;
+  /** The stdio backend lifecycles the harness supports (default both). */
+  lifecycles: Lifecycle[];
+}
+
+/** In `harness.args`: replaced by the adapter config file's path (also in env AHP_ADAPTER_CONFIG). */
+export const CONFIG_PLACEHOLDER = '{config}';
+
 export interface ResolvedClaim {
   file: string;
   dir: string;
@@ -47,11 +63,14 @@ export interface ResolvedClaim {
   transports: Transport[];
   profiles: string[];
   timeoutMs: number;
+  /** Present when the role is backend or both. */
   backend?: {
     stdio?: StdioTarget;
     http?: HttpTarget;
     samples: { deny: Sample[]; modify: Sample[] };
   };
+  /** Present when the role is harness or both. */
+  harness?: HarnessTarget;
 }
 
 export type ClaimOutcome =
@@ -117,6 +136,49 @@ function checkUrlTemplate(url: string, hasCommand: boolean, where: string): void
   }
 }
 
+/** The `backend` block as written (after the schema check). */
+interface RawBackend {
+  stdio?: { command: string; args?: string[]; lifecycle?: Lifecycle | Lifecycle[]; cwd?: string; env?: Record<string, string> };
+  http?: { command?: string; args?: string[]; url: string; cwd?: string; env?: Record<string, string>; readyTimeoutMs?: number; auth?: { type: 'bearer'; tokenEnv: string } };
+  samples?: { deny?: Sample[]; modify?: Sample[] };
+}
+
+/** The backend launch blocks, one per claimed transport. */
+function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir: string): NonNullable<ResolvedClaim['backend']> {
+  const backend: NonNullable<ResolvedClaim['backend']> = { samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [] } };
+  for (const t of transports) {
+    const where = `backend.${t}`;
+    if (t === 'stdio') {
+      const s = b?.stdio;
+      if (!s) throw new ClaimProblem(`${where}: transport stdio is claimed but backend.stdio (command) is missing`);
+      backend.stdio = {
+        command: resolveCommand(s.command, dir, `${where}.command`),
+        args: s.args ?? [],
+        cwd: resolveCwd(s.cwd, dir, `${where}.cwd`),
+        env: s.env ?? {},
+        lifecycles: s.lifecycle === undefined ? ['persistent'] : Array.isArray(s.lifecycle) ? s.lifecycle : [s.lifecycle],
+      };
+    } else {
+      const h = b?.http;
+      if (!h) throw new ClaimProblem(`${where}: transport http is claimed but backend.http (url) is missing`);
+      checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`);
+      if (h.auth && !process.env[h.auth.tokenEnv]) {
+        throw new ClaimProblem(`${where}.auth.tokenEnv: environment variable ${h.auth.tokenEnv} is not set`);
+      }
+      backend.http = {
+        ...(h.command === undefined ? {} : { command: resolveCommand(h.command, dir, `${where}.command`) }),
+        args: h.args ?? [],
+        url: h.url,
+        cwd: resolveCwd(h.cwd, dir, `${where}.cwd`),
+        env: h.env ?? {},
+        readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
+        ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
+      };
+    }
+  }
+  return backend;
+}
+
 export function loadClaim(file: string): ClaimOutcome {
   const path = resolve(file);
   const dir = dirname(path);
@@ -150,11 +212,8 @@ export function loadClaim(file: string): ClaimOutcome {
     transports?: Transport[];
     profiles?: string[];
     timeoutMs?: number;
-    backend?: {
-      stdio?: { command: string; args?: string[]; lifecycle?: Lifecycle | Lifecycle[]; cwd?: string; env?: Record<string, string> };
-      http?: { command?: string; args?: string[]; url: string; cwd?: string; env?: Record<string, string>; readyTimeoutMs?: number; auth?: { type: 'bearer'; tokenEnv: string } };
-      samples?: { deny?: Sample[]; modify?: Sample[] };
-    };
+    backend?: RawBackend;
+    harness?: { command: string; args?: string[]; cwd?: string; env?: Record<string, string>; lifecycles?: Lifecycle[] };
   };
   const transports = c.transports ?? [];
   const profiles = c.profiles ?? [];
@@ -171,9 +230,7 @@ export function loadClaim(file: string): ClaimOutcome {
       reason: `the claim names no ${missing.join(' and no ')}; a Base Protocol claim is incomplete without both (AHP-CORE-001, AHP-CORE-002)`,
     };
   }
-  if (c.role === 'harness') {
-    return { kind: 'error', file, message: `${file}: role: harness certification is not available in this version of ahp-conformance (backend only)` };
-  }
+  const roles = claimRoles(c.role);
   try {
     const claim: ResolvedClaim = {
       file: path,
@@ -184,37 +241,19 @@ export function loadClaim(file: string): ClaimOutcome {
       transports,
       profiles: capability,
       timeoutMs: c.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      backend: { samples: { deny: c.backend?.samples?.deny ?? [], modify: c.backend?.samples?.modify ?? [] } },
     };
-    for (const t of transports) {
-      const where = `backend.${t}`;
-      if (t === 'stdio') {
-        const s = c.backend?.stdio;
-        if (!s) throw new ClaimProblem(`${where}: transport stdio is claimed but backend.stdio (command) is missing`);
-        claim.backend!.stdio = {
-          command: resolveCommand(s.command, dir, `${where}.command`),
-          args: s.args ?? [],
-          cwd: resolveCwd(s.cwd, dir, `${where}.cwd`),
-          env: s.env ?? {},
-          lifecycles: s.lifecycle === undefined ? ['persistent'] : Array.isArray(s.lifecycle) ? s.lifecycle : [s.lifecycle],
-        };
-      } else {
-        const h = c.backend?.http;
-        if (!h) throw new ClaimProblem(`${where}: transport http is claimed but backend.http (url) is missing`);
-        checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`);
-        if (h.auth && !process.env[h.auth.tokenEnv]) {
-          throw new ClaimProblem(`${where}.auth.tokenEnv: environment variable ${h.auth.tokenEnv} is not set`);
-        }
-        claim.backend!.http = {
-          ...(h.command === undefined ? {} : { command: resolveCommand(h.command, dir, `${where}.command`) }),
-          args: h.args ?? [],
-          url: h.url,
-          cwd: resolveCwd(h.cwd, dir, `${where}.cwd`),
-          env: h.env ?? {},
-          readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
-          ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
-        };
-      }
+    // A block for a role the claim does not cover is ignored.
+    if (roles.includes('backend')) claim.backend = resolveBackend(c.backend, transports, dir);
+    if (roles.includes('harness')) {
+      const h = c.harness;
+      if (!h) throw new ClaimProblem(`harness.command: role ${c.role} is claimed but harness.command (the adapter to start) is missing`);
+      claim.harness = {
+        command: resolveCommand(h.command, dir, 'harness.command'),
+        args: h.args ?? [],
+        cwd: resolveCwd(h.cwd, dir, 'harness.cwd'),
+        env: h.env ?? {},
+        lifecycles: h.lifecycles ?? ['persistent', 'per_event'],
+      };
     }
     return { kind: 'ok', claim };
   } catch (err) {

@@ -7,7 +7,7 @@ import { join, relative, resolve } from 'node:path';
 import { loadClaim, type ClaimOutcome } from '../claims/load.js';
 import { planFile, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { packageRoot, packageVersion } from '../package-root.js';
-import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
+import { countStatuses, RESULTS_SCHEMA_VERSION, targetLabel, type ClaimResults } from '../results/model.js';
 import { writeClaimResults } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
@@ -24,15 +24,21 @@ function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): Cl
     verdict: 'incomplete',
     reason: o.reason,
     counts: countStatuses([]),
+    targets: [],
     checks: [],
   };
 }
 
-function summaryLine(r: ClaimResults, dir: string): string {
+/**
+ * `name version: verdict (counts) -> dir`, or `: reason` for an incomplete claim; with
+ * more than one target, each target's verdict follows (`; backend/http conformant, ...`).
+ */
+export function summaryLine(r: ClaimResults, dir: string): string {
   const c = r.counts;
   const parts = [`${c.passed} passed`, `${c.failed} failed`, c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
     c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
-  const reason = r.reason ? `: ${r.reason}` : ` (${parts.join(', ')})`;
+  const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
+  const reason = r.reason ? `: ${r.reason}${targets ? ` (${targets})` : ''}` : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
   return `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason} -> ${dir}`;
 }
 

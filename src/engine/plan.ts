@@ -35,24 +35,33 @@ export interface PlannedProject {
   target: Target;
 }
 
+/** The roles a claim covers, in the order they are certified (`both`: backend, then harness). */
+export const claimRoles = (role: Role | 'both'): Role[] => (role === 'both' ? ['backend', 'harness'] : [role]);
+
 export function projectName(claim: ResolvedClaim, t: Target): string {
   return [claim.implementation.name, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
 }
 
+/**
+ * The targets one claim certifies, in plan order: for each role it covers (`both`:
+ * backend, then harness), for each claimed transport: stdio once per lifecycle (the
+ * backend's `backend.stdio` lifecycles, the harness's `harness.lifecycles`), http once.
+ */
+export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[] {
+  const out: Target[] = [];
+  for (const role of claimRoles(claim.role)) {
+    for (const transport of claim.transports) {
+      const stdioLifecycles = role === 'backend' ? claim.backend?.stdio?.lifecycles : claim.harness?.lifecycles;
+      const lifecycles: (Lifecycle | undefined)[] = transport === 'stdio' ? stdioLifecycles ?? ['persistent'] : [undefined];
+      for (const lifecycle of lifecycles) out.push({ claimIndex, role, transport, ...(lifecycle ? { lifecycle } : {}) });
+    }
+  }
+  return out;
+}
+
 /** One project per (claim, role, transport, lifecycle) the claims certify. */
 export function plannedProjects(plan: RunPlan): PlannedProject[] {
-  const out: PlannedProject[] = [];
-  plan.claims.forEach(({ claim }, claimIndex) => {
-    if (claim.role === 'harness') return; // harness certification is not part of this runner yet
-    for (const transport of claim.transports) {
-      const lifecycles: (Lifecycle | undefined)[] = transport === 'stdio' ? claim.backend?.stdio?.lifecycles ?? ['persistent'] : [undefined];
-      for (const lifecycle of lifecycles) {
-        const target: Target = { claimIndex, role: 'backend', transport, ...(lifecycle ? { lifecycle } : {}) };
-        out.push({ name: projectName(claim, target), target });
-      }
-    }
-  });
-  return out;
+  return plan.claims.flatMap(({ claim }, claimIndex) => claimTargets(claim, claimIndex).map((target) => ({ name: projectName(claim, target), target })));
 }
 
 export function writePlan(plan: RunPlan, file: string): void {

@@ -1,6 +1,7 @@
 // The results model: what one claim's certification found. results.json, JUnit and (later)
 // the HTML conformance report are views of this one model.
 import type { Level, Lifecycle, Role, Transport } from '../checks/catalogue.js';
+import { LAUNCH_FAILURE_PREFIX } from './annotations.js';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
@@ -51,15 +52,40 @@ export interface ClaimSummary {
   profiles: string[];
 }
 
+/** One (role, transport, lifecycle) a claim certifies: a Playwright project of the run. */
+export interface TargetKey {
+  role: Role;
+  transport: Transport;
+  /** stdio only. */
+  lifecycle?: Lifecycle;
+}
+
+/** A target's own verdict, from its checks alone. */
+export interface TargetResult extends TargetKey {
+  verdict: Verdict;
+  /** Why the target is incomplete. */
+  reason?: string;
+  counts: Record<CheckStatus, number>;
+}
+
 export interface ClaimResults {
   schemaVersion: number;
   runner: { name: 'ahp-conformance'; version: string };
   generatedAt: string;
   claim: ClaimSummary;
+  /** Incomplete if any target is, else nonconformant if any MUST check failed, else conformant. */
   verdict: Verdict;
   reason?: string;
   counts: Record<CheckStatus, number>;
+  /** One entry per target, sorted by role, transport and lifecycle. */
+  targets: TargetResult[];
   checks: CheckResult[];
+}
+
+/** Whether a target's implementation could be started: a launch failure, and whether any check got past launching. */
+export interface LaunchRecord {
+  failure?: string;
+  started: boolean;
 }
 
 export function countStatuses(checks: readonly CheckResult[]): Record<CheckStatus, number> {
@@ -74,6 +100,76 @@ export function countStatuses(checks: readonly CheckResult[]): Record<CheckStatu
  */
 export function verdictOf(checks: readonly CheckResult[]): Verdict {
   return checks.some((c) => c.status === 'failed' && c.level === 'MUST') ? 'nonconformant' : 'conformant';
+}
+
+/** A map key for a target (role, transport, lifecycle); sorts like the checks. */
+export const targetKey = (t: TargetKey): string => [t.role, t.transport, t.lifecycle ?? ''].join('\u0000');
+
+/** `backend/stdio/persistent`, `harness/http`. */
+export const targetLabel = (t: TargetKey): string => [t.role, t.transport, t.lifecycle].filter(Boolean).join('/');
+
+const NO_CHECK = 'no check ran (interrupted, or nothing matched --grep)';
+const byKey = <T extends TargetKey>(a: T, b: T): number => (targetKey(a) < targetKey(b) ? -1 : targetKey(a) > targetKey(b) ? 1 : 0);
+
+/**
+ * The verdict of each target, sorted by role, transport and lifecycle: the planned targets
+ * plus any other a check names. A target is incomplete when none of its checks ran, or when
+ * its implementation never started for any check (`launches`, keyed by {@link targetKey});
+ * else nonconformant when a MUST check failed, else conformant.
+ */
+export function targetResults(targets: readonly TargetKey[], checks: readonly CheckResult[], launches?: ReadonlyMap<string, LaunchRecord>): TargetResult[] {
+  const all = new Map<string, TargetKey>();
+  for (const t of [...targets, ...checks]) {
+    const key = targetKey(t);
+    if (!all.has(key)) all.set(key, { role: t.role, transport: t.transport, ...(t.lifecycle ? { lifecycle: t.lifecycle } : {}) });
+  }
+  return [...all.entries()].map(([key, t]): TargetResult => {
+    const mine = checks.filter((c) => targetKey(c) === key);
+    const launch = launches?.get(key);
+    const verdict: Pick<TargetResult, 'verdict' | 'reason'> = mine.length === 0 ? { verdict: 'incomplete', reason: NO_CHECK }
+      : launch?.failure && !launch.started ? { verdict: 'incomplete', reason: `${LAUNCH_FAILURE_PREFIX}${launch.failure}` }
+      : { verdict: verdictOf(mine) };
+    return { ...t, ...verdict, counts: countStatuses(mine) };
+  }).sort(byKey);
+}
+
+/** The claim's verdict: incomplete if no check ran or any target is incomplete, else as {@link verdictOf}. */
+export function claimVerdict(targets: readonly TargetResult[], checks: readonly CheckResult[]): Pick<ClaimResults, 'verdict' | 'reason'> {
+  if (checks.length === 0) return { verdict: 'incomplete', reason: NO_CHECK };
+  const incomplete = targets.filter((t) => t.verdict === 'incomplete');
+  if (incomplete.length === 0) return { verdict: verdictOf(checks) };
+  const reason = targets.length === 1 ? incomplete[0]!.reason ?? 'incomplete'
+    : incomplete.map((t) => `${targetLabel(t)}: ${t.reason ?? 'incomplete'}`).join('; ');
+  return { verdict: 'incomplete', reason };
+}
+
+export interface ClaimResultsInput {
+  runnerVersion: string;
+  generatedAt: string;
+  /** The claim; its `lifecycles` follow from the targets. */
+  claim: Omit<ClaimSummary, 'lifecycles'>;
+  /** The targets the run planned for this claim (a target with no check is incomplete). */
+  targets: readonly TargetKey[];
+  checks: readonly CheckResult[];
+  /** Launch records keyed by {@link targetKey}. */
+  launches?: ReadonlyMap<string, LaunchRecord>;
+}
+
+/** One claim's results from its planned targets and the checks that ran: what results.json holds. */
+export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
+  const checks = sortChecks([...input.checks]);
+  const targets = targetResults(input.targets, checks, input.launches);
+  const lifecycles = (['persistent', 'per_event'] as const).filter((l) => targets.some((t) => t.lifecycle === l));
+  return {
+    schemaVersion: RESULTS_SCHEMA_VERSION,
+    runner: { name: 'ahp-conformance', version: input.runnerVersion },
+    generatedAt: input.generatedAt,
+    claim: { ...input.claim, lifecycles },
+    ...claimVerdict(targets, checks),
+    counts: countStatuses(checks),
+    targets,
+    checks,
+  };
 }
 
 /** Checks in a stable order (id, then role, transport, lifecycle), so two runs diff cleanly. */

@@ -2,11 +2,11 @@
 // junit.xml, from the annotations and attachments the suites record.
 import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
-import { planFromEnv, type Target } from '../engine/plan.js';
+import { claimTargets, planFromEnv, type Target } from '../engine/plan.js';
 import { packageVersion } from '../package-root.js';
-import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from './annotations.js';
+import { ANNOTATION, ATTACHMENT } from './annotations.js';
 import {
-  countStatuses, RESULTS_SCHEMA_VERSION, sortChecks, verdictOf, type CheckResult, type CheckStatus, type ClaimResults, type Evidence, type TranscriptLine,
+  buildClaimResults, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type TranscriptLine,
 } from './model.js';
 import { writeClaimResults } from './write.js';
 
@@ -34,8 +34,8 @@ function transcriptOf(result: TestResult): TranscriptLine[] | undefined {
 
 export default class ResultsReporter implements Reporter {
   private readonly byClaim = new Map<number, CheckResult[]>();
-  /** Per claim: a launch failure reason, and whether any check got past launching. */
-  private readonly launch = new Map<number, { failure?: string; started: boolean }>();
+  /** Per claim, per target (keyed by targetKey): a launch failure reason, and whether any check got past launching. */
+  private readonly launch = new Map<number, Map<string, LaunchRecord>>();
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const id = annotation(test, result, ANNOTATION.check);
@@ -77,11 +77,13 @@ export default class ResultsReporter implements Reporter {
       const transcript = transcriptOf(result);
       if (transcript) entry.transcript = transcript;
     }
-    const launch = this.launch.get(target.claimIndex) ?? { started: false };
+    const launches = this.launch.get(target.claimIndex) ?? new Map<string, LaunchRecord>();
+    const launch = launches.get(targetKey(target)) ?? { started: false };
     const failure = annotation(test, result, ANNOTATION.launchFailure);
     if (failure) launch.failure ??= failure;
     else if (status !== 'skipped' && status !== 'not-applicable') launch.started = true;
-    this.launch.set(target.claimIndex, launch);
+    launches.set(targetKey(target), launch);
+    this.launch.set(target.claimIndex, launches);
     const list = this.byClaim.get(target.claimIndex) ?? [];
     list.push(entry);
     this.byClaim.set(target.claimIndex, list);
@@ -91,10 +93,8 @@ export default class ResultsReporter implements Reporter {
     const plan = planFromEnv();
     if (!plan) return;
     plan.claims.forEach(({ claim, reportDir }, index) => {
-      const checks = sortChecks(this.byClaim.get(index) ?? []);
-      const results: ClaimResults = {
-        schemaVersion: RESULTS_SCHEMA_VERSION,
-        runner: { name: 'ahp-conformance', version: packageVersion() },
+      const results = buildClaimResults({
+        runnerVersion: packageVersion(),
         generatedAt: new Date().toISOString(),
         claim: {
           file: claim.file,
@@ -102,23 +102,14 @@ export default class ResultsReporter implements Reporter {
           snapshot: claim.snapshot,
           role: claim.role,
           transports: claim.transports,
-          lifecycles: claim.backend?.stdio?.lifecycles ?? [],
           profiles: claim.profiles,
         },
-        ...this.verdict(index, checks),
-        counts: countStatuses(checks),
-        checks,
-      };
+        targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({ role, transport, ...(lifecycle ? { lifecycle } : {}) })),
+        checks: this.byClaim.get(index) ?? [],
+        launches: this.launch.get(index),
+      });
       writeClaimResults(reportDir, results);
     });
-  }
-
-  /** Incomplete when no check ran, or when the implementation never started for any check. */
-  private verdict(index: number, checks: CheckResult[]): Pick<ClaimResults, 'verdict' | 'reason'> {
-    if (checks.length === 0) return { verdict: 'incomplete', reason: 'no check ran (interrupted, or nothing matched --grep)' };
-    const launch = this.launch.get(index);
-    if (launch?.failure && !launch.started) return { verdict: 'incomplete', reason: `${LAUNCH_FAILURE_PREFIX}${launch.failure}` };
-    return { verdict: verdictOf(checks) };
   }
 
   printsToStdio(): boolean {

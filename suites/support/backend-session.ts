@@ -119,8 +119,9 @@ export class BackendSession {
     readonly transport: Transport,
     readonly lifecycle: Lifecycle | undefined,
     readonly timeoutMs: number,
+    transcript: Transcript = new Transcript(),
   ) {
-    this.transcript = new Transcript();
+    this.transcript = transcript;
     if (transport === 'http') {
       const tokenEnv = claim.backend?.http?.tokenEnv;
       this.token = tokenEnv ? process.env[tokenEnv] : undefined;

@@ -10,7 +10,9 @@ import { planFromEnv, type Target } from '../../src/engine/plan.js';
 import { LaunchError } from '../../drivers/processes.js';
 import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';
+import { Transcript } from '../../drivers/transcript.js';
 import { BackendSession } from './backend-session.js';
+import { HarnessSession } from './harness-session.js';
 
 /** A check that did not hold: the message says what was sent, what came back and what was expected. */
 export class CheckFailure extends Error {
@@ -33,7 +35,12 @@ export interface Judge {
 interface Fixtures {
   claim: ResolvedClaim;
   target: Target;
+  /** One wire transcript per check, shared by whichever session the check uses. */
+  transcript: Transcript;
+  /** Backend role: the runner plays the harness. */
   backend: BackendSession;
+  /** Harness role: the runner plays the backend and drives the adapter. */
+  harness: HarnessSession;
   judge: Judge;
 }
 
@@ -51,22 +58,36 @@ function currentTarget(info: TestInfo): { claim: ResolvedClaim; target: Target }
 const test = base.extend<Fixtures>({
   claim: async ({}, use, info) => use(currentTarget(info).claim),
   target: async ({}, use, info) => use(currentTarget(info).target),
-  backend: async ({ claim, target }, use, info) => {
-    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs);
+  transcript: async ({}, use, info) => {
+    const transcript = new Transcript();
+    try {
+      await use(transcript);
+    } finally {
+      if (transcript.entries().length) {
+        await info.attach(ATTACHMENT.transcript, { body: transcript.toJsonl(), contentType: 'application/jsonl' });
+        await info.attach('transcript.txt', { body: transcript.toText(), contentType: 'text/plain' });
+      }
+    }
+  },
+  backend: async ({ claim, target, transcript }, use) => {
+    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript);
     try {
       await use(session);
     } finally {
       await session.close();
-      const entries = session.transcript.entries();
-      if (entries.length) {
-        await info.attach(ATTACHMENT.transcript, { body: session.transcript.toJsonl(), contentType: 'application/jsonl' });
-        await info.attach('transcript.txt', { body: session.transcript.toText(), contentType: 'text/plain' });
-      }
+    }
+  },
+  harness: async ({ claim, target, transcript }, use) => {
+    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript);
+    try {
+      await use(session);
+    } finally {
+      await session.close();
     }
   },
   // The judge redacts with the session's secrets: evidence and messages may quote replies.
-  judge: async ({ backend }, use, info) => {
-    const redact = (text: string): string => backend.transcript.redactText(text);
+  judge: async ({ transcript }, use, info) => {
+    const redact = (text: string): string => transcript.redactText(text);
     let evidence: Evidence = {};
     const status = (s: string): void => {
       info.annotations.push({ type: ANNOTATION.status, description: s });
@@ -117,14 +138,14 @@ type CheckBody = (f: Fixtures, info: TestInfo) => Promise<void>;
  */
 export function check(id: string, body: (f: CheckContext) => Promise<void>): [string, { annotation: { type: string; description: string } }, CheckBody] {
   const spec = checkSpec(id);
-  const run: CheckBody = async ({ claim, target, backend, judge }, info) => {
+  const run: CheckBody = async ({ claim, target, transcript, backend, harness, judge }, info) => {
     const applies = applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id);
     if (!applies) {
       info.annotations.push({ type: ANNOTATION.status, description: 'excluded' });
       base.skip(true, 'not part of this claim and target');
     }
     try {
-      await body({ claim, target, spec, backend, judge });
+      await body({ claim, target, spec, transcript, backend, harness, judge });
     } catch (err) {
       if (err instanceof LaunchError) {
         info.annotations.push({ type: ANNOTATION.launchFailure, description: err.message });

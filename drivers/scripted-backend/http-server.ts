@@ -1,0 +1,155 @@
+// The scripted backend for HTTP: a loopback server in the runner's process. Each hook of
+// the registration gets its own path (/hooks/<name>?via=ahp-conformance, so a harness that
+// drops the query or rewrites the path is seen); /redirected/<name> is the target of
+// scripted redirects (any request there means the harness followed one).
+import { Buffer, isUtf8 } from 'node:buffer';
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerFor, nowMs, probeOf, replyObject, type Answer, type BackendScript, type WireRecord } from './script.js';
+import { appendRecord, countFrames, countStepFrames } from './wire-log.js';
+
+const MAX_BODY = 4 * 1024 * 1024;
+const REDACTED = '[redacted]';
+
+export const HOOK_QUERY = 'via=ahp-conformance';
+
+export class ScriptedHttpBackend {
+  private requests = 0;
+  private readonly open = new Set<ServerResponse>();
+  private timers = new Set<NodeJS.Timeout>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly current: () => { log: string; script: BackendScript },
+    private readonly token: string | undefined,
+  ) {}
+
+  /** Start on a free loopback port. The run (wire log and script) is looked up per request: one server serves a check's runs in turn. */
+  static async start(current: () => { log: string; script: BackendScript }, token?: string): Promise<ScriptedHttpBackend> {
+    const server = createServer();
+    const backend = new ScriptedHttpBackend(server, current, token);
+    server.on('request', (req, res) => backend.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => resolve());
+    });
+    return backend;
+  }
+
+  get origin(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  url(hook: string): string {
+    return `${this.origin}/hooks/${encodeURIComponent(hook)}?${HOOK_QUERY}`;
+  }
+
+  redirectUrl(hook: string): string {
+    return `${this.origin}/redirected/${encodeURIComponent(hook)}`;
+  }
+
+  async close(): Promise<void> {
+    for (const t of this.timers) clearTimeout(t);
+    for (const res of this.open) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private redact(text: string): { text: string; seen: boolean } {
+    if (!this.token || !text.includes(this.token)) return { text, seen: false };
+    return { text: text.split(this.token).join(REDACTED), seen: true };
+  }
+
+  private handle(req: IncomingMessage, res: ServerResponse): void {
+    const n = ++this.requests;
+    this.open.add(res);
+    res.on('close', () => this.open.delete(res));
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY) chunks.push(c);
+    });
+    req.on('error', () => undefined);
+    req.on('end', () => this.answer(n, req, res, Buffer.concat(chunks), size > MAX_BODY));
+  }
+
+  private answer(n: number, req: IncomingMessage, res: ServerResponse, body: Buffer, tooBig: boolean): void {
+    const url = new URL(req.url ?? '/', this.origin);
+    const m = /^\/(hooks|redirected)\/([^/]+)$/.exec(url.pathname);
+    const hook = m ? decodeURIComponent(m[2]!) : '(unknown path)';
+    const auths: string[] = [];
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') auths.push(req.rawHeaders[i + 1]!);
+    const authorization = { count: auths.length, matches: auths.length === 1 && this.token !== undefined && auths[0] === `Bearer ${this.token}` };
+    const raw = body.toString('utf8');
+    const { text, seen } = this.redact(raw);
+    let message: unknown;
+    try {
+      message = JSON.parse(raw);
+    } catch {
+      message = undefined;
+    }
+    if (seen) message = JSON.parse(JSON.stringify(message ?? null).split(this.token!).join(REDACTED));
+    const msg = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+    const method = typeof msg?.method === 'string' ? msg.method : undefined;
+    const { log, script } = this.current();
+    const ordinal = method && m ? countFrames(log, hook, method) : undefined;
+    const step = probeOf(msg);
+    const attempt = method && m && step !== undefined ? countStepFrames(log, hook, method, step) : undefined;
+    const record = (r: Omit<WireRecord, 't' | 'hook' | 'transport' | 'pid'>): void =>
+      appendRecord(log, { t: nowMs(), hook, transport: 'http', pid: n, ...r });
+    record({
+      kind: 'frame', text, lines: 1, message, ...(method ? { method, ordinal } : {}), ...(step !== undefined ? { step, attempt } : {}),
+      ...(isUtf8(body) ? {} : { base64: body.toString('base64') }),
+      http: { method: req.method, url: `${url.pathname}${url.search}`, contentType: req.headers['content-type'], authorization },
+      ...(seen ? { secretSeen: true } : {}),
+      ...(m?.[1] === 'redirected' ? { note: 'request to the redirect target' } : {}),
+      ...(tooBig ? { note: `body over ${MAX_BODY} bytes, truncated` } : {}),
+    });
+
+    const hookScript = script.hooks[hook] ?? {};
+    const isRequest = method === 'hooks/intercept' && msg !== undefined && 'id' in msg;
+    let a: Answer;
+    if (!m) a = { none: true, http: { status: 404 } };
+    else if (m[1] === 'redirected') a = isRequest ? { effects: [{ type: 'deny', reason: 'reached through a redirect' }] } : { none: true };
+    else if (isRequest) {
+      const byStep = step !== undefined ? hookScript.byStep?.[step] : undefined;
+      a = byStep ? answerFor(byStep, attempt!, {}) : answerFor(hookScript.intercept, ordinal!, {});
+    }
+    else if (method === 'hooks/observe') a = answerFor(hookScript.observe, ordinal!, { none: true });
+    else a = { none: true, http: { status: 400 } };
+
+    const send = (): void => {
+      if (a.probeFile) record({ kind: 'probe', path: a.probeFile, exists: existsSyncSafe(a.probeFile) });
+      const status = a.http?.status ?? (isRequest && !a.none ? 200 : 202);
+      const out = a.none ? '' : a.raw ?? JSON.stringify(replyObject(a, msg ?? {}));
+      const headers: Record<string, string> = {};
+      if (out) headers['content-type'] = a.http?.contentType ?? 'application/json';
+      else if (a.http?.contentType) headers['content-type'] = a.http.contentType;
+      if (a.http?.location) headers.location = new URL(a.http.location.replace('{redirect}', `/redirected/${encodeURIComponent(hook)}`), this.origin).href;
+      record({ kind: 'reply', text: out, http: { status }, ...(a.http?.location ? { note: `Location: ${headers.location}` } : {}) });
+      if (res.destroyed) return;
+      try {
+        res.writeHead(status, headers).end(out);
+      } catch {
+        // the harness went away (deadline passed): a late reply nobody reads
+      }
+    };
+    if (a.delayMs) {
+      const t = setTimeout(() => {
+        this.timers.delete(t);
+        send();
+      }, a.delayMs);
+      this.timers.add(t);
+    } else send();
+  }
+}
+
+function existsSyncSafe(path: string): boolean {
+  try {
+    return existsSync(path);
+  } catch {
+    return false;
+  }
+}

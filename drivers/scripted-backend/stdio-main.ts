@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// The scripted backend for stdio: the program a harness under test launches from the
+// registration the runner hands it. It answers as the run's script says and records
+// every stdin line, every frame and every reply in the run's wire log, so the runner
+// judges the harness from what actually crossed the pipe.
+//
+//   node stdio-main.js --run <dir> --hook <name> --lifecycle persistent|per_event [anything else is recorded, not interpreted]
+//
+// It never outlives its harness: it exits when its parent is gone, and after a hard cap.
+import { Buffer, isUtf8 } from 'node:buffer';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { answerFor, nowMs, probeOf, SCRIPT_FILE, stdioReplyText, WIRE_LOG, type Answer, type BackendScript, type WireRecord } from './script.js';
+import { appendRecord, countFrames, countStepFrames } from './wire-log.js';
+
+const MAX_LIFETIME_MS = 120_000;
+const PER_EVENT_EOF_WAIT_MS = 2_000;
+const MAX_PENDING_BYTES = 4 * 1024 * 1024;
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+const runDir = arg('run');
+const hook = arg('hook') ?? 'unnamed';
+const lifecycle = arg('lifecycle') === 'per_event' ? 'per_event' : 'persistent';
+if (!runDir) {
+  process.stderr.write('scripted-backend: --run <dir> is required\n');
+  process.exit(2);
+}
+const log = join(runDir, WIRE_LOG);
+let script: BackendScript = { hooks: {} };
+try {
+  script = JSON.parse(readFileSync(join(runDir, SCRIPT_FILE), 'utf8')) as BackendScript;
+} catch {
+  process.stderr.write('scripted-backend: cannot read the script; answering with no effects\n');
+}
+
+const base = { hook, transport: 'stdio' as const, pid: process.pid };
+const record = (r: Omit<WireRecord, 't' | 'hook' | 'transport' | 'pid'>): void => appendRecord(log, { t: nowMs(), ...base, ...r });
+
+record({ kind: 'start', argv: process.argv.slice(2), lifecycle });
+
+let exiting = false;
+function finish(code: number, note?: string): void {
+  if (exiting) return;
+  exiting = true;
+  record({ kind: 'exit', note: note ?? `exit status ${code}` });
+  // Let stdout drain before the process goes.
+  process.stdout.write('', () => process.exit(code));
+  setTimeout(() => process.exit(code), 500).unref();
+}
+
+const parentAtStart = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parentAtStart) finish(0, 'the harness process is gone');
+}, 250).unref();
+setTimeout(() => finish(0, `lifetime cap of ${MAX_LIFETIME_MS} ms reached`), MAX_LIFETIME_MS).unref();
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const pending = new Set<Promise<void>>();
+let frames = 0;
+let firstAnswerExit: number | undefined;
+let sawEof = false;
+
+async function answer(a: Answer, request: Record<string, unknown>): Promise<void> {
+  if (a.delayMs) await sleep(a.delayMs);
+  if (exiting) return;
+  if (a.probeFile) record({ kind: 'probe', path: a.probeFile, exists: existsSync(a.probeFile) });
+  if (!a.none) {
+    const text = stdioReplyText(a, request);
+    record({ kind: 'reply', text, method: String(request.method ?? '') });
+    await new Promise<void>((resolve) => {
+      if (!process.stdout.write(text)) process.stdout.once('drain', resolve);
+      else resolve();
+    });
+  }
+  if (a.exit !== undefined && lifecycle === 'persistent') finish(a.exit);
+}
+
+function onFrame(text: string, lines: number): void {
+  frames++;
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    message = undefined;
+  }
+  const m = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+  const method = typeof m?.method === 'string' ? m.method : undefined;
+  const ordinal = method ? countFrames(log, hook, method) : undefined;
+  const step = probeOf(m);
+  const attempt = method && step !== undefined ? countStepFrames(log, hook, method, step) : undefined;
+  record({ kind: 'frame', text, lines, message, ...(method ? { method, ordinal } : {}), ...(step !== undefined ? { step, attempt } : {}) });
+  if (!m || !method) return;
+  const hookScript = script.hooks[hook] ?? {};
+  let a: Answer;
+  if (method === 'hooks/intercept' && 'id' in m) {
+    const byStep = step !== undefined ? hookScript.byStep?.[step] : undefined;
+    a = byStep ? answerFor(byStep, attempt!, {}) : answerFor(hookScript.intercept, ordinal!, {});
+  }
+  else if (method === 'hooks/observe') a = answerFor(hookScript.observe, ordinal!, { none: true });
+  else return;
+  if (lifecycle === 'per_event' && frames === 1) firstAnswerExit = a.exit;
+  const p = answer(a, m).catch(() => undefined);
+  pending.add(p);
+  void p.finally(() => pending.delete(p));
+  if (lifecycle === 'per_event' && frames === 1) void perEventEnd(p);
+}
+
+/** per_event: after the one message, wait for its reply and for EOF (bounded), then exit. */
+async function perEventEnd(reply: Promise<void>): Promise<void> {
+  await reply;
+  const until = nowMs() + PER_EVENT_EOF_WAIT_MS;
+  while (!sawEof && nowMs() < until) await sleep(20);
+  if (!sawEof) record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_WAIT_MS} ms after the reply` });
+  finish(firstAnswerExit ?? 0);
+}
+
+// Framing: split on LF only. A line that does not parse but opens an object or array is
+// kept and joined with the next lines until they parse, so a pretty-printed message is
+// still understood (and recorded as spanning several lines: a framing fault).
+let buffered: Buffer = Buffer.alloc(0);
+let pendingLines: string[] = [];
+
+function onLine(bytes: Buffer, final = false): void {
+  const utf8 = isUtf8(bytes);
+  const text = bytes.toString('utf8');
+  record({ kind: 'line', text, ...(utf8 ? {} : { base64: bytes.toString('base64') }), ...(final ? { note: 'no final newline' } : {}) });
+  pendingLines.push(text);
+  const joined = pendingLines.join('\n');
+  try {
+    JSON.parse(joined);
+    const n = pendingLines.length;
+    pendingLines = [];
+    onFrame(joined, n);
+    return;
+  } catch {
+    // not (yet) a complete JSON text
+  }
+  const opensValue = /^\s*[[{]/.test(pendingLines[0] ?? '');
+  if (!opensValue || joined.length > MAX_PENDING_BYTES || final) {
+    const n = pendingLines.length;
+    pendingLines = [];
+    onFrame(joined, n);
+  }
+}
+
+process.stdin.on('data', (chunk: Buffer) => {
+  buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
+  let nl: number;
+  while ((nl = buffered.indexOf(0x0a)) >= 0) {
+    const line = buffered.subarray(0, nl);
+    buffered = buffered.subarray(nl + 1);
+    onLine(Buffer.from(line));
+  }
+  if (buffered.length > MAX_PENDING_BYTES) {
+    onLine(Buffer.from(buffered), true);
+    buffered = Buffer.alloc(0);
+  }
+});
+
+process.stdin.on('end', () => {
+  if (buffered.length) onLine(Buffer.from(buffered), true);
+  buffered = Buffer.alloc(0);
+  if (pendingLines.length) onFrame(pendingLines.join('\n'), pendingLines.length);
+  pendingLines = [];
+  sawEof = true;
+  record({ kind: 'eof' });
+  if (lifecycle === 'persistent' || frames === 0) {
+    // Answer what is still pending (bounded by the lifetime cap), then go.
+    void Promise.allSettled([...pending]).then(() => finish(0));
+  }
+});
+process.stdin.on('error', () => finish(0, 'stdin error'));
+process.stdout.on('error', () => finish(0, 'stdout closed by the harness'));

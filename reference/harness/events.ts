@@ -1,0 +1,113 @@
+// The events the reference harness emits, in the draft (L2) shapes that
+// src/checks/probes.ts uses. Builders are pure (apart from fresh ids and the clock) and
+// exported so the self-test can check each against the event schemas; the harness itself
+// does not validate at run time (every schema kind compiled costs start-up time).
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, ScenarioSession, SessionOutcome } from './config.js';
+import type { FaultMode } from './faults.js';
+
+export const HARNESS = { name: 'reference-harness', version: '0.1.0' } as const;
+export const SOURCE = 'ahp://ahp-conformance/reference-harness';
+
+/** What the harness can enforce at tool.before, and advertises on every intercept. */
+export const TOOL_BEFORE_CAPABILITIES = {
+  effects: ['deny', 'modify'],
+  modify: { input: { replace: true, merge: true } },
+} as const;
+
+export type AhpEvent = Record<string, unknown>;
+
+export interface ToolCallIdentity {
+  /** The tool.before event id (also its JSON-RPC id on intercept). */
+  readonly eventId: string;
+  readonly callId: string;
+}
+
+export const newEventId = (): string => `evt-${randomUUID()}`;
+export const newCallId = (): string => `call-${randomUUID()}`;
+const now = (): string => new Date().toISOString();
+
+/** The manifest session.start carries: what this harness emits and can intercept. */
+export const MANIFEST = {
+  events: [
+    { event: 'tool.before', modes: ['intercept', 'observe'], capabilities: TOOL_BEFORE_CAPABILITIES },
+    { event: 'tool.after', modes: ['observe'] },
+    { event: 'session.start', modes: ['observe'] },
+    { event: 'session.end', modes: ['observe'] },
+  ],
+  gaps: [],
+  transports: ['stdio', 'http'],
+  authentication: ['bearer'],
+  toolPaths: [],
+  contentCategories: [],
+  limits: { minTimeoutMs: 1, maxTimeoutMs: 30000 },
+  managedPolicy: { scopes: ['user'], disableable: true },
+  correlationIdentityFields: ['session.id', 'call.id'],
+};
+
+function sessionOf(session: ScenarioSession): JsonObject {
+  return session.cwd !== undefined ? { id: session.id, cwd: session.cwd } : { id: session.id };
+}
+
+/**
+ * The common envelope. Faults: `no-harness-version` drops harness from every event but
+ * session.start; `bare-extension-key` adds an unnamespaced extension key.
+ */
+function envelope(type: string, session: ScenarioSession, fault: FaultMode | undefined, id = newEventId()): AhpEvent {
+  const event: AhpEvent = { id, source: SOURCE, type, time: now() };
+  if (fault !== 'no-harness-version' || type === 'session.start') event.harness = { ...HARNESS };
+  event.session = sessionOf(session);
+  if (fault === 'bare-extension-key') event.extensions = { trace: 'ref-1' };
+  return event;
+}
+
+export function sessionStartEvent(session: ScenarioSession, fault?: FaultMode): AhpEvent {
+  return {
+    ...envelope('session.start', session, fault),
+    trigger: 'startup',
+    permissionMode: 'default',
+    manifest: MANIFEST,
+    items: [],
+  };
+}
+
+export function sessionEndEvent(session: ScenarioSession, outcome: SessionOutcome, fault?: FaultMode): AhpEvent {
+  return { ...envelope('session.end', session, fault), outcome, reason: `the scenario ended the session (${outcome})` };
+}
+
+export interface ToolDescription {
+  readonly name: string;
+  readonly input: JsonObject;
+}
+
+export function toolBeforeEvent(session: ScenarioSession, ids: ToolCallIdentity, tool: ToolDescription, fault?: FaultMode): AhpEvent {
+  return {
+    ...envelope('tool.before', session, fault, ids.eventId),
+    call: { id: ids.callId },
+    tool: { name: tool.name, input: tool.input, origin: 'native' },
+    path: tool.name,
+  };
+}
+
+/** The same tool.before with another input (the effective value after accepted edits). */
+export function withInput(event: AhpEvent, input: JsonObject): AhpEvent {
+  return { ...event, tool: { ...(event.tool as Record<string, unknown>), input } };
+}
+
+export type Settlement = 'executed' | 'denied';
+
+/** tool.after: a denied or refused call is `denied`, skipped for policy (lifecycle-observation LO5). */
+export function toolAfterEvent(
+  session: ScenarioSession, callId: string, tool: ToolDescription, settled: Settlement, fault?: FaultMode,
+): AhpEvent {
+  const executed = settled === 'executed';
+  return {
+    ...envelope('tool.after', session, fault),
+    outcome: executed ? 'ok' : 'denied',
+    execution: executed ? { status: 'executed' } : { status: 'skipped', reason: 'policy' },
+    call: { id: fault === 'new-call-id-after' ? newCallId() : callId },
+    tool: { name: tool.name, input: tool.input, origin: 'native' },
+    path: tool.name,
+    items: [],
+  };
+}

@@ -1,0 +1,181 @@
+// The fault table of the reference harness: each mode breaks exactly one rule of a
+// conforming harness and leaves everything else conforming. `targets` names the check
+// ids (src/checks/catalogue.ts) expected to fail when the mode is on, so the harness-side
+// suites can be tested against a harness that is known to be wrong in one place.
+//
+// `transport` / `lifecycle` say where a mode's rule lives. The command line accepts every
+// mode whatever the registration holds (the config is read after the arguments); a mode
+// whose binding the registration does not use simply changes nothing.
+
+export type FaultTransport = 'stdio' | 'http';
+export type FaultLifecycle = 'persistent' | 'per_event';
+
+export interface FaultSpec {
+  readonly targets: readonly string[];
+  readonly description: string;
+  readonly transport?: FaultTransport;
+  readonly lifecycle?: FaultLifecycle;
+}
+
+export const FAULTS = {
+  'jsonrpc-1': {
+    targets: ['base.harness-jsonrpc'],
+    description: 'every message says "jsonrpc":"1.0"',
+  },
+  'version-0.1': {
+    targets: ['base.harness-version'],
+    description: 'params.protocolVersion is "0.1"',
+  },
+  'strict-result-fields': {
+    targets: ['base.unknown-result-fields'],
+    description: 'a result with members other than protocolVersion and effects is treated as an operational failure',
+  },
+  'ignore-unknown-effects': {
+    targets: ['base.unknown-effect'],
+    description: 'unknown or unadvertised effects are dropped and the rest of the list is applied',
+  },
+  'lenient-effect-fields': {
+    targets: ['base.effect-unknown-field'],
+    description: 'unknown members inside effect objects are stripped before validation',
+  },
+  'bare-extension-key': {
+    targets: ['base.harness-extension-keys'],
+    description: 'every event carries extensions {"trace": "ref-1"}',
+  },
+  'skip-registration-validation': {
+    targets: ['base.registration-validated'],
+    description: 'the registration is not validated; it is used as far as it goes and hooks whose transport cannot be used are skipped',
+  },
+  'loose-dispatch': {
+    targets: ['base.exact-dispatch'],
+    description: "a subscription's events list is ignored: every event goes to every subscription whose mode matches the method",
+  },
+  'retry-new-id': {
+    targets: ['base.retry-identity'],
+    description: 'a retry uses a fresh event id (and so a fresh JSON-RPC id)',
+  },
+  'no-harness-version': {
+    targets: ['base.harness-metadata'],
+    description: 'events other than session.start omit harness',
+  },
+  'no-effect-grants': {
+    targets: ['base.no-weakening'],
+    description: 'when every interceptor called answered with no effect, the tool runs even if the host would refuse or deny it',
+  },
+  'input-as-string': {
+    targets: ['ti.intercept-request'],
+    description: 'in hooks/intercept, tool.input is sent as a JSON-encoded string (observations unchanged)',
+  },
+  'id-differs': {
+    targets: ['ti.request-id'],
+    description: 'the JSON-RPC id of an intercept is rpc-<n> instead of the event id (replies are correlated by it)',
+  },
+  'no-deny-capability': {
+    targets: ['ti.capabilities-deny'],
+    description: 'capabilities.effects is ["modify"] (a deny is still honoured; only the advertisement is wrong)',
+  },
+  'concurrent-interceptors': {
+    targets: ['ti.serial-order'],
+    description: 'all matching interceptors are sent the request at once; their results are then applied in order',
+  },
+  'deny-continues-chain': {
+    targets: ['ti.deny-stops'],
+    description: 'after a deny the remaining interceptors are still called (the call stays denied)',
+  },
+  'retry-after-decision': {
+    targets: ['ti.no-retry-after-decision'],
+    description: 'an intercept answered with deny or no effect is sent once more (identical bytes); the second answer is ignored',
+  },
+  'merge-drops-null': {
+    targets: ['ti.modify-input'],
+    description: 'an input merge deletes the keys whose merge value is null',
+  },
+  'partial-modify': {
+    targets: ['ti.modify-atomic'],
+    description: 'modify effects are applied one by one until the first invalid one; those before it stay applied, then the failure policy applies',
+  },
+  'fail-closed-continues': {
+    targets: ['ti.failure-policy'],
+    description: 'fail-closed subscriptions behave like fail-open',
+  },
+  'no-deadline': {
+    targets: ['ti.deadline'],
+    description: 'waits for a reply however late (bounded only by 30 s) and uses it',
+  },
+  'observe-with-id': {
+    targets: ['lo.notification-shape'],
+    description: 'hooks/observe messages carry an "id"',
+  },
+  'observer-failure-denies': {
+    targets: ['lo.observer-isolation'],
+    description: 'tool.before observations are sent before the intercept chain and awaited; a failed delivery denies the call (denied-by-failure-policy)',
+  },
+  'new-call-id-after': {
+    targets: ['lo.call-identity'],
+    description: 'tool.after carries a fresh call id',
+  },
+  'observe-original-input': {
+    targets: ['lo.effective-content'],
+    description: 'tool.after and tool.before observations carry the originally requested input, not the effective one',
+  },
+  'pretty-frames': {
+    targets: ['stdio.harness-framing'],
+    description: 'messages on stdin are pretty-printed with 2-space indentation (still followed by a newline)',
+    transport: 'stdio',
+  },
+  'shell-launch': {
+    targets: ['stdio.literal-args'],
+    description: 'backends are spawned through /bin/sh -c with command and args joined by spaces, unquoted',
+    transport: 'stdio',
+  },
+  'lenient-framing': {
+    targets: ['stdio.framing-rejected'],
+    description: 'non-JSON stdout lines are skipped and multi-line replies are reassembled until they parse',
+    transport: 'stdio',
+  },
+  'respawn-per-event': {
+    targets: ['stdio.persistent-reuse'],
+    description: 'persistent backends get a new process per message (stdin closed after each message)',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
+  'pipelined-intercepts': {
+    targets: ['stdio.one-outstanding'],
+    description: 'no per-backend queue: concurrent tool calls write their intercepts to a persistent backend at once',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
+  'per-event-no-eof': {
+    targets: ['stdio.per-event-eof'],
+    description: 'stdin is not closed after the message; the process is killed once its reply is read (observations: after 500 ms)',
+    transport: 'stdio',
+    lifecycle: 'per_event',
+  },
+  'http-text-plain': {
+    targets: ['http.post-json'],
+    description: 'requests carry Content-Type: text/plain',
+    transport: 'http',
+  },
+  'follow-redirects': {
+    targets: ['http.no-redirect'],
+    description: '3xx answers with a Location are followed (the POST is resent to the new URL, up to 3 times)',
+    transport: 'http',
+  },
+  'token-leak': {
+    targets: ['http.bearer'],
+    description: 'prints "reference-harness: using bearer token <token>" to stderr before each request',
+    transport: 'http',
+  },
+} as const satisfies Record<string, FaultSpec>;
+
+export type FaultMode = keyof typeof FAULTS;
+
+export const FAULT_MODES = Object.keys(FAULTS) as FaultMode[];
+
+export function isFaultMode(value: string): value is FaultMode {
+  return Object.prototype.hasOwnProperty.call(FAULTS, value);
+}
+
+export function faultSpec(mode: FaultMode): FaultSpec {
+  return FAULTS[mode];
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// The reference AHP harness: an adapter and a tiny harness in one program, conforming to
+// the harness adapter contract (docs/harness-adapter.md) unless a fault mode deliberately
+// breaks one rule (faults.ts).
+//
+//   node dist/reference/harness/main.js --config <path> [--fault <mode>]
+//   (the fault may also come from $AHP_REFERENCE_HARNESS_FAULT; --fault wins; see args.ts)
+//
+// Exit status: 0 the scenario ran; 1 the registration was refused (report written,
+// nothing started or sent); 2 bad arguments or config; 3 the harness itself failed.
+import { killAllTracked } from '../../drivers/processes.js';
+import { parseHarnessArgs } from './args.js';
+import { loadConfig } from './config.js';
+import { loadRegistration } from './registration.js';
+import { acceptedReport, rejectedReport, writeReport } from './report.js';
+import { Run } from './run.js';
+import { runScenario } from './scenario.js';
+
+/** Total wait for observations still in flight when the scenario is over. */
+const OBSERVATION_DRAIN_MS = 2000;
+
+const say = (line: string): void => {
+  process.stderr.write(`reference-harness: ${line}\n`);
+};
+
+async function main(): Promise<number> {
+  const args = parseHarnessArgs(process.argv.slice(2));
+  if (!args.ok) {
+    say(args.error);
+    return 2;
+  }
+  const loaded = loadConfig(args.config);
+  if (!loaded.ok) {
+    say(loaded.error);
+    return 2;
+  }
+  const { config } = loaded;
+  if (args.fault) say(`fault mode ${args.fault} is on`);
+
+  const registration = loadRegistration(config.registration, args.fault === 'skip-registration-validation');
+  if (!registration.ok) {
+    say(`registration refused: ${registration.reason}`);
+    writeReport(config.report, rejectedReport(registration.reason));
+    return 1;
+  }
+
+  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, args.fault);
+  try {
+    const steps = await runScenario(run, config.scenario.steps);
+    await run.observations.settle(OBSERVATION_DRAIN_MS);
+    writeReport(config.report, acceptedReport(steps));
+  } finally {
+    await run.close();
+  }
+  return 0;
+}
+
+main().then(
+  async (code) => {
+    await killAllTracked(200);
+    process.exit(code);
+  },
+  async (err: unknown) => {
+    const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    say(`internal failure: ${detail.split('\n')[0]}`);
+    await killAllTracked(200);
+    process.exit(3);
+  },
+);

@@ -1,0 +1,48 @@
+// JSON-RPC messages around events, and how they are framed per transport. Compact JSON
+// everywhere: one line on stdio (AHP-STDIO-001), one object per HTTP body.
+import { METHODS, PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
+import { TOOL_BEFORE_CAPABILITIES, type AhpEvent } from './events.js';
+import type { FaultMode } from './faults.js';
+
+export type Message = Record<string, unknown>;
+
+const jsonrpc = (fault: FaultMode | undefined): string => (fault === 'jsonrpc-1' ? '1.0' : '2.0');
+const version = (fault: FaultMode | undefined): string => (fault === 'version-0.1' ? '0.1' : PROTOCOL_VERSION);
+
+function advertised(fault: FaultMode | undefined): Message {
+  if (fault === 'no-deny-capability') return { ...TOOL_BEFORE_CAPABILITIES, effects: ['modify'] };
+  return TOOL_BEFORE_CAPABILITIES;
+}
+
+/** hooks/intercept for `event`; `rpcId` is the event id except under the id-differs fault. */
+export function interceptMessage(event: AhpEvent, rpcId: string, fault?: FaultMode): Message {
+  let sent = event;
+  if (fault === 'input-as-string') {
+    const tool = event.tool as Record<string, unknown>;
+    sent = { ...event, tool: { ...tool, input: JSON.stringify(tool.input) } };
+  }
+  return {
+    jsonrpc: jsonrpc(fault),
+    id: rpcId,
+    method: METHODS.intercept,
+    params: { protocolVersion: version(fault), event: sent, capabilities: advertised(fault) },
+  };
+}
+
+/** hooks/observe: a notification, so no id (except under the observe-with-id fault). */
+export function observeMessage(event: AhpEvent, fault?: FaultMode): Message {
+  const msg: Message = { jsonrpc: jsonrpc(fault) };
+  if (fault === 'observe-with-id') msg.id = event.id;
+  msg.method = METHODS.observe;
+  msg.params = { protocolVersion: version(fault), event };
+  return msg;
+}
+
+/** One stdio frame: compact JSON and LF (pretty-frames: indented over several lines). */
+export function stdioFrame(msg: Message, fault?: FaultMode): string {
+  return (fault === 'pretty-frames' ? JSON.stringify(msg, null, 2) : JSON.stringify(msg)) + '\n';
+}
+
+export function httpBody(msg: Message): string {
+  return JSON.stringify(msg);
+}

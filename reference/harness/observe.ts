@@ -1,0 +1,50 @@
+// Observations (hooks/observe) are best effort and must never delay or change a tool
+// call: they are fired without being awaited on the decision path. Deliveries still in
+// flight are kept so the run can give them a bounded moment before it ends.
+import { targetsFor } from './dispatch.js';
+import type { AhpEvent } from './events.js';
+import { observeMessage } from './messages.js';
+import type { Run } from './run.js';
+
+/** How long one delivery may take before it counts as failed (and its process is reaped). */
+export const OBSERVE_LIMIT_MS = 2000;
+
+export class Observations {
+  private readonly pending = new Set<Promise<boolean>>();
+
+  constructor(private readonly run: Run) {}
+
+  /** Send `event` to every observer of its type; returns at once. */
+  publish(event: AhpEvent): void {
+    void this.deliverAll(event, OBSERVE_LIMIT_MS);
+  }
+
+  /** observer-failure-denies fault only: deliver and report whether every delivery succeeded. */
+  async publishAndWait(event: AhpEvent, limitMs: number): Promise<boolean> {
+    return this.deliverAll(event, limitMs);
+  }
+
+  /** Wait for deliveries in flight, at most `limitMs` in all. */
+  async settle(limitMs: number): Promise<void> {
+    if (this.pending.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.pending]),
+      new Promise<void>((r) => (timer = setTimeout(r, limitMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  private async deliverAll(event: AhpEvent, limitMs: number): Promise<boolean> {
+    const { run } = this;
+    const targets = targetsFor(run.hooks, event.type as string, 'observe', run.fault === 'loose-dispatch');
+    const message = observeMessage(event, run.fault);
+    const results = targets.map((t) => {
+      const p = run.transportFor(t.hook).observe(message, limitMs).catch(() => false);
+      this.pending.add(p);
+      void p.finally(() => this.pending.delete(p));
+      return p;
+    });
+    return (await Promise.all(results)).every(Boolean);
+  }
+}

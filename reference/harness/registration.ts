@@ -1,0 +1,129 @@
+// Loading the registration: validate it before use (AHP-REG-001) and turn it into the
+// ordered hook list dispatch works from. Validation is our own wire validator plus the
+// transport rule a schema cannot state (plain http only to loopback). A bearer variable
+// that is unset is deliberately NOT a load error: it is resolved per request, and its
+// absence is an operational failure that sends nothing (transports/http.ts).
+import { checkUrl } from '../../drivers/http.js';
+import type { JsonValue } from '../../src/protocol/json.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
+
+export type Mode = 'intercept' | 'observe';
+export type FailurePolicy = 'fail-open' | 'fail-closed';
+
+export interface Subscription {
+  readonly events: readonly string[];
+  readonly mode: Mode;
+  /** Intercept only. */
+  readonly timeoutMs: number;
+  /** Intercept only. */
+  readonly failurePolicy: FailurePolicy;
+}
+
+export type StdioTransportConfig = {
+  readonly type: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly lifecycle: 'persistent' | 'per_event';
+  readonly cwd?: string;
+};
+export type HttpTransportConfig = { readonly type: 'http'; readonly url: string };
+export type TransportConfig = StdioTransportConfig | HttpTransportConfig;
+
+/** Kept as given: http.ts resolves what it supports (bearer tokenEnv) and fails closed on the rest. */
+export type Authentication = { readonly [k: string]: JsonValue };
+
+export interface Hook {
+  readonly id: string;
+  readonly transport: TransportConfig;
+  readonly authentication?: Authentication;
+  readonly subscriptions: readonly Subscription[];
+}
+
+export type RegistrationResult = { ok: true; hooks: Hook[] } | { ok: false; reason: string };
+
+type Obj = { [k: string]: JsonValue };
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Used for subscriptions that lack them, when validation is skipped (a fault mode only). */
+const LOOSE_DEFAULT_TIMEOUT_MS = 2000;
+const LOOSE_DEFAULT_POLICY: FailurePolicy = 'fail-closed';
+
+/** Validate, then extract. `skipValidation` is the skip-registration-validation fault. */
+export function loadRegistration(doc: JsonValue, skipValidation = false): RegistrationResult {
+  if (skipValidation) return { ok: true, hooks: extractLoosely(doc) };
+  const reason = rejectionReason(doc);
+  if (reason !== undefined) return { ok: false, reason };
+  return { ok: true, hooks: extractLoosely(doc) };
+}
+
+/** Why the document must be refused, or undefined when it may be used. */
+export function rejectionReason(doc: JsonValue): string | undefined {
+  const findings = validate('registration', doc, { wireOnly: true });
+  if (!isWireValid(findings)) {
+    const shown = findings.filter((f) => f.layer === 'wire').slice(0, 3).map((f) => `${f.path || '(root)'}: ${f.message}`);
+    const more = findings.length > 3 ? ` (and ${findings.length - 3} more)` : '';
+    return `invalid registration: ${shown.join('; ')}${more}`;
+  }
+  const hooks = (doc as Obj).hooks as Obj[];
+  for (const [i, hook] of hooks.entries()) {
+    const t = hook.transport as Obj;
+    if (t.type === 'http') {
+      const checked = checkUrl(t.url as string);
+      if (!checked.ok) return `invalid registration: /hooks/${i}/transport/url: ${checked.message}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The usable part of a document. After validation this is all of it; without validation
+ * (fault mode) hooks and subscriptions that cannot be used are skipped silently.
+ */
+function extractLoosely(doc: JsonValue): Hook[] {
+  if (!isObject(doc) || !Array.isArray(doc.hooks)) return [];
+  const out: Hook[] = [];
+  for (const [i, hook] of doc.hooks.entries()) {
+    if (!isObject(hook)) continue;
+    const transport = transportOf(hook.transport);
+    if (!transport) continue;
+    const subscriptions = Array.isArray(hook.subscriptions) ? hook.subscriptions.flatMap((s) => subscriptionOf(s)) : [];
+    const id = typeof hook.id === 'string' ? hook.id : `hooks[${i}]`;
+    out.push({
+      id,
+      transport,
+      subscriptions,
+      ...(isObject(hook.authentication) ? { authentication: hook.authentication } : {}),
+    });
+  }
+  return out;
+}
+
+function transportOf(t: JsonValue | undefined): TransportConfig | undefined {
+  if (!isObject(t)) return undefined;
+  if (t.type === 'stdio' && typeof t.command === 'string' && t.command !== '') {
+    const args = Array.isArray(t.args) ? t.args.filter((a): a is string => typeof a === 'string') : [];
+    const lifecycle = t.lifecycle === 'per_event' ? 'per_event' : 'persistent';
+    return typeof t.cwd === 'string'
+      ? { type: 'stdio', command: t.command, args, lifecycle, cwd: t.cwd }
+      : { type: 'stdio', command: t.command, args, lifecycle };
+  }
+  if (t.type === 'http' && typeof t.url === 'string') {
+    try {
+      const u = new URL(t.url);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+    } catch {
+      return undefined;
+    }
+    return { type: 'http', url: t.url };
+  }
+  return undefined;
+}
+
+function subscriptionOf(s: JsonValue): Subscription[] {
+  if (!isObject(s) || (s.mode !== 'intercept' && s.mode !== 'observe')) return [];
+  const events = Array.isArray(s.events) ? s.events.filter((e): e is string => typeof e === 'string') : [];
+  const timeoutMs = typeof s.timeoutMs === 'number' && Number.isInteger(s.timeoutMs) && s.timeoutMs > 0
+    ? s.timeoutMs : LOOSE_DEFAULT_TIMEOUT_MS;
+  const failurePolicy = s.failurePolicy === 'fail-open' || s.failurePolicy === 'fail-closed' ? s.failurePolicy : LOOSE_DEFAULT_POLICY;
+  return [{ events, mode: s.mode, timeoutMs, failurePolicy }];
+}

@@ -1,0 +1,161 @@
+// Judging one intercept reply (AHP-DEC-001, AHP-CORE-003, AHP-CAP-001): either a decision
+// (no effect, deny, or a new input) or an operational failure. Acceptance is atomic: the
+// whole effect list is checked (schema, advertisement, and every modify applied on a
+// copy) before anything counts, so a rejected response never yields a deny or an edit.
+// Unknown members of the result object itself are ignored.
+import { PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
+import { applyModifyResponse, EditRejected, type EditContext } from '../../src/protocol/edit.js';
+import { cloneJson, type JsonValue } from '../../src/protocol/json.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
+import type { JsonObject } from './config.js';
+import { TOOL_BEFORE_CAPABILITIES } from './events.js';
+import type { FaultMode } from './faults.js';
+
+export type Decision =
+  | { readonly kind: 'no-effect' }
+  | { readonly kind: 'deny'; readonly reason: string }
+  | { readonly kind: 'modify'; readonly input: JsonObject };
+
+export type Judgement =
+  | { readonly ok: true; readonly decision: Decision }
+  /** `partialInput`: the partial-modify fault's leftover edits (never set otherwise). */
+  | { readonly ok: false; readonly failure: string; readonly partialInput?: JsonObject };
+
+/** What the harness enforces, whatever the advertisement says (no-deny-capability only changes the latter). */
+const ENFORCED: readonly string[] = TOOL_BEFORE_CAPABILITIES.effects;
+
+/** tool.before: the input is the one editable target, shown in full. */
+export const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
+  capabilities: [['input', 'replace'], ['input', 'merge']],
+  selection: { input: 'body' },
+  readable: ['input'],
+  writable: ['input'],
+  event: 'tool.before',
+};
+
+type Obj = { [k: string]: JsonValue };
+const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const bad = (failure: string): Judgement => ({ ok: false, failure });
+const quote = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 60);
+
+export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, fault?: FaultMode): Judgement {
+  if (!isObject(reply)) return bad('reply is not a JSON object');
+  if (reply.jsonrpc !== '2.0') return bad('reply "jsonrpc" is not "2.0"');
+  if (reply.id !== rpcId) return bad('reply id does not match the request id');
+  if ('error' in reply) {
+    const code = isObject(reply.error) && typeof reply.error.code === 'number' ? ` ${reply.error.code}` : '';
+    return bad(`backend answered with a JSON-RPC error${code}`);
+  }
+  const result = reply.result;
+  if (!isObject(result)) return bad('reply has no result object');
+  if (result.protocolVersion !== PROTOCOL_VERSION) return bad(`result.protocolVersion ${quote(result.protocolVersion)} is not "draft"`);
+  if (fault === 'strict-result-fields' && Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects')) {
+    return bad('result has members other than protocolVersion and effects');
+  }
+  if (!Array.isArray(result.effects)) return bad('result.effects is missing or not a list');
+
+  let effects: JsonValue[] = result.effects;
+  if (fault === 'ignore-unknown-effects') effects = effects.filter((e) => isObject(e) && typeof e.type === 'string' && ENFORCED.includes(e.type));
+  if (fault === 'lenient-effect-fields') effects = stripUnknownMembers(effects);
+  if (fault === 'partial-modify') return judgeOneByOne(effects, input, fault);
+
+  const problem = effectsProblem(effects);
+  if (problem !== undefined) return bad(problem);
+  return decide(effects as Obj[], input, fault);
+}
+
+/** Why the list cannot be accepted, or undefined. */
+function effectsProblem(effects: JsonValue[]): string | undefined {
+  for (const [i, e] of effects.entries()) {
+    if (!isObject(e) || typeof e.type !== 'string') return `effect ${i} has no type`;
+    // Unknown types and defined-but-unadvertised ones alike (AHP-CAP-001).
+    if (!ENFORCED.includes(e.type)) return `effect ${i} of type ${quote(e.type)} was not advertised`;
+  }
+  const findings = validate('effects', effects, { wireOnly: true });
+  if (!isWireValid(findings)) {
+    const f = findings.find((x) => x.layer === 'wire')!;
+    return `effects fail the effect schema at ${f.path || '(root)'}: ${f.message.slice(0, 120)}`;
+  }
+  return undefined;
+}
+
+/** Accepted effects: a deny wins; the modifies must still apply cleanly (atomic acceptance). */
+function decide(effects: readonly Obj[], input: JsonObject, fault: FaultMode | undefined): Judgement {
+  const modifies = effects.filter((e) => e.type === 'modify');
+  let next = input;
+  if (modifies.length > 0) {
+    const applied = applyModifies(modifies, input, fault);
+    if (!applied.ok) return bad(applied.failure);
+    next = applied.input;
+  }
+  const deny = effects.find((e) => e.type === 'deny');
+  if (deny) return { ok: true, decision: { kind: 'deny', reason: deny.reason as string } };
+  if (modifies.length > 0) return { ok: true, decision: { kind: 'modify', input: next } };
+  return { ok: true, decision: { kind: 'no-effect' } };
+}
+
+type Applied = { ok: true; input: JsonObject } | { ok: false; failure: string };
+
+function applyModifies(modifies: readonly Obj[], input: JsonObject, fault: FaultMode | undefined): Applied {
+  let result: Record<string, unknown>;
+  try {
+    result = applyModifyResponse({ input }, modifies, TOOL_INPUT_EDIT_CONTEXT);
+  } catch (e) {
+    if (e instanceof EditRejected) return { ok: false, failure: `modify rejected (${e.rule})` };
+    throw e;
+  }
+  const next = result.input;
+  if (!isObject(next)) return { ok: false, failure: 'modify left the input not an object' };
+  if (fault === 'merge-drops-null') dropNullMerges(next, modifies);
+  return { ok: true, input: next };
+}
+
+/** merge-drops-null fault: treat a null merge value as a deletion (the draft keeps it). */
+function dropNullMerges(input: Obj, modifies: readonly Obj[]): void {
+  for (const m of modifies) {
+    if (m.operation !== 'merge' || !isObject(m.value)) continue;
+    for (const [k, v] of Object.entries(m.value)) if (v === null && input[k] === null) delete input[k];
+  }
+}
+
+/** lenient-effect-fields fault: remove the members the effect schema does not know. */
+function stripUnknownMembers(effects: JsonValue[]): JsonValue[] {
+  const copy = cloneJson(effects);
+  // Only members of the effect objects themselves are stripped; stop when none is left.
+  for (let round = 0; round < 8; round++) {
+    let removed = 0;
+    for (const f of validate('effects', copy, { wireOnly: true })) {
+      const m = f.code === 'schema.unknown-member' ? /^\/(\d+)\/([^/]+)$/.exec(f.path) : null;
+      const target = m ? copy[Number(m[1])] : undefined;
+      if (m && isObject(target)) {
+        delete target[m[2]!.replace(/~1/g, '/').replace(/~0/g, '~')];
+        removed++;
+      }
+    }
+    if (removed === 0) break;
+  }
+  return copy;
+}
+
+/** partial-modify fault: apply effect by effect, keep what came before the first bad one. */
+function judgeOneByOne(effects: JsonValue[], input: JsonObject, fault: FaultMode): Judgement {
+  let current = input;
+  let applied = 0;
+  let deny: string | undefined;
+  for (const e of effects) {
+    const failure = effectsProblem([e]);
+    if (failure !== undefined) return applied > 0 ? { ok: false, failure, partialInput: current } : bad(failure);
+    const effect = e as Obj;
+    if (effect.type === 'deny') {
+      deny ??= effect.reason as string;
+      continue;
+    }
+    const one = applyModifies([effect], current, fault);
+    if (!one.ok) return applied > 0 ? { ok: false, failure: one.failure, partialInput: current } : bad(one.failure);
+    current = one.input;
+    applied++;
+  }
+  if (deny !== undefined) return { ok: true, decision: { kind: 'deny', reason: deny } };
+  if (applied > 0) return { ok: true, decision: { kind: 'modify', input: current } };
+  return { ok: true, decision: { kind: 'no-effect' } };
+}

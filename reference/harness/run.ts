@@ -1,0 +1,52 @@
+// Everything one harness run shares: the loaded hooks, the fault mode, one transport per
+// hook (created on first use, so nothing starts before the first message), the pending
+// observations, and the local audit log (stderr, one line each, never a secret).
+import type { ScenarioSession } from './config.js';
+import type { FaultMode } from './faults.js';
+import { Observations } from './observe.js';
+import type { Hook } from './registration.js';
+import { HttpTransport } from './transports/http.js';
+import { PerEventStdio } from './transports/stdio-per-event.js';
+import { PersistentStdio } from './transports/stdio-persistent.js';
+import type { Transport } from './transports/types.js';
+
+export class Run {
+  readonly observations: Observations;
+  private readonly transports = new Map<Hook, Transport>();
+  private rpcCounter = 0;
+
+  constructor(
+    readonly hooks: readonly Hook[],
+    readonly session: ScenarioSession,
+    readonly sentinelTool: string,
+    readonly fault: FaultMode | undefined,
+  ) {
+    this.observations = new Observations(this);
+  }
+
+  transportFor(hook: Hook): Transport {
+    let t = this.transports.get(hook);
+    if (!t) {
+      const cfg = hook.transport;
+      if (cfg.type === 'http') t = new HttpTransport(cfg, hook.authentication, this.fault);
+      else if (cfg.lifecycle === 'per_event') t = new PerEventStdio(cfg, this.fault);
+      else t = new PersistentStdio(cfg, this.fault);
+      this.transports.set(hook, t);
+    }
+    return t;
+  }
+
+  /** The JSON-RPC id of an intercept: the event id (id-differs fault: a counter). */
+  rpcIdFor(eventId: string): string {
+    return this.fault === 'id-differs' ? `rpc-${++this.rpcCounter}` : eventId;
+  }
+
+  audit(line: string): void {
+    process.stderr.write(`reference-harness: ${line.replace(/[\r\n]+/g, ' ')}\n`);
+  }
+
+  /** Stop every transport (processes, connections). Bounded; never throws. */
+  async close(): Promise<void> {
+    await Promise.all([...this.transports.values()].map((t) => t.close().catch(() => {})));
+  }
+}

@@ -1,0 +1,166 @@
+// HTTP binding: each message is a new POST of one compact JSON object to the registered
+// URL exactly as given. An intercept succeeds only with status 200, a JSON media type and
+// one JSON object as the body; every other status is an operational failure, and
+// redirects are never followed (undici's request() does not follow them; only the
+// follow-redirects fault does, by hand). The bearer token is read from its variable per
+// request and goes into exactly one Authorization header, nowhere else.
+import { Agent, request } from 'undici';
+import { parseJsonBytes } from '../../../src/protocol/json.js';
+import type { FaultMode } from '../faults.js';
+import { httpBody, type Message } from '../messages.js';
+import type { Authentication, HttpTransportConfig } from '../registration.js';
+import type { Deadline } from './deadline.js';
+import { fail, type Exchange, type Transport } from './types.js';
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+const MAX_REDIRECTS_FOLLOWED = 3; // follow-redirects fault only
+/** Connection refused or reset: the request may not have been processed; worth one retry. */
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+type Posted =
+  | { ok: true; status: number; contentType: string | undefined; location: string | undefined; body: Buffer }
+  | { ok: false; failure: string; retryable: boolean };
+
+type Credential = { ok: true; header?: string; token?: string } | { ok: false; failure: string };
+
+function header(h: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const v = h[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+function errorCode(err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  if (typeof e?.code === 'string') return e.code;
+  if (typeof e?.cause?.code === 'string') return e.cause.code;
+  return undefined;
+}
+
+/** application/json, parameters (e.g. charset) allowed. */
+export function isJsonMediaType(value: string | undefined): boolean {
+  return value !== undefined && value.split(';')[0]!.trim().toLowerCase() === 'application/json';
+}
+
+export class HttpTransport implements Transport {
+  // No keep-alive: nothing lingers after the run, and no stale socket can reset a request.
+  private readonly agent = new Agent({ pipelining: 0, keepAliveTimeout: 1, keepAliveMaxTimeout: 1, connections: 64 });
+
+  constructor(
+    private readonly cfg: HttpTransportConfig,
+    private readonly authentication: Authentication | undefined,
+    private readonly fault: FaultMode | undefined,
+  ) {}
+
+  async intercept(message: Message, _rpcId: string, deadline: Deadline): Promise<Exchange> {
+    deadline.start();
+    const credential = this.credential();
+    if (!credential.ok) return fail(credential.failure); // fails closed: nothing is sent
+    const posted = await this.post(httpBody(message), deadline.remaining(), credential);
+    if (!posted.ok) return fail(posted.failure, posted.retryable);
+    if (posted.status !== 200) return fail(`HTTP status ${posted.status}`, posted.status === 503);
+    if (!isJsonMediaType(posted.contentType)) {
+      return fail(`response Content-Type ${JSON.stringify((posted.contentType ?? 'none').slice(0, 80))} is not application/json`);
+    }
+    const parsed = parseJsonBytes(posted.body);
+    if (!parsed.ok) return fail(`response body is not JSON: ${parsed.findings[0]?.message ?? 'invalid'}`);
+    const v = parsed.value;
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return fail('response body is not one JSON object');
+    return { ok: true, reply: v };
+  }
+
+  async observe(message: Message, limitMs: number): Promise<boolean> {
+    const credential = this.credential();
+    if (!credential.ok) return false;
+    const posted = await this.post(httpBody(message), limitMs, credential);
+    return posted.ok && posted.status >= 200 && posted.status < 300;
+  }
+
+  async close(): Promise<void> {
+    // Every request has its own deadline and the run is over: drop whatever is left.
+    await this.agent.destroy().catch(() => {});
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  /** Resolve the credential for this request; an unresolvable one fails before sending. */
+  private credential(): Credential {
+    const auth = this.authentication;
+    if (auth === undefined) return { ok: true };
+    if (auth.type === 'bearer' && typeof auth.tokenEnv === 'string') {
+      const token = process.env[auth.tokenEnv];
+      if (token === undefined || token === '') return { ok: false, failure: `bearer token variable ${auth.tokenEnv} is not set` };
+      return { ok: true, header: `Bearer ${token}`, token };
+    }
+    const kind = typeof auth.type === 'string' ? auth.type : 'unknown';
+    const detail = auth.type === 'bearer' ? 'bearer tokenRef' : kind;
+    return { ok: false, failure: `authentication ${JSON.stringify(detail.slice(0, 40))} is not supported by this harness` };
+  }
+
+  private async post(body: string, timeoutMs: number, credential: Extract<Credential, { ok: true }>): Promise<Posted> {
+    const headers: Record<string, string> = {
+      'content-type': this.fault === 'http-text-plain' ? 'text/plain' : 'application/json',
+    };
+    if (credential.header !== undefined) headers.authorization = credential.header;
+    const until = Date.now() + timeoutMs;
+    let url = this.cfg.url;
+    for (let hop = 0; ; hop++) {
+      if (this.fault === 'token-leak' && credential.token !== undefined) {
+        process.stderr.write(`reference-harness: using bearer token ${credential.token}\n`);
+      }
+      const posted = await this.postOnce(url, body, headers, Math.max(0, until - Date.now()));
+      const redirect = posted.ok && posted.status >= 300 && posted.status < 400 && posted.location !== undefined;
+      if (this.fault === 'follow-redirects' && redirect && hop < MAX_REDIRECTS_FOLLOWED) {
+        url = new URL((posted as { location: string }).location, url).href;
+        continue;
+      }
+      return posted;
+    }
+  }
+
+  private async postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Posted> {
+    if (timeoutMs <= 0) return { ok: false, failure: 'deadline exceeded before sending', retryable: false };
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, timeoutMs);
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: this.agent,
+        signal: controller.signal,
+        reset: true,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+          res.body.destroy();
+          return { ok: false, failure: 'response body exceeds the size limit', retryable: false };
+        }
+        chunks.push(chunk);
+      }
+      return {
+        ok: true,
+        status: res.statusCode,
+        contentType: header(res.headers, 'content-type'),
+        location: header(res.headers, 'location'),
+        body: Buffer.concat(chunks),
+      };
+    } catch (err) {
+      const code = errorCode(err);
+      if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+        return { ok: false, failure: 'no reply within the deadline', retryable: false };
+      }
+      // Only the error code: messages can carry URLs, and a URL may carry credentials.
+      return { ok: false, failure: `HTTP request failed (${code ?? 'error'})`, retryable: code !== undefined && RETRYABLE_CODES.has(code) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

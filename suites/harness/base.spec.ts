@@ -1,0 +1,266 @@
+// Base Protocol, harness side (the seed's checks 1-6, 8 and 9): the runner plays the
+// backend and judges what the harness sends and whether the sentinel tool ran.
+import { REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
+import { deepEqualJson } from '../../src/protocol/json.js';
+import { REGISTRATION_CORPUS } from '../../src/checks/registration-corpus.js';
+import { check, test } from '../support/fixtures.js';
+import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
+import {
+  callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, reportedOutcome, requireUsable, stepOf, summary,
+} from '../support/harness-judge.js';
+
+const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
+
+/** A session with one interceptor and one observer of the lifecycle events. */
+const typical = (): { hooks: HookPlan[]; steps: StepPlan[] } => ({
+  hooks: [
+    { name: 'a', subscriptions: [intercept(['tool.before'])] },
+    { name: 'obs', subscriptions: [observe(['session.start', 'tool.after', 'session.end'])] },
+  ],
+  steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
+});
+
+test.describe('base (harness)', () => {
+  test(...check('base.harness-jsonrpc', async ({ harness, judge, spec }) => {
+    const run = await harness.run({ label: 'typical session', ...typical() });
+    requireUsable(judge, run, ['t1']);
+    const all = frames(run);
+    if (all.length === 0) judge.fail('the harness sent nothing to the scripted backend', { received: summary(run) });
+    for (const f of all) {
+      const m = messageOf(f);
+      const problem = f.base64 !== undefined ? 'is not valid UTF-8'
+        : m === undefined ? (Array.isArray(f.message) ? 'is a JSON array (a batch), not one object' : 'is not a JSON object')
+        : m.jsonrpc !== '2.0' ? `has jsonrpc ${JSON.stringify(m.jsonrpc)}, not "2.0"`
+        : typeof m.method !== 'string' ? 'has no method (it is neither a request nor a notification)'
+        : 'id' in m && typeof m.id !== 'string' && typeof m.id !== 'number' ? `has id ${JSON.stringify(m.id)} (a request id is a string or number)`
+        : 'result' in m || 'error' in m ? 'carries result or error (a harness sends requests and notifications)'
+        : undefined;
+      if (problem) {
+        judge.fail(`a frame to hook ${f.hook} ${problem}`, { received: f.text, expected: spec.expectation });
+      }
+    }
+    judge.note(`${all.length} frames, all JSON-RPC 2.0 requests or notifications`);
+  }));
+
+  test(...check('base.harness-version', async ({ harness, judge, spec }) => {
+    const run = await harness.run({ label: 'typical session', ...typical() });
+    requireUsable(judge, run, ['t1']);
+    const msgs = frames(run).filter((f) => f.method === INTERCEPT || f.method === OBSERVE);
+    if (msgs.length === 0) judge.fail('the harness sent no hooks/intercept or hooks/observe', { received: summary(run) });
+    for (const f of msgs) {
+      const v = paramsOf(f)?.protocolVersion;
+      if (v !== 'draft') judge.fail(`a ${f.method} to hook ${f.hook} has params.protocolVersion ${JSON.stringify(v)}`, { received: f.text, expected: spec.expectation });
+    }
+  }));
+
+  test(...check('base.unknown-result-fields', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'deny with unknown result members, fail-open',
+      hooks: [{
+        name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })],
+        script: { intercept: [{ effects: [DENY], resultExtra: { x_extra: true, 'com.example.note': { detail: 1 } } }] },
+      }],
+      steps: [tool('t1', { path: 'notes.txt' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    if (frames(run, { hook: 'a', method: INTERCEPT }).length === 0) judge.fail('no hooks/intercept reached the interceptor', { received: summary(run) });
+    if (ran(run, 't1')) {
+      judge.fail('the tool ran: the deny was not honoured because the result carried unknown members (fail-open let it through)', {
+        sent: { result: { protocolVersion: 'draft', effects: [DENY], x_extra: true, 'com.example.note': { detail: 1 } } }, received: summary(run), expected: spec.expectation,
+      });
+    }
+  }));
+
+  test(...check('base.unknown-effect', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'deny plus an unknown or unadvertised effect, fail-open',
+      hooks: [{
+        name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })],
+        script: { byStep: {
+          unknown: [{ effects: [DENY, { type: 'com.example.mystery' }] }],
+          unadvertised: [{ effects: [DENY], unadvertised: true }],
+        } },
+      }],
+      steps: [tool('unknown', { path: 'a.txt' }), tool('unadvertised', { path: 'b.txt' })],
+    });
+    requireUsable(judge, run, ['unknown', 'unadvertised']);
+    if (!ran(run, 'unknown')) {
+      judge.fail('a deny listed with the unknown effect type com.example.mystery was applied; the whole response must be rejected (fail-open: the tool runs)', {
+        sent: { effects: [DENY, { type: 'com.example.mystery' }] }, received: summary(run), expected: spec.expectation,
+      });
+    }
+    const req = frames(run, { hook: 'a', method: INTERCEPT }).find((f) => stepOf(f) === 'unadvertised');
+    const caps = (paramsOf(req ?? ({} as never))?.capabilities as { effects?: unknown } | undefined)?.effects;
+    const advertised = new Set(Array.isArray(caps) ? caps.map(String) : []);
+    if (['ask', 'message', 'allow'].every((e) => advertised.has(e))) {
+      judge.note('the harness advertises ask, message and allow, so no defined effect was left to send unadvertised');
+    } else if (!ran(run, 'unadvertised')) {
+      judge.fail('a deny listed with a defined effect the request did not advertise was applied; the whole response must be rejected (fail-open: the tool runs)', {
+        sent: { advertised: [...advertised] }, received: summary(run), expected: spec.expectation,
+      });
+    }
+  }));
+
+  test(...check('base.effect-unknown-field', async ({ harness, judge, spec }) => {
+    const effect = { ...DENY, color: 'red' };
+    const run = await harness.run({
+      label: 'deny effect with an unknown member, fail-open',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })], script: { intercept: [{ effects: [effect] }] } }],
+      steps: [tool('t1', { path: 'notes.txt', n: 1 })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const m = run.markers.t1;
+    if (!m) return judge.fail('the tool did not run: a deny effect with an unknown member was honoured instead of rejecting the response', { sent: { effects: [effect] }, received: summary(run), expected: spec.expectation });
+    if (!deepEqualJson(m.executedInput, run.inputs.t1)) judge.fail('the tool ran with a changed input', { received: m.executedInput, expected: `the original input ${JSON.stringify(run.inputs.t1)}` });
+  }));
+
+  test(...check('base.harness-extension-keys', async ({ harness, judge, spec }) => {
+    const run = await harness.run({ label: 'typical session', ...typical() });
+    requireUsable(judge, run, ['t1']);
+    const pattern = new RegExp(REVERSE_DNS_PATTERN);
+    let seen = 0;
+    const walk = (v: unknown, where: string, text: string | undefined): void => {
+      if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}/${i}`, text));
+      else if (isObj(v)) {
+        for (const [k, x] of Object.entries(v)) {
+          if (k === 'extensions' && isObj(x)) {
+            for (const key of Object.keys(x)) {
+              seen++;
+              if (!pattern.test(key)) judge.fail(`extension key "${key}" at ${where}/extensions is not a reverse-DNS name`, { received: text, expected: spec.expectation });
+            }
+          }
+          walk(x, `${where}/${k}`, text);
+        }
+      }
+    };
+    for (const f of frames(run)) walk(paramsOf(f), '/params', f.text);
+    judge.note(seen ? `${seen} extension keys, all reverse-DNS` : 'the harness sent no extensions');
+  }));
+
+  test(...check('base.registration-validated', async ({ harness, judge, spec }) => {
+    const base = (): { hooks: HookPlan[]; steps: StepPlan[] } => ({
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })] },
+        { name: 'obs', subscriptions: [observe(['session.start', 'tool.after', 'session.end'])] },
+      ],
+      steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
+    });
+    // The valid document first: refusing everything is not validation.
+    const control = await harness.run({ label: 'valid registration (control)', ...base() });
+    requireUsable(judge, control, ['t1']);
+    const failures: string[] = [];
+    for (const entry of REGISTRATION_CORPUS) {
+      const run = await harness.run({ label: `invalid registration: ${entry.id}`, ...base(), registration: (r) => { entry.mutate(r); return r; } });
+      const refused = run.report?.registration === 'rejected' || (run.exit.code !== 0 && run.exit.code !== null);
+      const sent = frames(run).length;
+      if (!refused || sent > 0) {
+        failures.push(`${entry.id} (${entry.why}): ${refused ? 'refused' : 'accepted'}${sent ? `, and ${sent} message(s) reached the backend` : ''}`);
+        judge.evidence({ sent: { [entry.id]: run.registration }, received: { [entry.id]: summary(run) } });
+      }
+    }
+    if (failures.length) {
+      judge.fail(`the harness used ${failures.length} of ${REGISTRATION_CORPUS.length} invalid registrations:\n${failures.join('\n')}`, { expected: spec.expectation });
+    }
+    judge.note(`${REGISTRATION_CORPUS.length} invalid registrations refused, nothing sent`);
+  }));
+
+  test(...check('base.exact-dispatch', async ({ harness, judge, spec }) => {
+    const hooks: HookPlan[] = [
+      { name: 'a', subscriptions: [intercept(['tool.before'])] },
+      { name: 'obs-after', subscriptions: [observe(['tool.after'])] },
+      { name: 'obs-before', subscriptions: [observe(['tool.before'])] },
+      { name: 'obs-end', subscriptions: [observe(['session.end'])] },
+    ];
+    const run = await harness.run({ label: 'one interceptor, three single-event observers', hooks, steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }] });
+    requireUsable(judge, run, ['t1']);
+    for (const f of frames(run)) {
+      const plan = hooks.find((h) => h.name === f.hook);
+      const type = eventType(f);
+      const mode = f.method === INTERCEPT ? 'intercept' : f.method === OBSERVE ? 'observe' : undefined;
+      const ok = plan?.subscriptions.some((s) => s.mode === mode && type !== undefined && s.events.includes(type));
+      if (!ok) {
+        const subs = plan?.subscriptions.map((s) => `${s.mode} ${s.events.join(', ')}`).join('; ') ?? 'none';
+        judge.fail(`hook ${f.hook} (subscribed: ${subs}) received ${f.method ?? 'a message'} of ${type ?? 'an unknown event'}`, { received: summary(run), expected: spec.expectation });
+      }
+    }
+    if (frames(run, { hook: 'a', method: INTERCEPT }).length === 0) judge.fail('the intercept subscription received no hooks/intercept for the tool call', { received: summary(run), expected: spec.expectation });
+  }));
+
+  test(...check('base.retry-identity', async ({ harness, judge, spec, target }) => {
+    // A retryable first failure: the process ends without answering, or HTTP 503.
+    const failFirst = target.transport === 'http' ? { none: true, http: { status: 503 } } : { none: true, exit: 1 };
+    const run = await harness.run({
+      label: 'first attempt fails, a retry would succeed',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { byStep: { t1: [failFirst, { effects: [] }] } } }],
+      steps: [tool('t1', { path: 'notes.txt' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const attempts = frames(run, { hook: 'a', method: INTERCEPT }).filter((f) => stepOf(f) === 't1');
+    if (attempts.length === 0) judge.fail('no hooks/intercept reached the interceptor', { received: summary(run) });
+    if (attempts.length === 1) judge.notApplicable('the harness did not retry after the retryable failure (retries are optional)');
+    const [first, ...retries] = attempts;
+    const deadline = harness.timeoutMs;
+    for (const r of retries) {
+      const a = messageOf(first!)!;
+      const b = messageOf(r)!;
+      const diffs = [
+        a.id !== b.id ? `JSON-RPC id ${JSON.stringify(a.id)} became ${JSON.stringify(b.id)}` : '',
+        eventOf(first!)?.id !== eventOf(r)?.id ? `event id ${JSON.stringify(eventOf(first!)?.id)} became ${JSON.stringify(eventOf(r)?.id)}` : '',
+        !deepEqualJson((eventOf(first!)?.session as unknown) ?? null, (eventOf(r)?.session as unknown) ?? null) ? 'session changed' : '',
+        !deepEqualJson(callIdOf(first!) ?? null, callIdOf(r) ?? null) ? `call id ${JSON.stringify(callIdOf(first!))} became ${JSON.stringify(callIdOf(r))}` : '',
+        !deepEqualJson(eventOf(first!) ?? null, eventOf(r) ?? null) ? 'the event content differs' : '',
+        r.t - first!.t > deadline ? `the retry came ${Math.round(r.t - first!.t)} ms after the first attempt, past the ${deadline} ms deadline` : '',
+      ].filter(Boolean);
+      if (diffs.length) judge.fail(`the retry is not the same intercept: ${diffs.join('; ')}`, { sent: first!.text, received: r.text, expected: spec.expectation });
+    }
+    judge.note(`${retries.length} retr${retries.length === 1 ? 'y' : 'ies'}, identical to the first attempt`);
+  }));
+
+  test(...check('base.harness-metadata', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'tool call without a preceding session.start',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])] },
+        { name: 'obs', subscriptions: [observe(['tool.before', 'tool.after', 'session.end'])] },
+      ],
+      steps: [tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
+    });
+    requireUsable(judge, run, ['t1']);
+    const events = frames(run).filter((f) => eventOf(f) !== undefined);
+    if (events.length === 0) judge.fail('the harness sent no events', { received: summary(run) });
+    for (const f of events) {
+      const h = eventOf(f)!.harness;
+      const ok = isObj(h) && typeof h.name === 'string' && h.name !== '' && typeof h.version === 'string' && h.version !== '';
+      if (!ok) judge.fail(`a ${eventType(f)} event to hook ${f.hook} has harness ${JSON.stringify(h)}`, { received: f.text, expected: spec.expectation });
+    }
+  }));
+
+  test(...check('base.no-weakening', async ({ harness, judge, spec }) => {
+    const steps = [tool('allowed', { path: 'a.txt' }, 'allow'), tool('asks', { path: 'b.txt' }, 'ask-refuse'), tool('blocked', { path: 'c.txt' }, 'deny')];
+    const run = await harness.run({
+      label: 'no-effect answers, host allows / asks and is refused / denies',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ effects: [] }] } }],
+      steps,
+    });
+    requireUsable(judge, run, ['allowed', 'asks', 'blocked']);
+    const judgeRun = (r: typeof run, what: string): void => {
+      for (const s of ['asks', 'blocked']) {
+        if (ran(r, s)) judge.fail(`${what}: the "${s}" call ran although the host ${s === 'asks' ? 'asked and the user refused' : 'denies it'}`, { received: summary(r), expected: spec.expectation });
+      }
+      if (!ran(r, 'allowed')) judge.fail(`${what}: the call the host allows did not run`, { received: summary(r), expected: spec.expectation });
+    };
+    judgeRun(run, 'with empty effect lists');
+    // An `allow` effect grants nothing either, where the harness advertises it.
+    const caps = (paramsOf(frames(run, { hook: 'a', method: INTERCEPT })[0] ?? ({} as never))?.capabilities as { effects?: unknown } | undefined)?.effects;
+    if (Array.isArray(caps) && caps.includes('allow')) {
+      const again = await harness.run({
+        label: 'allow answers, host allows / asks and is refused / denies',
+        hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ effects: [{ type: 'allow' }] }] } }],
+        steps,
+      });
+      requireUsable(judge, again);
+      judgeRun(again, 'with allow effects');
+    }
+    if (reportedOutcome(run, 'asks') && reportedOutcome(run, 'asks') !== 'denied-by-host') judge.note(`the report calls the refused call "${reportedOutcome(run, 'asks')}"`);
+  }));
+});

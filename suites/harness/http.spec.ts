@@ -1,0 +1,83 @@
+// HTTP binding, harness side: one JSON POST per message to the exact URL, no redirects,
+// and the bearer token in exactly one header and nowhere else.
+import { check, test } from '../support/fixtures.js';
+import { hookId, intercept, observe, tool } from '../support/harness-session.js';
+import { frames, ran, requireUsable, summary } from '../support/harness-judge.js';
+import { HOOK_QUERY } from '../../drivers/scripted-backend/http-server.js';
+
+test.describe('http (harness)', () => {
+  test(...check('http.post-json', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'typical session',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])] },
+        { name: 'obs', subscriptions: [observe(['session.start', 'tool.after', 'session.end'])] },
+      ],
+      steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
+    });
+    requireUsable(judge, run, ['t1']);
+    const all = frames(run);
+    if (all.length === 0) judge.fail('no request reached the scripted backend', { received: summary(run) });
+    for (const f of all) {
+      const h = f.http ?? {};
+      const want = `/hooks/${encodeURIComponent(f.hook)}?${HOOK_QUERY}`;
+      if (h.method !== 'POST') judge.fail(`a request to ${h.url} used ${h.method}`, { received: h, expected: spec.expectation });
+      if (h.url !== want) judge.fail(`a request went to ${h.url}, not the registered ${want}`, { received: h, expected: spec.expectation });
+      if (!/^application\/json\s*(;|$)/i.test(h.contentType ?? '')) judge.fail(`a request has Content-Type ${JSON.stringify(h.contentType ?? null)}`, { received: h, expected: spec.expectation });
+      if (f.message === undefined || Array.isArray(f.message) || typeof f.message !== 'object') judge.fail('a request body is not one JSON object', { received: f.text, expected: spec.expectation });
+    }
+  }));
+
+  test(...check('http.no-redirect', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'intercept answered with 307 to a denying target, fail-open',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })], script: { intercept: [{ none: true, http: { status: 307, location: '{redirect}' } }] } }],
+      steps: [tool('t1', { path: 'notes.txt' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const followed = frames(run).filter((f) => f.http?.url?.startsWith('/redirected/'));
+    if (followed.length) judge.fail(`the harness followed the redirect: ${followed.length} request(s) reached the redirect target`, { received: summary(run), expected: spec.expectation });
+    if (!ran(run, 't1')) judge.fail('the call did not run: a 307 under fail-open must let it run', { received: summary(run), expected: spec.expectation });
+  }));
+
+  test(...check('http.bearer', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'bearer authentication from tokenEnv',
+      hooks: [
+        { name: 'a', bearer: true, subscriptions: [intercept(['tool.before'])] },
+        { name: 'obs', bearer: true, subscriptions: [observe(['tool.after'])] },
+      ],
+      steps: [tool('t1', { path: 'notes.txt' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const all = frames(run);
+    if (all.length === 0) judge.fail('no request reached the scripted backend', { received: summary(run) });
+    for (const f of all) {
+      const a = f.http?.authorization;
+      if (!a || a.count !== 1) return judge.fail(`a request to hook ${f.hook} has ${a?.count ?? 0} Authorization headers`, { received: f.http, expected: spec.expectation });
+      if (!a.matches) judge.fail(`a request to hook ${f.hook} has an Authorization header that is not "Bearer <the token from tokenEnv>"`, { received: f.http, expected: spec.expectation });
+      if (f.secretSeen) judge.fail(`the token appears in the body of a request to hook ${f.hook}`, { received: f.text, expected: spec.expectation });
+    }
+    const where = [
+      run.stdout.includes(harness.token) ? 'adapter stdout' : '',
+      run.stderr.includes(harness.token) ? 'adapter stderr' : '',
+      JSON.stringify(run.report ?? {}).includes(harness.token) ? 'the adapter report' : '',
+    ].filter(Boolean);
+    if (where.length) judge.fail(`the token appears in ${where.join(' and ')}`, { expected: spec.expectation });
+
+    // An unset variable: fail before sending, never an unauthenticated request.
+    const unset = await harness.run({
+      label: 'tokenEnv names an unset variable, fail-closed',
+      hooks: [{ name: 'a', bearer: true, subscriptions: [intercept(['tool.before'])] }],
+      steps: [tool('t1', { path: 'notes.txt' })],
+      registration: (r) => {
+        ((r.hooks as Record<string, unknown>[])[0]!.authentication as Record<string, unknown>).tokenEnv = 'AHP_CONFORMANCE_UNSET_TOKEN';
+        return r;
+      },
+    });
+    const sent = frames(unset).filter((f) => f.hook === 'a');
+    if (sent.length) judge.fail(`with the token variable unset, ${sent.length} request(s) were sent (${sent[0]!.http?.authorization?.count ?? 0} Authorization headers)`, { received: summary(unset), expected: 'no request without the credential; the failure policy decides' });
+    if (ran(unset, 't1')) judge.fail('with the token variable unset and fail-closed, the call ran', { received: summary(unset), expected: 'fail-closed denies the call' });
+    judge.note(`the token reached ${hookId('a')} and ${hookId('obs')} only in the Authorization header`);
+  }));
+});

@@ -1,0 +1,114 @@
+// Lifecycle Observation, harness side: notifications without id, exact observe delivery
+// is in base.exact-dispatch; here: shape, isolation from failing observers, call
+// identity across before/after, and effective content after edits.
+import { deepEqualJson } from '../../src/protocol/json.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
+import type { Answer } from '../../drivers/scripted-backend/script.js';
+import { check, test } from '../support/fixtures.js';
+import { intercept, observe, tool } from '../support/harness-session.js';
+import { callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, requireUsable, stepOf, summary, toolInputOf } from '../support/harness-judge.js';
+
+const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
+
+test.describe('lifecycle-observation (harness)', () => {
+  test(...check('lo.notification-shape', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'observer of every lifecycle event',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])] },
+        { name: 'obs', subscriptions: [observe(['session.start', 'tool.before', 'tool.after', 'session.end'])] },
+      ],
+      steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
+    });
+    requireUsable(judge, run, ['t1']);
+    const got = frames(run, { hook: 'obs' });
+    if (got.length === 0) judge.fail('the observer received nothing for a session with a tool call', { received: summary(run), expected: spec.expectation });
+    for (const f of got) {
+      const m = messageOf(f);
+      if (f.method !== OBSERVE) judge.fail(`the observer received ${f.method ?? 'a non-message'} instead of hooks/observe`, { received: f.text, expected: spec.expectation });
+      if (m && 'id' in m) judge.fail(`a hooks/observe of ${eventType(f)} carries an id (${JSON.stringify(m.id)}): notifications have none`, { received: f.text, expected: spec.expectation });
+      const findings = validate('observe-notification', f.message, { wireOnly: true });
+      if (!isWireValid(findings)) {
+        judge.fail(`a hooks/observe of ${eventType(f)} is not valid: ${findings.filter((x) => x.layer === 'wire').slice(0, 5).map((x) => `${x.path || '/'} ${x.message}`).join('; ')}`, { received: f.text, expected: spec.expectation });
+      }
+    }
+    judge.note(`${got.length} observations: ${got.map((f) => eventType(f)).join(', ')}`);
+  }));
+
+  test(...check('lo.observer-isolation', async ({ harness, judge, spec, target }) => {
+    // The observer fails loudly, then hangs; the calls must not notice.
+    const broken: Answer = target.transport === 'http'
+      ? { raw: '<html>internal error</html>', http: { status: 500, contentType: 'text/html' } }
+      : { raw: 'this is not JSON', exit: 3 };
+    const run = await harness.run({
+      label: 'an observer that fails, then hangs',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])] },
+        { name: 'obs', subscriptions: [observe(['session.start', 'tool.before', 'tool.after'])], script: { observe: [broken, { delayMs: 4000, ...(target.transport === 'http' ? {} : { none: true }) }] } },
+      ],
+      steps: [{ kind: 'session.start' }, tool('t1', { path: 'a.txt' }), tool('t2', { path: 'b.txt' })],
+    });
+    requireUsable(judge, run, ['t1', 't2']);
+    const notRun = ['t1', 't2'].filter((s) => !ran(run, s));
+    if (notRun.length) judge.fail(`${notRun.join(' and ')} did not run: a failing observer changed the outcome of the call`, { received: summary(run), expected: spec.expectation });
+    if (frames(run, { hook: 'obs' }).length === 0) judge.note('the observer received nothing, so its failures were never exercised');
+  }));
+
+  test(...check('lo.call-identity', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'one executed and one denied call, observed after',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])], script: { byStep: { executed: [{ effects: [] }], denied: [{ effects: [DENY] }] } } },
+        { name: 'obs', subscriptions: [observe(['tool.after'])] },
+      ],
+      steps: [tool('executed', { n: 1 }), tool('denied', { n: 2 })],
+    });
+    requireUsable(judge, run, ['executed', 'denied']);
+    for (const step of ['executed', 'denied']) {
+      const before = frames(run, { hook: 'a', method: INTERCEPT }).find((f) => stepOf(f) === step);
+      const after = frames(run, { hook: 'obs', method: OBSERVE }).filter((f) => eventType(f) === 'tool.after' && stepOf(f) === step);
+      if (!before) judge.fail(`no tool.before intercept for the "${step}" call`, { received: summary(run) });
+      if (after.length === 0) {
+        if (step === 'executed') judge.fail('the executed call produced no tool.after observation', { received: summary(run), expected: spec.expectation });
+        judge.warn('the denied call produced no tool.after observation (the draft reports denials as tool.after with outcome "denied")', { received: summary(run) });
+        continue;
+      }
+      for (const f of after) {
+        if (!deepEqualJson(callIdOf(f) ?? null, callIdOf(before!) ?? null)) {
+          judge.fail(`tool.after of the "${step}" call has call id ${JSON.stringify(callIdOf(f))}, tool.before had ${JSON.stringify(callIdOf(before!))}`, { sent: before!.text, received: f.text, expected: spec.expectation });
+        }
+        if (step === 'denied') {
+          const e = eventOf(f)!;
+          const exec = isObj(e.execution) ? e.execution : {};
+          if (e.outcome !== 'denied' || exec.status !== 'skipped' || exec.reason !== 'policy') {
+            judge.fail(`tool.after of the denied call has outcome ${JSON.stringify(e.outcome)} and execution ${JSON.stringify(e.execution)}`, { received: f.text, expected: 'outcome "denied", execution {status: "skipped", reason: "policy"}' });
+          }
+        }
+      }
+    }
+  }));
+
+  test(...check('lo.effective-content', async ({ harness, judge, spec }) => {
+    const merge = { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } };
+    const run = await harness.run({
+      label: 'a modified call, observed after',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ effects: [merge] }] } },
+        { name: 'obs', subscriptions: [observe(['tool.after'])] },
+      ],
+      steps: [tool('t1', { path: 'notes.txt', mode: '0600' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const caps = paramsOf(frames(run, { hook: 'a', method: INTERCEPT })[0] ?? ({} as never))?.capabilities;
+    if (!isObj(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) judge.notApplicable('the harness does not advertise modify of the tool input');
+    const m = run.markers.t1;
+    if (!m) judge.fail('the modified call did not run', { received: summary(run) });
+    const after = frames(run, { hook: 'obs', method: OBSERVE }).filter((f) => eventType(f) === 'tool.after');
+    if (after.length === 0) judge.fail('no tool.after observation arrived', { received: summary(run), expected: spec.expectation });
+    for (const f of after) {
+      if (!deepEqualJson(toolInputOf(f) ?? null, m!.executedInput ?? null)) {
+        judge.fail(`tool.after carries input ${JSON.stringify(toolInputOf(f))}, but the tool ran with ${JSON.stringify(m!.executedInput)}`, { sent: { effects: [merge] }, received: f.text, expected: spec.expectation });
+      }
+    }
+  }));
+});

@@ -1,0 +1,118 @@
+// stdio binding, harness side: what the harness writes on a backend's stdin, how it
+// starts the backend, and how it treats badly framed replies.
+import { check, test } from '../support/fixtures.js';
+import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
+import { frames, INTERCEPT, ran, requireUsable, stepOf, summary } from '../support/harness-judge.js';
+
+const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
+const typical = (): { hooks: HookPlan[]; steps: StepPlan[] } => ({
+  hooks: [
+    { name: 'a', subscriptions: [intercept(['tool.before'])] },
+    { name: 'obs', subscriptions: [observe(['session.start', 'tool.after', 'session.end'])] },
+  ],
+  steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt', text: 'two\nlines' }), tool('t2', { n: 2 }), { kind: 'session.end' }],
+});
+
+test.describe('stdio (harness)', () => {
+  test(...check('stdio.harness-framing', async ({ harness, judge, spec }) => {
+    const run = await harness.run({ label: 'typical session', ...typical() });
+    requireUsable(judge, run, ['t1', 't2']);
+    const all = frames(run);
+    if (all.length === 0) judge.fail('the harness wrote nothing to the backend', { received: summary(run) });
+    for (const f of all) {
+      if ((f.lines ?? 1) > 1) judge.fail(`a message to hook ${f.hook} spans ${f.lines} lines (pretty-printed or with raw newlines)`, { received: f.text, expected: spec.expectation });
+      if (f.message === undefined) judge.fail(`a line to hook ${f.hook} is not JSON`, { received: f.text, expected: spec.expectation });
+      if (Array.isArray(f.message)) judge.fail(`a line to hook ${f.hook} is a JSON array (batch)`, { received: f.text, expected: spec.expectation });
+    }
+    const unterminated = run.records.find((r) => r.kind === 'line' && r.note === 'no final newline');
+    if (unterminated) judge.fail(`the last message to hook ${unterminated.hook} has no final newline`, { received: unterminated.text, expected: spec.expectation });
+  }));
+
+  test(...check('stdio.literal-args', async ({ harness, judge, spec }) => {
+    const extra = ['--probe', '$HOME;echo injected', '*', 'two words', '`id`'];
+    const run = await harness.run({
+      label: 'backend arguments with shell syntax',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], extraArgs: extra }],
+      steps: [tool('t1', { path: 'notes.txt' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const starts = run.records.filter((r) => r.kind === 'start' && r.hook === 'a');
+    if (starts.length === 0) judge.fail('the scripted backend never started (or not with its registered arguments)', { sent: { args: extra }, received: summary(run), expected: spec.expectation });
+    for (const s of starts) {
+      const argv = s.argv ?? [];
+      const got = argv.slice(argv.indexOf('--probe'));
+      if (JSON.stringify(got) !== JSON.stringify(extra)) judge.fail(`the backend received arguments ${JSON.stringify(got)}`, { sent: extra, received: argv, expected: spec.expectation });
+    }
+  }));
+
+  test(...check('stdio.framing-rejected', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'pretty-printed deny, deny after a banner (fail-open)',
+      hooks: [{
+        name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })],
+        script: { byStep: { pretty: [{ effects: [DENY], framing: 'pretty' }], banner: [{ effects: [DENY], framing: 'banner' }] } },
+      }],
+      steps: [tool('pretty', { n: 1 }), tool('banner', { n: 2 })],
+    });
+    requireUsable(judge, run, ['pretty', 'banner']);
+    for (const step of ['pretty', 'banner']) {
+      if (!frames(run, { hook: 'a', method: INTERCEPT }).some((f) => stepOf(f) === step)) judge.fail(`the "${step}" call sent no intercept`, { received: summary(run) });
+      if (!ran(run, step)) {
+        judge.fail(`the ${step === 'pretty' ? 'pretty-printed' : 'banner-prefixed'} deny was honoured: a badly framed reply must be an operational failure (fail-open: the call runs)`, { received: summary(run), expected: spec.expectation });
+      }
+    }
+  }));
+
+  test(...check('stdio.persistent-reuse', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'three calls to one persistent backend',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before']), observe(['tool.after'])] }],
+      steps: [tool('t1', { n: 1 }), tool('t2', { n: 2 }), tool('t3', { n: 3 })],
+    });
+    requireUsable(judge, run, ['t1', 't2', 't3']);
+    const pids = new Set(frames(run, { hook: 'a' }).map((f) => f.pid));
+    const starts = run.records.filter((r) => r.kind === 'start' && r.hook === 'a').length;
+    if (frames(run, { hook: 'a' }).length < 3) judge.fail('fewer than three messages reached the backend', { received: summary(run) });
+    if (pids.size > 1 || starts > 1) judge.fail(`the messages arrived on ${pids.size} processes (${starts} started) instead of one`, { received: summary(run), expected: spec.expectation });
+  }));
+
+  test(...check('stdio.one-outstanding', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'two calls at once, each decided in 400 ms',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ delayMs: 400, effects: [] }] } }],
+      steps: [{ kind: 'parallel', id: 'both', steps: [tool('p1', { n: 1 }), tool('p2', { n: 2 })] }],
+    });
+    requireUsable(judge, run, ['p1', 'p2']);
+    let outstanding = 0;
+    let worst = 0;
+    for (const r of run.records) {
+      if (r.hook !== 'a') continue;
+      if (r.kind === 'frame' && r.method === INTERCEPT) worst = Math.max(worst, ++outstanding);
+      else if (r.kind === 'reply' && r.method === INTERCEPT) outstanding--;
+      else if (r.kind === 'exit' || r.kind === 'start') outstanding = 0;
+    }
+    if (frames(run, { hook: 'a', method: INTERCEPT }).length < 2) judge.fail('fewer than two intercepts arrived for two calls', { received: summary(run) });
+    if (worst > 1) judge.fail(`${worst} intercepts were outstanding at once on the persistent backend`, { received: summary(run), expected: spec.expectation });
+  }));
+
+  test(...check('stdio.per-event-eof', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'per_event: two calls, observed',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])] },
+        { name: 'obs', subscriptions: [observe(['tool.after'])] },
+      ],
+      steps: [tool('t1', { n: 1 }), tool('t2', { n: 2 })],
+    });
+    requireUsable(judge, run, ['t1', 't2']);
+    const pids = [...new Set(run.records.filter((r) => r.kind === 'start').map((r) => r.pid!))];
+    if (pids.length === 0) judge.fail('no backend process was started', { received: summary(run) });
+    for (const pid of pids) {
+      const mine = run.records.filter((r) => r.pid === pid && r.transport === 'stdio');
+      const n = mine.filter((r) => r.kind === 'frame').length;
+      const hook = mine[0]!.hook;
+      if (n > 1) judge.fail(`a per_event process of hook ${hook} received ${n} messages`, { received: mine.filter((r) => r.kind === 'frame').map((r) => r.text), expected: spec.expectation });
+      if (n === 1 && !mine.some((r) => r.kind === 'eof')) judge.fail(`a per_event process of hook ${hook} never saw end of input after its message`, { received: summary(run), expected: spec.expectation });
+    }
+  }));
+});

@@ -1,0 +1,283 @@
+// Tool Interception, harness side (tool-interception profile H1-H7): one intercept per
+// call before the tool runs, identity, serial order, deny, edits through the sentinel,
+// failure policy per failure class, deadlines.
+import { applyModifyResponse, EditRejected, permissiveEditContext } from '../../src/protocol/edit.js';
+import { deepEqualJson } from '../../src/protocol/json.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
+import type { Answer } from '../../drivers/scripted-backend/script.js';
+import { check, test, type Judge } from '../support/fixtures.js';
+import { intercept, SENTINEL_TOOL, tool, type HarnessRun, type HookPlan } from '../support/harness-session.js';
+import {
+  eventOf, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, reportedOutcome, requireUsable, stepOf, summary,
+} from '../support/harness-judge.js';
+
+type Obj = Record<string, unknown>;
+const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
+/** Backend text that must never reach a synthetic denial reason. */
+const GARBAGE = 'SCRIPTED-BACKEND-INTERNAL-DETAIL';
+
+const intercepts = (run: HarnessRun, hook: string, step?: string) =>
+  frames(run, { hook, method: INTERCEPT }).filter((f) => step === undefined || stepOf(f) === step);
+
+/** What our applyModifyResponse makes of the input, or undefined if it rejects the effects. */
+function expectedInput(input: Obj, effects: unknown[]): Obj | undefined {
+  try {
+    return applyModifyResponse({ input }, effects, permissiveEditContext({ event: 'tool.before', current: { input } })).input as Obj;
+  } catch (e) {
+    if (e instanceof EditRejected) return undefined;
+    throw e;
+  }
+}
+
+/** Does the harness advertise modify of the input with this operation? (capability gating) */
+function advertisesModify(run: HarnessRun, hook: string, operation: 'replace' | 'merge'): boolean {
+  const caps = paramsOf(intercepts(run, hook)[0] ?? ({} as never))?.capabilities;
+  if (!isObj(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) return false;
+  const input = isObj(caps.modify) ? caps.modify.input : undefined;
+  return !isObj(input) || input[operation] !== false;
+}
+
+async function probeCapabilities(harness: Parameters<Parameters<typeof check>[1]>[0]['harness'], judge: Judge): Promise<HarnessRun> {
+  const run = await harness.run({ label: 'capability probe', hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])] }], steps: [tool('probe', { path: 'p.txt' })] });
+  requireUsable(judge, run, ['probe']);
+  return run;
+}
+
+test.describe('tool-interception (harness)', () => {
+  test(...check('ti.intercept-request', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'one call; the backend looks for the marker while deciding',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ delayMs: 300, probeFile: '{marker:t1}', effects: [] }] } }],
+      steps: [tool('t1', { path: 'notes.txt', mode: '0600' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const got = intercepts(run, 'a');
+    if (got.length === 0) judge.fail('no hooks/intercept reached the interceptor for the tool call', { received: summary(run), expected: spec.expectation });
+    for (const f of got) {
+      const findings = validate('intercept-request', f.message, { wireOnly: true });
+      if (!isWireValid(findings)) {
+        judge.fail(`the hooks/intercept is not valid: ${findings.filter((x) => x.layer === 'wire').slice(0, 5).map((x) => `${x.path || '/'} ${x.message}`).join('; ')}`, { received: f.text, expected: spec.expectation });
+      }
+      const e = eventOf(f)!;
+      const t = e.tool as Obj;
+      if (e.type !== 'tool.before') judge.fail(`the intercept carries event type ${JSON.stringify(e.type)}`, { received: f.text, expected: 'tool.before' });
+      if (t.name !== SENTINEL_TOOL) judge.fail(`tool.name is ${JSON.stringify(t.name)}, not the called tool ${SENTINEL_TOOL}`, { received: f.text });
+      if (!deepEqualJson(t.input, run.inputs.t1)) judge.fail('tool.input is not the final input of the call', { received: t.input, expected: JSON.stringify(run.inputs.t1) });
+    }
+    const probe = run.records.find((r) => r.kind === 'probe');
+    if (probe?.exists) judge.fail('the tool had already run while the backend was still deciding (its marker existed before the reply)', { received: summary(run), expected: spec.expectation });
+    if (!ran(run, 't1')) judge.fail('the call did not run after a no-effect answer although the host allows it', { received: summary(run) });
+  }));
+
+  test(...check('ti.request-id', async ({ harness, judge, spec }) => {
+    const run = await harness.run({ label: 'two calls', hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])] }], steps: [tool('t1', { n: 1 }), tool('t2', { n: 2 })] });
+    requireUsable(judge, run, ['t1', 't2']);
+    const ids = new Map<string, unknown>();
+    for (const f of intercepts(run, 'a')) {
+      const m = messageOf(f)!;
+      const eventId = eventOf(f)?.id;
+      if (m.id !== eventId) judge.fail(`the JSON-RPC id ${JSON.stringify(m.id)} is not the event id ${JSON.stringify(eventId)}`, { received: f.text, expected: spec.expectation });
+      const step = stepOf(f) ?? '?';
+      if (!ids.has(step)) ids.set(step, eventId);
+    }
+    if (ids.size < 2) judge.fail('fewer than two intercepts arrived for two calls', { received: summary(run) });
+    if (ids.get('t1') === ids.get('t2')) judge.fail(`two different calls share the event id ${JSON.stringify(ids.get('t1'))}`, { received: summary(run), expected: spec.expectation });
+  }));
+
+  test(...check('ti.capabilities-deny', async ({ harness, judge, spec }) => {
+    const run = await probeCapabilities(harness, judge);
+    const got = intercepts(run, 'a');
+    if (got.length === 0) judge.fail('no hooks/intercept arrived', { received: summary(run) });
+    for (const f of got) {
+      const effects = (paramsOf(f)?.capabilities as Obj | undefined)?.effects;
+      if (!Array.isArray(effects) || !effects.includes('deny')) judge.fail(`params.capabilities.effects is ${JSON.stringify(effects)}`, { received: f.text, expected: spec.expectation });
+    }
+  }));
+
+  test(...check('ti.serial-order', async ({ harness, judge, spec }) => {
+    const slow: Answer = { delayMs: 150, effects: [] };
+    const run = await harness.run({
+      label: 'interceptors a, b, c answer after 150 ms each',
+      hooks: ['a', 'b', 'c'].map((name) => ({ name, subscriptions: [intercept(['tool.before'])], script: { intercept: [slow] } })),
+      steps: [tool('t1', { path: 'notes.txt' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const order = run.records.filter((r) => (r.kind === 'frame' && r.method === INTERCEPT) || (r.kind === 'reply' && r.method !== OBSERVE));
+    const at = (hook: string, kind: 'frame' | 'reply'): number => order.findIndex((r) => r.hook === hook && r.kind === kind);
+    for (const h of ['a', 'b', 'c']) if (at(h, 'frame') < 0) judge.fail(`interceptor ${h} received no hooks/intercept`, { received: summary(run), expected: spec.expectation });
+    const seq = order.map((r) => `${r.kind === 'frame' ? 'request to' : 'reply from'} ${r.hook}`);
+    if (!(at('a', 'frame') < at('b', 'frame') && at('b', 'frame') < at('c', 'frame'))) judge.fail('the interceptors were not called in registration order a, b, c', { received: seq, expected: spec.expectation });
+    if (at('b', 'frame') < at('a', 'reply') || at('c', 'frame') < at('b', 'reply')) judge.fail('an interceptor was called before the previous one answered (concurrent evaluation)', { received: seq, expected: spec.expectation });
+  }));
+
+  test(...check('ti.deny-stops', async ({ harness, judge, spec }) => {
+    for (const policy of ['fail-open', 'fail-closed'] as const) {
+      const run = await harness.run({
+        label: `b denies (${policy})`,
+        hooks: [
+          { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
+          { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })], script: { intercept: [{ effects: [DENY] }] } },
+          { name: 'c', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
+        ],
+        steps: [tool('t1', { path: 'notes.txt' })],
+      });
+      requireUsable(judge, run, ['t1']);
+      if (intercepts(run, 'b').length === 0) judge.fail(`${policy}: interceptor b was never called`, { received: summary(run) });
+      if (ran(run, 't1')) judge.fail(`${policy}: the tool ran although interceptor b denied it`, { received: summary(run), expected: spec.expectation });
+      if (intercepts(run, 'c').length > 0) judge.fail(`${policy}: interceptor c was called after b denied`, { received: summary(run), expected: spec.expectation });
+      if (frames(run, { hook: 'c', method: OBSERVE }).length > 0) judge.note(`${policy}: c received a best-effort hooks/observe of the settled event (the newest draft allows this)`);
+      const outcome = reportedOutcome(run, 't1');
+      if (outcome && outcome !== 'denied-by-backend') judge.note(`${policy}: the report calls the denied call "${outcome}"`);
+    }
+  }));
+
+  test(...check('ti.no-retry-after-decision', async ({ harness, judge, spec }) => {
+    const run = await harness.run({
+      label: 'one deny, one no-effect answer',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { byStep: { denied: [{ effects: [DENY] }], allowed: [{ effects: [] }] } } }],
+      steps: [tool('denied', { n: 1 }), tool('allowed', { n: 2 })],
+    });
+    requireUsable(judge, run, ['denied', 'allowed']);
+    for (const step of ['denied', 'allowed']) {
+      const n = intercepts(run, 'a', step).length;
+      if (n === 0) judge.fail(`the "${step}" call sent no hooks/intercept`, { received: summary(run) });
+      if (n > 1) judge.fail(`the "${step}" call was sent ${n} times although the first answer was a ${step === 'denied' ? 'deny' : 'successful empty effect list'}`, { received: summary(run), expected: spec.expectation });
+    }
+  }));
+
+  test(...check('ti.modify-input', async ({ harness, judge, spec }) => {
+    const probe = await probeCapabilities(harness, judge);
+    const canMerge = advertisesModify(probe, 'a', 'merge');
+    const canReplace = advertisesModify(probe, 'a', 'replace');
+    if (!canMerge && !canReplace) judge.notApplicable('the harness does not advertise modify of the tool input');
+    const merge = { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644', keep: null, nested: { replaced: true } } };
+    const replace = { type: 'modify', target: 'input', operation: 'replace', value: { path: 'other.txt', probe: 'replaced' } };
+    const inputs: Record<string, Obj> = { merged: { path: 'notes.txt', mode: '0600', keep: 'x', nested: { old: 1 } }, replaced: { path: 'a.txt', n: 2 } };
+    const steps = [...(canMerge ? [tool('merged', inputs.merged)] : []), ...(canReplace ? [tool('replaced', inputs.replaced)] : [])];
+    const run = await harness.run({
+      label: 'merge and replace of the tool input',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { byStep: { merged: [{ effects: [merge] }], replaced: [{ effects: [replace] }] } } }],
+      steps,
+    });
+    requireUsable(judge, run, steps.map((s) => s.id));
+    const effectsOf: Record<string, unknown[]> = { merged: [merge], replaced: [replace] };
+    for (const s of steps) {
+      const expected = expectedInput(run.inputs[s.id]!, effectsOf[s.id]!);
+      const m = run.markers[s.id];
+      if (!m) judge.fail(`the "${s.id}" call did not run after a valid modify`, { sent: { effects: effectsOf[s.id] }, received: summary(run), expected: JSON.stringify(expected) });
+      else if (!deepEqualJson(m.executedInput, expected)) {
+        judge.fail(`the "${s.id}" call ran with ${JSON.stringify(m.executedInput)}`, { sent: { input: run.inputs[s.id], effects: effectsOf[s.id] }, received: m.executedInput, expected: `${JSON.stringify(expected)} (${spec.expectation})` });
+      }
+    }
+    if (canMerge) {
+      // Serial chaining: b edits the value a produced.
+      const ea = [{ type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644', by: 'a' } }];
+      const eb = [{ type: 'modify', target: 'input', operation: 'merge', value: { by: 'b', extra: 1 } }];
+      const chain = await harness.run({
+        label: 'a and b both merge into the input',
+        hooks: [
+          { name: 'a', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ effects: ea }] } },
+          { name: 'b', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ effects: eb }] } },
+        ],
+        steps: [tool('chained', { path: 'notes.txt', mode: '0600' })],
+      });
+      requireUsable(judge, chain, ['chained']);
+      const expected = expectedInput(expectedInput(chain.inputs.chained!, ea)!, eb);
+      const m = chain.markers.chained;
+      if (!m || !deepEqualJson(m.executedInput, expected)) {
+        judge.fail(`edits of two interceptors did not chain: the call ${m ? `ran with ${JSON.stringify(m.executedInput)}` : 'did not run'}`, { sent: { a: ea, b: eb }, received: summary(chain), expected: JSON.stringify(expected) });
+      }
+    }
+  }));
+
+  test(...check('ti.modify-atomic', async ({ harness, judge, spec }) => {
+    const probe = await probeCapabilities(harness, judge);
+    if (!advertisesModify(probe, 'a', 'merge')) judge.notApplicable('the harness does not advertise modify (merge) of the tool input');
+    const good = { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } };
+    const lists: Record<string, unknown[]> = {
+      'bad-value': [good, { type: 'modify', target: 'input', operation: 'merge', value: 'not an object' }],
+      'bad-target': [good, { type: 'modify', target: 'output', operation: 'replace', value: [] }],
+    };
+    const run = await harness.run({
+      label: 'a valid merge followed by an invalid modify, fail-open',
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })], script: { byStep: Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, [{ effects: v }]])) } }],
+      steps: Object.keys(lists).map((k) => tool(k, { path: `${k}.txt`, mode: '0600' })),
+    });
+    requireUsable(judge, run, Object.keys(lists));
+    for (const [step, effects] of Object.entries(lists)) {
+      const m = run.markers[step];
+      if (!m) judge.fail(`the "${step}" call did not run: a rejected response under fail-open must leave the call to run unchanged`, { sent: { effects }, received: summary(run), expected: spec.expectation });
+      if (!deepEqualJson(m!.executedInput, run.inputs[step])) {
+        judge.fail(`the "${step}" call ran with ${JSON.stringify(m!.executedInput)}: part of a rejected response was applied`, { sent: { input: run.inputs[step], effects }, received: m!.executedInput, expected: `the original input ${JSON.stringify(run.inputs[step])}` });
+      }
+    }
+  }));
+
+  test(...check('ti.failure-policy', async ({ harness, judge, spec, target }) => {
+    // Each failure class, as an answer built around the effects a harness that wrongly
+    // accepted it would apply: a deny under fail-open, nothing under fail-closed, so an
+    // accepted failure always shows in the outcome.
+    const classes: Record<string, (effects: unknown[]) => Answer> = {
+      'malformed-json': () => ({ raw: `{"jsonrpc":"2.0","id":"x","result":{"protocolVersion":"draft","effects":[] ${GARBAGE}` }),
+      'jsonrpc-error': () => ({ error: { code: -32003, message: `backend unavailable: ${GARBAGE}` } }),
+      'no-effects': () => ({ omitEffects: true, resultExtra: { note: GARBAGE } }),
+      'no-result-version': (effects) => ({ effects, resultVersion: null }),
+      'wrong-result-version': (effects) => ({ effects, resultVersion: '1999-01-01' }),
+      'mismatched-id': (effects) => ({ effects, id: 'wrong' }),
+      'wrong-jsonrpc': (effects) => ({ effects, jsonrpc: '1.0' }),
+      'deny-empty-reason': () => ({ effects: [{ type: 'deny', reason: '' }] }),
+      ...(target.transport === 'http' ? {
+        'http-500': (effects: unknown[]) => ({ effects, http: { status: 500 } }),
+        'http-202': (effects: unknown[]) => ({ effects, http: { status: 202 } }),
+        'http-404': (effects: unknown[]) => ({ effects, http: { status: 404 } }),
+        'http-text-plain': (effects: unknown[]) => ({ effects, http: { contentType: 'text/plain' } }),
+      } : target.lifecycle === 'per_event' ? {
+        'exit-status-3': (effects: unknown[]) => ({ effects, exit: 3 }),
+      } : {}),
+    };
+    const names = Object.keys(classes);
+    const runPolicy = async (policy: 'fail-open' | 'fail-closed'): Promise<HarnessRun> => {
+      const effects = policy === 'fail-open' ? [DENY] : [];
+      const hooks: HookPlan[] = [
+        { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })], script: { byStep: Object.fromEntries(names.map((n) => [n, [classes[n]!(effects)]])) } },
+        { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
+      ];
+      const run = await harness.run({ label: `${names.length} failure classes, ${policy}`, hooks, steps: names.map((n) => tool(n, { path: `${n}.txt` })) });
+      requireUsable(judge, run, names);
+      return run;
+    };
+    const open = await runPolicy('fail-open');
+    const openBad = names.filter((n) => !ran(open, n) || intercepts(open, 'b', n).length === 0);
+    if (openBad.length) {
+      judge.fail(`fail-open did not continue after: ${openBad.map((n) => `${n} (${ran(open, n) ? 'b not called' : 'the call did not run'})`).join(', ')}`, { received: summary(open), expected: spec.expectation });
+    }
+    const closed = await runPolicy('fail-closed');
+    const closedBad = names.filter((n) => ran(closed, n) || intercepts(closed, 'b', n).length > 0);
+    if (closedBad.length) {
+      judge.fail(`fail-closed did not deny after: ${closedBad.map((n) => `${n} (${ran(closed, n) ? 'the call ran' : 'b was called'})`).join(', ')}`, { received: summary(closed), expected: spec.expectation });
+    }
+    const leaky = (closed.report?.steps ?? []).filter((s) => s.reason?.includes(GARBAGE));
+    if (leaky.length) judge.warn(`the denial reason repeats backend text for ${leaky.map((s) => s.id).join(', ')}; a synthetic denial should give a generic reason`, { received: leaky });
+    const mislabelled = names.filter((n) => reportedOutcome(closed, n) && reportedOutcome(closed, n) !== 'denied-by-failure-policy');
+    if (mislabelled.length) judge.note(`the report does not call these fail-closed denials denied-by-failure-policy: ${mislabelled.join(', ')}`);
+    judge.note(`failure classes: ${names.join(', ')}`);
+  }));
+
+  test(...check('ti.deadline', async ({ harness, judge, spec }) => {
+    const timeoutMs = 500;
+    const run = await harness.run({
+      label: `a deny that comes 1500 ms after a ${timeoutMs} ms deadline, fail-open`,
+      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open', timeoutMs })], script: { intercept: [{ delayMs: timeoutMs + 1500, effects: [DENY] }] } }],
+      steps: [tool('t1', { path: 'notes.txt' })],
+    });
+    requireUsable(judge, run, ['t1']);
+    const m = run.markers.t1;
+    if (!m) judge.fail('the call did not run: the late deny was applied, or the deadline did not apply the fail-open policy', { received: summary(run), expected: spec.expectation });
+    if (!deepEqualJson(m!.executedInput, run.inputs.t1)) judge.fail('the call ran with a changed input', { received: m!.executedInput, expected: JSON.stringify(run.inputs.t1) });
+    const reply = run.records.find((r) => r.kind === 'reply' && r.hook === 'a');
+    const ranAt = run.markerTimes.t1;
+    if (reply && ranAt !== undefined && ranAt > reply.t) {
+      judge.fail(`the call ran only after the late reply (${Math.round(ranAt - reply.t)} ms after it): the harness waited past its ${timeoutMs} ms deadline`, { received: summary(run), expected: spec.expectation });
+    }
+  }));
+});

@@ -1,0 +1,103 @@
+// Questions the harness-role checks ask of one adapter run: which frames a hook got,
+// which tool step a frame belongs to, whether the sentinel ran and with what input. The
+// checks themselves stay short: scenario, then judgement with evidence.
+import type { WireRecord } from '../../drivers/scripted-backend/script.js';
+import type { Judge } from './fixtures.js';
+import { hookId, type HarnessRun, type Outcome } from './harness-session.js';
+
+type Obj = Record<string, unknown>;
+
+export const INTERCEPT = 'hooks/intercept';
+export const OBSERVE = 'hooks/observe';
+
+export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Frames (received messages) of a run, optionally of one hook and one method, in arrival order. */
+export function frames(run: HarnessRun, filter: { hook?: string; method?: string } = {}): WireRecord[] {
+  return run.records.filter((r) => r.kind === 'frame' && (filter.hook === undefined || r.hook === filter.hook) && (filter.method === undefined || r.method === filter.method));
+}
+
+export const messageOf = (r: WireRecord): Obj | undefined => (isObj(r.message) ? r.message : undefined);
+export const paramsOf = (r: WireRecord): Obj | undefined => {
+  const p = messageOf(r)?.params;
+  return isObj(p) ? p : undefined;
+};
+export const eventOf = (r: WireRecord): Obj | undefined => {
+  const e = paramsOf(r)?.event;
+  return isObj(e) ? e : undefined;
+};
+export const eventType = (r: WireRecord): string | undefined => {
+  const t = eventOf(r)?.type;
+  return typeof t === 'string' ? t : undefined;
+};
+
+/** The tool input of a frame's event (parsed if a harness sent it as a JSON string). */
+export function toolInputOf(r: WireRecord): unknown {
+  const t = eventOf(r)?.tool;
+  if (!isObj(t)) return undefined;
+  if (typeof t.input === 'string') {
+    try {
+      return JSON.parse(t.input) as unknown;
+    } catch {
+      return t.input;
+    }
+  }
+  return t.input;
+}
+
+/** The scenario step a frame belongs to (the sentinel input carries `probe: <step id>`). */
+export function stepOf(r: WireRecord): string | undefined {
+  const input = toolInputOf(r);
+  return isObj(input) && typeof input.probe === 'string' ? input.probe : undefined;
+}
+
+export function callIdOf(r: WireRecord): unknown {
+  const e = eventOf(r);
+  const call = e?.call;
+  if (isObj(call)) return call.id;
+  const t = e?.tool;
+  return isObj(t) ? t.callId : undefined;
+}
+
+export const ran = (run: HarnessRun, step: string): boolean => run.markers[step] !== undefined;
+
+export function reportedOutcome(run: HarnessRun, step: string): Outcome | undefined {
+  return run.report?.steps?.find((s) => s.id === step)?.outcome;
+}
+
+/** A compact account of a run for evidence: exit, report, markers, what each hook received. */
+export function summary(run: HarnessRun): Obj {
+  const received: Record<string, string[]> = {};
+  for (const f of frames(run)) {
+    const label = `${f.method ?? '(not a message)'}${eventType(f) ? ` ${eventType(f)}` : ''}${stepOf(f) ? ` [${stepOf(f)}]` : ''}`;
+    (received[f.hook] ??= []).push(label);
+  }
+  return {
+    run: run.label,
+    adapter: run.timedOut ? 'killed at the scenario deadline' : run.exit.signal ? `ended by ${run.exit.signal}` : `exit status ${run.exit.code}`,
+    registration: run.report?.registration ?? run.reportProblem,
+    outcomes: Object.fromEntries((run.report?.steps ?? []).map((s) => [s.id, s.outcome])),
+    executed: Object.fromEntries(Object.entries(run.markers).map(([k, m]) => [k, m === undefined ? 'not run' : m.invalid !== undefined ? `invalid marker: ${m.invalid}` : m.executedInput])),
+    received,
+  };
+}
+
+/**
+ * The preconditions every scenario with a valid registration shares: the harness accepted
+ * it, finished in time, and can run the steps. Otherwise the check fails (a valid
+ * registration must be usable) or is not applicable (the adapter says it cannot run a step).
+ */
+export function requireUsable(judge: Judge, run: HarnessRun, steps: readonly string[] = []): void {
+  if (run.timedOut) judge.fail(`the adapter did not finish run "${run.label}" before the scenario deadline`, { received: summary(run) });
+  const unsupported = steps.filter((s) => reportedOutcome(run, s) === 'unsupported');
+  if (unsupported.length) judge.notApplicable(`the adapter reports steps ${unsupported.join(', ')} as unsupported`);
+  if (run.report?.registration === 'rejected' || (run.exit.code !== 0 && frames(run).length === 0 && Object.values(run.markers).every((m) => m === undefined))) {
+    judge.fail(`the harness refused a valid registration in run "${run.label}": ${run.report?.rejectionReason ?? `exit status ${run.exit.code}`}`, {
+      sent: { registration: run.registration },
+      received: summary(run),
+      expected: 'a valid registration is accepted and the scenario runs',
+    });
+  }
+}
+
+export { hookId };

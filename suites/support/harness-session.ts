@@ -1,0 +1,344 @@
+// The runner's side of harness certification: it plays the backend and drives the
+// harness under test through its adapter (docs/harness-adapter.md). One `run()` writes a
+// registration pointing at the scripted backend, a scenario and a script, starts the
+// adapter once, and returns everything observable: the frames each hook received (wire
+// log), the sentinel's marker files, the adapter's report, exit status and output.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { packageRoot } from '../../src/package-root.js';
+import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
+import type { ResolvedClaim } from '../../src/claims/load.js';
+import { describeSpawnError, explainSpawnFailure, killTree, LaunchError, spawnTracked } from '../../drivers/processes.js';
+import { ByteTail } from '../../drivers/tail.js';
+import type { Transcript } from '../../drivers/transcript.js';
+import { ScriptedHttpBackend } from '../../drivers/scripted-backend/http-server.js';
+import { SCRIPT_FILE, WIRE_LOG, type BackendScript, type HookScript, type WireRecord } from '../../drivers/scripted-backend/script.js';
+import { readRecords } from '../../drivers/scripted-backend/wire-log.js';
+
+type Obj = Record<string, unknown>;
+
+export const SENTINEL_TOOL = 'ahp_sentinel';
+export const ADAPTER_CONTRACT = 1;
+export const TOKEN_ENV = 'AHP_CONFORMANCE_TEST_TOKEN';
+// The compiled scripted backend (the suites run from source; the harness launches plain JS).
+const STDIO_MAIN = join(packageRoot(), 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
+const OUTPUT_CAP = 256 * 1024;
+
+export type HostPolicy = 'allow' | 'ask-refuse' | 'deny';
+export type Outcome = 'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
+
+export interface Subscription {
+  events: string[];
+  mode: 'intercept' | 'observe';
+  timeoutMs?: number;
+  failurePolicy?: 'fail-open' | 'fail-closed';
+  content?: Obj;
+}
+
+export interface HookPlan {
+  /** Short name: the hook id is dev.ahp-conformance.<name>, its HTTP path /hooks/<name>. */
+  name: string;
+  subscriptions: Subscription[];
+  script?: HookScript;
+  /** Defaults: the target's transport and lifecycle. */
+  transport?: Transport;
+  lifecycle?: Lifecycle;
+  /** stdio: arguments appended to the scripted backend's command line. */
+  extraArgs?: string[];
+  /** http: authenticate with a bearer token from an environment variable. */
+  bearer?: boolean;
+}
+
+export interface ToolStepPlan {
+  kind: 'tool';
+  id: string;
+  /** The sentinel's input; `probe: <step id>` is always added so frames can be matched to steps. */
+  input?: Obj;
+  host?: HostPolicy;
+}
+
+export type StepPlan = { kind: 'session.start'; id?: string } | { kind: 'session.end'; id?: string } | ToolStepPlan | { kind: 'parallel'; id: string; steps: ToolStepPlan[] };
+
+export interface Marker {
+  executedInput?: unknown;
+  /** The marker file exists but is not the JSON the contract asks for. */
+  invalid?: string;
+}
+
+export interface AdapterReport {
+  adapterContract?: number;
+  harness?: { name?: string; version?: string };
+  registration?: 'accepted' | 'rejected';
+  rejectionReason?: string;
+  steps?: { id: string; outcome: Outcome; reason?: string }[];
+}
+
+export interface HarnessRun {
+  label: string;
+  registration: unknown;
+  exit: { code: number | null; signal: string | null };
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  report?: AdapterReport;
+  reportProblem?: string;
+  records: WireRecord[];
+  /** Tool step id -> marker (undefined: the tool did not run). */
+  markers: Record<string, Marker | undefined>;
+  /** Tool step id -> the input the step asked for. */
+  inputs: Record<string, Obj>;
+  /** Wall-clock ms when each marker file was last written. */
+  markerTimes: Record<string, number>;
+}
+
+export const hookId = (name: string): string => `dev.ahp-conformance.${name}`;
+
+/** An intercept subscription with the claim's deadline; override what the check needs. */
+export function intercept(events: string[], extra: Partial<Subscription> = {}, timeoutMs = 2000): Subscription {
+  return { events, mode: 'intercept', timeoutMs, failurePolicy: 'fail-closed', content: { default: 'body' }, ...extra };
+}
+
+export function observe(events: string[], extra: Partial<Subscription> = {}): Subscription {
+  return { events, mode: 'observe', content: { default: 'body' }, ...extra };
+}
+
+export function tool(id: string, input: Obj = {}, host: HostPolicy = 'allow'): ToolStepPlan {
+  return { kind: 'tool', id, input, host };
+}
+
+export class HarnessSession {
+  private readonly root: string;
+  private runs = 0;
+  private http?: ScriptedHttpBackend;
+  private current: { log: string; script: BackendScript } = { log: '', script: { hooks: {} } };
+  /** The secret in the bearer variable: random per session, so a leak is unmistakable. */
+  readonly token = `ahp-canary-${randomBytes(12).toString('hex')}`;
+
+  constructor(
+    readonly claim: ResolvedClaim,
+    readonly transport: Transport,
+    readonly lifecycle: Lifecycle | undefined,
+    readonly timeoutMs: number,
+    readonly transcript: Transcript,
+  ) {
+    this.root = mkdtempSync(join(tmpdir(), 'ahp-harness-'));
+    this.transcript.addSecret(this.token);
+  }
+
+  private async httpBackend(): Promise<ScriptedHttpBackend> {
+    this.http ??= await ScriptedHttpBackend.start(() => this.current, this.token);
+    return this.http;
+  }
+
+  /** The registration for these hooks, pointing at the scripted backend of this run. */
+  async registration(hooks: readonly HookPlan[], runDir: string): Promise<Obj> {
+    const entries: Obj[] = [];
+    for (const h of hooks) {
+      const transport = h.transport ?? this.transport;
+      let t: Obj;
+      if (transport === 'stdio') {
+        const lifecycle = h.lifecycle ?? this.lifecycle ?? 'persistent';
+        t = { type: 'stdio', command: process.execPath, args: [STDIO_MAIN, '--run', runDir, '--hook', h.name, '--lifecycle', lifecycle, ...(h.extraArgs ?? [])], lifecycle };
+      } else {
+        t = { type: 'http', url: (await this.httpBackend()).url(h.name) };
+      }
+      entries.push({
+        id: hookId(h.name),
+        transport: t,
+        ...(h.bearer ? { authentication: { type: 'bearer', tokenEnv: TOKEN_ENV } } : {}),
+        subscriptions: h.subscriptions.map((s) => (s.mode === 'intercept' ? { timeoutMs: this.timeoutMs, ...s } : s)),
+      });
+    }
+    return { protocolVersion: 'draft', hooks: entries };
+  }
+
+  /** Where the redirect target of a hook is (http.no-redirect). */
+  async redirectTarget(hook: string): Promise<string> {
+    return (await this.httpBackend()).redirectUrl(hook);
+  }
+
+  async run(opts: { label: string; hooks: readonly HookPlan[]; steps: readonly StepPlan[]; registration?: (reg: Obj) => unknown }): Promise<HarnessRun> {
+    const h = this.claim.harness;
+    if (!h) throw new Error('the claim has no harness block');
+    const runDir = join(this.root, `run-${++this.runs}`);
+    mkdirSync(runDir, { recursive: true });
+    const log = join(runDir, WIRE_LOG);
+    writeFileSync(log, '');
+    const markerOf = (id: string): string => join(runDir, `marker-${id}.json`);
+    // A script may name a step's marker file as "{marker:<step id>}" (probeFile).
+    const scriptText = JSON.stringify({ hooks: Object.fromEntries(opts.hooks.map((x) => [x.name, x.script ?? {}])) })
+      .replace(/\{marker:([A-Za-z0-9._-]+)\}/g, (_, id: string) => JSON.stringify(markerOf(id)).slice(1, -1));
+    const script = JSON.parse(scriptText) as BackendScript;
+    writeFileSync(join(runDir, SCRIPT_FILE), scriptText);
+    this.current = { log, script };
+
+    const valid = await this.registration(opts.hooks, runDir);
+    const registration = opts.registration ? opts.registration(structuredClone(valid)) : valid;
+    const inputs: Record<string, Obj> = {};
+    const toolStep = (s: ToolStepPlan): Obj => {
+      const input = { ...(s.input ?? {}), probe: s.id };
+      inputs[s.id] = input;
+      return { id: s.id, kind: 'tool', tool: { name: SENTINEL_TOOL, input }, marker: markerOf(s.id), host: s.host ?? 'allow' };
+    };
+    let n = 0;
+    const steps = opts.steps.map((s) => {
+      if (s.kind === 'tool') return toolStep(s);
+      if (s.kind === 'parallel') return { id: s.id, kind: 'parallel', steps: s.steps.map(toolStep) };
+      const id = s.id ?? `${s.kind === 'session.start' ? 'start' : 'end'}-${++n}`;
+      return s.kind === 'session.end' ? { id, kind: 'session.end', outcome: 'completed' } : { id, kind: 'session.start' };
+    });
+    const reportPath = join(runDir, 'report.json');
+    const config = {
+      adapterContract: ADAPTER_CONTRACT,
+      registration,
+      sentinel: { tool: SENTINEL_TOOL },
+      scenario: { session: { id: `ahp-session-${this.runs}`, cwd: runDir }, steps },
+      report: reportPath,
+    };
+    const configPath = join(runDir, 'config.json');
+    writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
+    this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${opts.label}": adapter started with ${configPath}` });
+
+    const toolCount = steps.reduce((k, s) => k + (s.kind === 'parallel' ? (s.steps as unknown[]).length : s.kind === 'tool' ? 1 : 0), 0);
+    const deadlineMs = 15_000 + (toolCount + 2) * (3 * this.timeoutMs + 3_000);
+    const started = await this.launch(h, configPath, deadlineMs);
+    const records = await this.settle(log, runDir);
+    this.transcribe(opts.label, records, started);
+
+    let report: AdapterReport | undefined;
+    let reportProblem: string | undefined;
+    try {
+      const parsed = JSON.parse(readFileSync(reportPath, 'utf8')) as unknown;
+      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) report = parsed as AdapterReport;
+      else reportProblem = 'the report is not a JSON object';
+    } catch (e) {
+      reportProblem = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the adapter wrote no report' : 'the report is not valid JSON';
+    }
+    const markers: Record<string, Marker | undefined> = {};
+    const markerTimes: Record<string, number> = {};
+    for (const id of Object.keys(inputs)) {
+      let text: string;
+      try {
+        text = readFileSync(markerOf(id), 'utf8');
+        markerTimes[id] = statSync(markerOf(id)).mtimeMs;
+      } catch {
+        markers[id] = undefined;
+        continue;
+      }
+      try {
+        const m = JSON.parse(text) as Obj;
+        markers[id] = m && typeof m === 'object' && 'executedInput' in m ? { executedInput: m.executedInput } : { invalid: text.slice(0, 2000) };
+      } catch {
+        markers[id] = { invalid: text.slice(0, 2000) };
+      }
+    }
+    return { label: opts.label, registration, ...started, report, ...(reportProblem ? { reportProblem } : {}), records, markers, inputs, markerTimes };
+  }
+
+  private async launch(
+    h: NonNullable<ResolvedClaim['harness']>,
+    configPath: string,
+    deadlineMs: number,
+  ): Promise<{ exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string }> {
+    const args = h.args.map((a) => a.replaceAll('{config}', configPath));
+    const env: Record<string, string> = {
+      ...(process.env as Record<string, string>), ...h.env, AHP_ADAPTER_CONFIG: configPath, [TOKEN_ENV]: this.token,
+    };
+    const pre = explainSpawnFailure(h.command, h.cwd, env);
+    if (pre.code === 'ENOENT' || pre.code === 'EACCES' || pre.code === 'ENOTDIR') throw new LaunchError(pre.message);
+    const child = spawnTracked(h.command, args, { cwd: h.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = new ByteTail(OUTPUT_CAP);
+    const err = new ByteTail(OUTPUT_CAP);
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
+    let timedOut = false;
+    const exit = await new Promise<{ code: number | null; signal: string | null } | Error>((resolveExit) => {
+      const timer = setTimeout(() => {
+        timedOut = true;
+        void killTree(child, 500);
+      }, deadlineMs);
+      child.once('error', (e) => {
+        clearTimeout(timer);
+        resolveExit(e);
+      });
+      child.once('close', (code, signal) => {
+        clearTimeout(timer);
+        resolveExit({ code, signal });
+      });
+    });
+    if (exit instanceof Error) throw new LaunchError(describeSpawnError(h.command, exit).message);
+    await killTree(child, 200); // anything the adapter left in its group
+    return { exit, timedOut, stdout: out.text(), stderr: err.text() };
+  }
+
+  /** Wait until the stdio backends of the run have exited (bounded), then read the wire log. */
+  private async settle(log: string, runDir: string): Promise<WireRecord[]> {
+    const until = Date.now() + 3_000;
+    for (;;) {
+      const records = readRecords(log);
+      const started = records.filter((r) => r.kind === 'start').map((r) => r.pid!);
+      const alive = started.filter((pid) => isOurBackend(pid, runDir));
+      if (alive.length === 0 || Date.now() > until) {
+        for (const pid of alive) {
+          try {
+            process.kill(pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+        return records;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  private transcribe(label: string, records: readonly WireRecord[], run: { exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string }): void {
+    const t0 = records[0]?.t ?? 0;
+    for (const r of records) {
+      const at = `+${(r.t - t0).toFixed(1)} ms`;
+      const who = `hook ${r.hook}${r.pid !== undefined ? (r.transport === 'stdio' ? ` pid ${r.pid}` : ` request ${r.pid}`) : ''}`;
+      if (r.kind === 'frame') {
+        this.transcript.record({
+          dir: 'recv', channel: r.transport, text: r.text ?? '',
+          ...(r.http ? { http: { method: r.http.method, url: r.http.url, headers: { 'content-type': String(r.http.contentType ?? ''), authorization: `${r.http.authorization?.count ?? 0} header(s)${r.http.authorization?.matches ? ', the expected token' : ''}` } } } : {}),
+          note: `${who} ${at}${r.lines && r.lines > 1 ? `; spanned ${r.lines} lines` : ''}${r.note ? `; ${r.note}` : ''}`,
+        });
+      } else if (r.kind === 'reply') {
+        this.transcript.record({ dir: 'send', channel: r.transport, text: r.text ?? '', ...(r.http?.status ? { http: { status: r.http.status } } : {}), note: `${who} ${at}${r.note ? `; ${r.note}` : ''}` });
+      } else if (r.kind !== 'line') {
+        const what = r.kind === 'start' ? `started: ${JSON.stringify(r.argv)}` : r.kind === 'probe' ? `marker ${r.exists ? 'EXISTS' : 'absent'} when replying` : r.kind;
+        this.transcript.record({ dir: 'note', channel: r.transport, note: `${who} ${at}: ${what}${r.note ? ` (${r.note})` : ''}` });
+      }
+    }
+    if (run.stderr) this.transcript.record({ dir: 'stderr', channel: 'stdio', text: run.stderr, note: `adapter stderr (${label})` });
+    if (run.stdout) this.transcript.record({ dir: 'stderr', channel: 'stdio', text: run.stdout, note: `adapter stdout (${label})` });
+    this.transcript.record({
+      dir: 'exit', channel: 'stdio',
+      note: `run "${label}": adapter ${run.timedOut ? 'killed at the scenario deadline' : `exited with ${run.exit.signal ?? `status ${run.exit.code}`}`}`,
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.http?.close();
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+/** Is `pid` still a scripted backend of this run? (cmdline check, so a reused pid is never killed.) */
+function isOurBackend(pid: number, runDir: string): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    if (!cmd.includes(runDir)) return false;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/\) Z /.test(stat);
+  } catch {
+    return false;
+  }
+}
