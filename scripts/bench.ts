@@ -9,6 +9,8 @@ import { validateRaw } from '../src/protocol/validator.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { StdioProcess } from '../drivers/stdio.js';
 import { Transcript } from '../drivers/transcript.js';
 import { interceptRequest, toolBeforeEvent, HARMLESS_TOOL } from '../src/checks/probes.js';
@@ -103,11 +105,50 @@ process.stdout.write(`\n${N} intercept exchanges over persistent stdio with the 
 process.stdout.write(`${'bare loop (child_process + readline)'.padEnd(44)} ${bare.toFixed(0).padStart(7)} ms   1.0x\n`);
 process.stdout.write(`${'runner driver (StdioProcess + transcript)'.padEnd(44)} ${driven.toFixed(0).padStart(7)} ms   ${(driven / bare).toFixed(2)}x the bare loop's time\n`);
 
+// ---------------------------------------------------------------- one harness run
+// Harness certification starts the adapter once per scenario: its start-up cost, against a
+// bare Node.js start, is what a harness check costs beyond the exchanges themselves.
+{
+  const runs = 10;
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-bench-'));
+  const stdioMain = join(root, 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
+  writeFileSync(join(dir, 'script.json'), '{"hooks":{}}');
+  writeFileSync(join(dir, 'wire.jsonl'), '');
+  const config = {
+    adapterContract: 1,
+    registration: {
+      protocolVersion: 'draft',
+      hooks: [{
+        id: 'dev.ahp-conformance.a',
+        transport: { type: 'stdio', command: process.execPath, args: [stdioMain, '--run', dir, '--hook', 'a', '--lifecycle', 'persistent'], lifecycle: 'persistent' },
+        subscriptions: [{ events: ['tool.before'], mode: 'intercept', timeoutMs: 2000, failurePolicy: 'fail-closed', content: { default: 'body' } }],
+      }],
+    },
+    sentinel: { tool: 'ahp_sentinel' },
+    scenario: { session: { id: 's' }, steps: [{ id: 't1', kind: 'tool', tool: { name: 'ahp_sentinel', input: { probe: 't1' } }, marker: join(dir, 'm.json'), host: 'allow' }] },
+    report: join(dir, 'report.json'),
+  };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  const time = (args: string[]): number => {
+    const t0 = performance.now();
+    for (let i = 0; i < runs; i++) spawnSync(process.execPath, args, { stdio: 'ignore' });
+    return performance.now() - t0;
+  };
+  const bareNode = time(['-e', '0']);
+  const harnessRun = time([join(root, 'dist', 'reference', 'harness', 'main.js'), '--config', join(dir, 'config.json')]);
+  rmSync(dir, { recursive: true, force: true });
+  process.stdout.write(`\n${runs} runs of one intercepted tool call through the reference harness (adapter + scripted stdio backend):\n`);
+  process.stdout.write(`${'bare node -e 0'.padEnd(44)} ${bareNode.toFixed(0).padStart(7)} ms   1.0x\n`);
+  process.stdout.write(`${'reference harness run'.padEnd(44)} ${harnessRun.toFixed(0).padStart(7)} ms   ${(harnessRun / bareNode).toFixed(2)}x a bare Node.js start\n`);
+}
+
 if (!process.argv.includes('--no-certify')) {
-  const started = performance.now();
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'ahp-conformance.js'), 'run', join(root, 'claims', 'reference-backend.yaml'), '--reports', join(root, 'reports', '.bench')], {
-    encoding: 'utf8', env: { ...process.env, AHP_PROGRESS: 'line' },
-  });
-  const summary = r.stdout.trim().split('\n').pop() ?? '';
-  process.stdout.write(`\nfull certification of the reference backend (stdio persistent + per_event + http): ${((performance.now() - started) / 1000).toFixed(1)} s wall\n  ${summary}\n`);
+  for (const [what, claim] of [['backend', 'reference-backend.yaml'], ['harness', 'reference-harness.yaml']] as const) {
+    const started = performance.now();
+    const r = spawnSync(process.execPath, [join(root, 'bin', 'ahp-conformance.js'), 'run', join(root, 'claims', claim), '--reports', join(root, 'reports', '.bench')], {
+      encoding: 'utf8', env: { ...process.env, AHP_PROGRESS: 'line' },
+    });
+    const summary = r.stdout.trim().split('\n').pop() ?? '';
+    process.stdout.write(`\nfull certification of the reference ${what} (stdio persistent + per_event + http): ${((performance.now() - started) / 1000).toFixed(1)} s wall\n  ${summary}\n`);
+  }
 }

@@ -7,11 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { checkSpec } from '../src/checks/catalogue.js';
-import type { CheckResult, ClaimResults } from '../src/results/model.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/backend/faults.js';
 import { ROOT } from './support/paths.js';
+import { expectConforming, faultMatrixProblems, resultsReader } from './support/fault-matrix.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
 
@@ -79,35 +78,14 @@ test('the reference backend passes every check and each fault mode fails exactly
       encoding: 'utf8', cwd: ROOT, timeout: 19 * 60_000, env: { ...process.env, AHP_PROGRESS: 'line' },
     });
     expect(run.status, run.stderr + run.stdout.slice(-3000)).toBe(1); // some claims are nonconformant
-    const validateResults = new Ajv2020({ allErrors: true, strict: false, logger: false }).compile(JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object);
-    const results = (name: string): ClaimResults => {
-      const r = JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
-      expect(validateResults(r), `${name}: ${JSON.stringify(validateResults.errors?.slice(0, 3))}`).toBe(true);
-      return r;
-    };
-    const bad = (r: ClaimResults): CheckResult[] => r.checks.filter((c) => c.status === 'failed' || c.status === 'warning');
-
+    const results = resultsReader(reports);
     const conforming = results('conforming');
-    expect(bad(conforming).map((c) => `${c.id} ${c.transport}/${c.lifecycle ?? ''}: ${c.message}`)).toEqual([]);
-    expect(conforming.verdict).toBe('conformant');
-    expect(conforming.checks.filter((c) => c.status === 'not-applicable')).toEqual([]);
-
-    const problems: string[] = [];
-    const caught = new Set<string>();
-    for (const mode of FAULT_MODES) {
-      const r = results(`fault-${mode}`);
-      const expected = new Set([...FAULTS[mode].targets, ...(ALSO_FAILS[mode]?.checks ?? [])]);
-      const got = bad(r);
-      for (const c of got) {
-        const wantStatus = checkSpec(c.id).level === 'SHOULD' ? 'warning' : 'failed';
-        if (!expected.has(c.id)) problems.push(`${mode}: ${c.id} ${c.status} but the mode does not target it: ${c.message.split('\n')[0]}`);
-        else if (c.status !== wantStatus) problems.push(`${mode}: ${c.id} is ${c.status}, expected ${wantStatus}`);
-        else caught.add(c.id);
-      }
-      for (const id of expected) if (!got.some((c) => c.id === id)) problems.push(`${mode}: ${id} was not caught`);
-      const wantVerdict = [...expected].some((id) => checkSpec(id).level === 'MUST') ? 'nonconformant' : 'conformant';
-      if (r.verdict !== wantVerdict) problems.push(`${mode}: verdict ${r.verdict}, expected ${wantVerdict}`);
-    }
+    expectConforming(conforming);
+    const { problems, caught } = faultMatrixProblems({
+      modes: FAULT_MODES,
+      targets: (m) => FAULTS[m as FaultMode].targets,
+      alsoFails: (m) => ALSO_FAILS[m as FaultMode]?.checks ?? [],
+    }, results);
     expect(problems).toEqual([]);
     // Every check in the catalogue that applies to a backend is shown failing by some mode.
     const backendChecks = conforming.checks.map((c) => c.id);

@@ -164,3 +164,60 @@ test('a bearer token never reaches any output, even from a backend that echoes i
   const grep = spawnSync('grep', ['-rl', '--', secret, join(dir, 'reports')], { encoding: 'utf8' });
   expect(grep.status, `files holding the token: ${grep.stdout}`).toBe(1); // grep: 1 = no match
 });
+
+test.describe('harness role', () => {
+  const harnessMain = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
+  const backendMain = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+  const adapter = (extra = ''): string =>
+    `harness:\n  command: ${JSON.stringify(process.execPath)}\n  args: [${JSON.stringify(harnessMain)}, --config, "{config}"${extra}]\n  lifecycles: [persistent]\n`;
+
+  test('role both certifies each role, with a verdict per role and transport', () => {
+    test.setTimeout(240_000);
+    const dir = workspace();
+    const claim = 'implementation: { name: demo, version: 1.0.0 }\nrole: both\ntransports: [stdio]\nprofiles: [tool-interception]\n' +
+      `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(backendMain)}, --transport, stdio], lifecycle: persistent }\n` + adapter();
+    const r = run(dir, claim, ['--grep', 'base.protocol-version|base.harness-version']);
+    expect(r.code, r.err + r.out.slice(-2000)).toBe(0);
+    const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+    expect(results.verdict).toBe('conformant');
+    expect(results.targets.map((t) => [t.role, t.transport, t.lifecycle, t.verdict])).toEqual([
+      ['backend', 'stdio', 'persistent', 'conformant'],
+      ['harness', 'stdio', 'persistent', 'conformant'],
+    ]);
+    const ran = results.checks.filter((c) => c.status === 'passed').map((c) => `${c.role} ${c.id}`).sort();
+    expect(ran).toEqual(['backend base.protocol-version', 'harness base.harness-version']);
+    expect(r.out).toContain('backend/stdio/persistent conformant, harness/stdio/persistent conformant');
+  });
+
+  test('an adapter that dies on a valid registration fails the check with its exit status', () => {
+    test.setTimeout(120_000);
+    const dir = workspace();
+    writeFileSync(join(dir, 'dies.js'), 'process.stderr.write("adapter: cannot start the agent\\n"); process.exit(4);\n');
+    const claim = 'implementation: { name: demo, version: 1.0.0 }\nrole: harness\ntransports: [stdio]\nprofiles: [tool-interception]\n' +
+      `harness:\n  command: ${JSON.stringify(process.execPath)}\n  args: [dies.js, "{config}"]\n  lifecycles: [per_event]\n`;
+    const r = run(dir, claim, ['--grep', 'base.harness-version']);
+    expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
+    const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+    const c = results.checks.find((x) => x.id === 'base.harness-version')!;
+    expect(c.status).toBe('failed');
+    expect(c.message).toContain('exit status 4');
+    expect(JSON.stringify(c.transcript)).toContain('cannot start the agent');
+  });
+
+  test('the bearer token of a harness run reaches no output, even from a harness that prints it', () => {
+    test.setTimeout(240_000);
+    const dir = workspace();
+    const claim = 'implementation: { name: demo, version: 1.0.0 }\nrole: harness\ntransports: [http]\nprofiles: [tool-interception]\n' + adapter(', --fault, token-leak');
+    const r = run(dir, claim, ['--grep', 'http.bearer']);
+    expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
+    const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+    const c = results.checks.find((x) => x.id === 'http.bearer')!;
+    expect(c.status).toBe('failed');
+    expect(c.message).toContain('adapter stderr');
+    // The runner's token is random per check: any trace of it is a leak.
+    const canary = /ahp-canary-[0-9a-f]{24}/;
+    expect(`${r.out}${r.err}`).not.toMatch(canary);
+    const grep = spawnSync('grep', ['-rlE', 'ahp-canary-[0-9a-f]{24}', join(dir, 'reports')], { encoding: 'utf8' });
+    expect(grep.status, `files holding the token: ${grep.stdout}`).toBe(1);
+  });
+});

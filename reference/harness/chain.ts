@@ -84,7 +84,8 @@ export async function runInterceptChain(run: Run, event: AhpEvent, targets: read
       allNoEffect = false;
       input = judged.decision.input;
     }
-    if (denial && run.fault !== 'deny-continues-chain') break;
+    // deny-continues-chain fault: only an explicit deny is ignored for the chain's sake.
+    if (denial && !(run.fault === 'deny-continues-chain' && denial.verdict === 'denied-by-backend')) break;
   }
 
   if (denial) return { verdict: denial.verdict, reason: denial.reason, input, called, allNoEffect };

@@ -351,7 +351,7 @@ export const CHECKS: readonly CheckSpec[] = [
   hcheck({
     id: 'http.bearer', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001', 'AHP-SEC-001'], transports: ['http'],
     title: 'The bearer token is sent once, in the header only',
-    expectation: 'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, and the token appears in no body and no adapter output',
+    expectation: 'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, the token appears in no body and no adapter output, and with the variable unset nothing is sent',
   }),
 ];
 

@@ -1,4 +1,4 @@
-// `ahp-conformance run <claim.yaml>... [--grep re] [--workers n] [--reports dir]`:
+// `ahp-conformance run <claim.yaml>... [--grep re] [--grep-invert re] [--workers n] [--reports dir]`:
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -87,6 +87,7 @@ export async function runCommand(files: string[], options: Record<string, string
   const cli = createRequire(join(root, 'package.json')).resolve('@playwright/test/cli');
   const args = [cli, 'test', '-c', join(root, 'playwright.config.ts')];
   if (options.grep) args.push('--grep', options.grep);
+  if (options['grep-invert']) args.push('--grep-invert', options['grep-invert']);
   if (options.workers) args.push('--workers', options.workers);
   const code = await new Promise<number>((done) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, [PLAN_ENV]: file } });

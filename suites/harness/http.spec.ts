@@ -76,8 +76,8 @@ test.describe('http (harness)', () => {
       },
     });
     const sent = frames(unset).filter((f) => f.hook === 'a');
+    // (Whether the call then runs is the failure policy's business, judged by ti.failure-policy.)
     if (sent.length) judge.fail(`with the token variable unset, ${sent.length} request(s) were sent (${sent[0]!.http?.authorization?.count ?? 0} Authorization headers)`, { received: summary(unset), expected: 'no request without the credential; the failure policy decides' });
-    if (ran(unset, 't1')) judge.fail('with the token variable unset and fail-closed, the call ran', { received: summary(unset), expected: 'fail-closed denies the call' });
     judge.note(`the token reached ${hookId('a')} and ${hookId('obs')} only in the Authorization header`);
   }));
 });

@@ -91,11 +91,15 @@ export function requireUsable(judge: Judge, run: HarnessRun, steps: readonly str
   if (run.timedOut) judge.fail(`the adapter did not finish run "${run.label}" before the scenario deadline`, { received: summary(run) });
   const unsupported = steps.filter((s) => reportedOutcome(run, s) === 'unsupported');
   if (unsupported.length) judge.notApplicable(`the adapter reports steps ${unsupported.join(', ')} as unsupported`);
-  if (run.report?.registration === 'rejected' || (run.exit.code !== 0 && frames(run).length === 0 && Object.values(run.markers).every((m) => m === undefined))) {
-    judge.fail(`the harness refused a valid registration in run "${run.label}": ${run.report?.rejectionReason ?? `exit status ${run.exit.code}`}`, {
-      sent: { registration: run.registration },
-      received: summary(run),
-      expected: 'a valid registration is accepted and the scenario runs',
+  const nothingHappened = frames(run).length === 0 && Object.values(run.markers).every((m) => m === undefined);
+  if (run.report?.registration === 'rejected') {
+    judge.fail(`the harness refused a valid registration in run "${run.label}": ${run.report.rejectionReason ?? '(no reason given)'}`, {
+      sent: { registration: run.registration }, received: summary(run), expected: 'a valid registration is accepted and the scenario runs',
+    });
+  }
+  if (run.exit.code !== 0 && nothingHappened) {
+    judge.fail(`the adapter ended with ${run.exit.signal ?? `exit status ${run.exit.code}`} in run "${run.label}" without running the scenario${run.reportProblem ? ` (${run.reportProblem})` : ''}; its stderr is in the transcript`, {
+      sent: { registration: run.registration }, received: summary(run), expected: 'a valid registration is accepted and the scenario runs',
     });
   }
 }

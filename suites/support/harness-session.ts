@@ -49,6 +49,8 @@ export interface HookPlan {
   extraArgs?: string[];
   /** http: authenticate with a bearer token from an environment variable. */
   bearer?: boolean;
+  /** stdio: a command that does not exist (a backend that cannot be started). */
+  missingCommand?: boolean;
 }
 
 export interface ToolStepPlan {
@@ -140,7 +142,8 @@ export class HarnessSession {
       let t: Obj;
       if (transport === 'stdio') {
         const lifecycle = h.lifecycle ?? this.lifecycle ?? 'persistent';
-        t = { type: 'stdio', command: process.execPath, args: [STDIO_MAIN, '--run', runDir, '--hook', h.name, '--lifecycle', lifecycle, ...(h.extraArgs ?? [])], lifecycle };
+        const command = h.missingCommand ? join(runDir, 'no-such-backend') : process.execPath;
+        t = { type: 'stdio', command, args: [STDIO_MAIN, '--run', runDir, '--hook', h.name, '--lifecycle', lifecycle, ...(h.extraArgs ?? [])], lifecycle };
       } else {
         t = { type: 'http', url: (await this.httpBackend()).url(h.name) };
       }

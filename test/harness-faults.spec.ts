@@ -1,0 +1,104 @@
+// Every harness-role check can fail: the reference harness passes everything, and each
+// of its fault modes makes the runner fail exactly the checks that mode targets (plus the
+// documented overlaps), and no others. All modes run in one `ahp-conformance run`.
+//
+// Cost: base.registration-validated starts the adapter once per invalid document (20
+// times); it runs in full for the conforming harness and for the mode that targets it.
+// The other modes change behaviour only after a registration was accepted, so that check
+// is left out of their runs (--grep-invert), which keeps this test at a few minutes.
+import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CHECKS, checkSpec } from '../src/checks/catalogue.js';
+import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
+import { ROOT } from './support/paths.js';
+import { expectConforming, faultMatrixProblems, resultsReader } from './support/fault-matrix.js';
+
+const MAIN = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
+const REGISTRATION_CHECK = 'base.registration-validated';
+
+/**
+ * Checks a mode breaks besides its own targets, because the broken rule is part of what
+ * they judge too. Each entry says why; anything else failing is a runner defect.
+ */
+const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> = {
+  'jsonrpc-1': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the intercept and observe schemas require jsonrpc "2.0"' },
+  'version-0.1': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the intercept and observe schemas require protocolVersion "draft"' },
+  'bare-extension-key': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the event schema requires reverse-DNS extension keys' },
+  'id-differs': { checks: ['ti.intercept-request'], why: 'the wire layer requires the intercept id to equal the event id' },
+  'concurrent-interceptors': { checks: ['ti.deny-stops', 'ti.failure-policy'], why: 'calling every interceptor at once also calls those after a deny or a fail-closed failure' },
+  'per-event-no-eof': { checks: ['ti.failure-policy'], why: 'the scripted per_event backend exits at end of input, so a harness that never closes stdin never sees its non-zero exit status' },
+};
+
+type Where = { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
+
+/**
+ * Where each mode runs: its own binding; modes of no binding run over HTTP, the cheapest
+ * target (the scripted backend is a server in the runner, not a process per hook).
+ */
+function placement(mode: FaultMode): Where {
+  const spec = FAULTS[mode] as { transport?: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
+  if (spec.transport === 'stdio') return { transport: 'stdio', lifecycle: spec.lifecycle ?? 'persistent' };
+  return { transport: 'http' };
+}
+
+function claimYaml(name: string, mode: FaultMode | undefined, where: Where[]): string {
+  const transports = [...new Set(where.map((w) => w.transport))];
+  const lifecycles = where.filter((w) => w.lifecycle).map((w) => w.lifecycle);
+  return [
+    `implementation: { name: ${name}, version: 0.0.0 }`,
+    'role: harness',
+    `transports: [${transports.join(', ')}]`,
+    'profiles: [tool-interception, lifecycle-observation]',
+    'harness:',
+    `  command: ${JSON.stringify(process.execPath)}`,
+    `  args: [${JSON.stringify(MAIN)}, --config, "{config}"${mode ? `, --fault, ${mode}` : ''}]`,
+    ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
+    '',
+  ].join('\n');
+}
+
+test.describe.configure({ mode: 'serial' });
+
+test('the reference harness passes every check and each fault mode fails exactly its targets', async () => {
+  test.setTimeout(30 * 60_000);
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-harness-faults-'));
+  try {
+    const write = (name: string, yaml: string): string => {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, yaml);
+      return file;
+    };
+    const reports = join(dir, 'reports');
+    const run = (files: string[], extra: string[]): void => {
+      const r = spawnSync(process.execPath, [resolve(ROOT, 'bin', 'ahp-conformance.js'), 'run', ...files, '--reports', reports, '--workers', '6', ...extra], {
+        encoding: 'utf8', cwd: ROOT, timeout: 25 * 60_000, env: { ...process.env, AHP_PROGRESS: 'line' },
+      });
+      expect(r.status, r.stderr + r.stdout.slice(-3000)).toBe(1); // some claims are nonconformant
+    };
+    const full = [
+      write('conforming', claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }])),
+      ...FAULT_MODES.filter((m) => (FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK)).map((m) => write(`fault-${m}`, claimYaml(`fault-${m}`, m, [placement(m)]))),
+    ];
+    const rest = FAULT_MODES.filter((m) => !(FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK))
+      .map((m) => write(`fault-${m}`, claimYaml(`fault-${m}`, m, [placement(m)])));
+    run(full, []);
+    run(rest, ['--grep-invert', REGISTRATION_CHECK.replaceAll('.', '\\.')]);
+
+    const results = resultsReader(reports);
+    expectConforming(results('conforming'));
+    const { problems, caught } = faultMatrixProblems({
+      modes: FAULT_MODES,
+      targets: (m) => FAULTS[m as FaultMode].targets,
+      alsoFails: (m) => ALSO_FAILS[m as FaultMode]?.checks ?? [],
+    }, results);
+    expect(problems).toEqual([]);
+    // Every harness-role check in the catalogue is shown failing by some mode.
+    const harnessChecks = CHECKS.filter((c) => c.roles.includes('harness')).map((c) => c.id);
+    expect(harnessChecks.filter((id) => !caught.has(id))).toEqual([]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
