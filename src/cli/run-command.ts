@@ -5,7 +5,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { loadClaim, type ClaimOutcome } from '../claims/load.js';
-import { planFile, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
+import { planFile, sharedRunsDir, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { packageRoot, packageVersion } from '../package-root.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, targetLabel, type ClaimResults } from '../results/model.js';
 import { writeClaimResults } from '../results/write.js';
@@ -78,6 +78,7 @@ export async function runCommand(files: string[], options: Record<string, string
     claims: claims.map((claim) => ({ claim, reportDir: join(reportsDir, claim.implementation.name) })),
   };
   for (const c of plan.claims) rmSync(join(c.reportDir, 'results.json'), { force: true });
+  rmSync(sharedRunsDir(reportsDir), { recursive: true, force: true });
   const file = planFile(reportsDir);
   writePlan(plan, file);
   io.out(`ahp-conformance ${plan.runnerVersion}: certifying ${claims.map((c) => `${c.implementation.name} ${c.implementation.version}`).join(', ')} ` +
@@ -94,6 +95,8 @@ export async function runCommand(files: string[], options: Record<string, string
     child.on('exit', (c, signal) => done(c ?? (signal ? 130 : 1)));
     child.on('error', () => done(-1));
   });
+  // Shared harness runs hold adapter output: they live only as long as the run.
+  rmSync(sharedRunsDir(reportsDir), { recursive: true, force: true });
 
   for (const { claim, reportDir } of plan.claims) {
     const path = join(reportDir, 'results.json');

@@ -80,3 +80,6 @@ export function planFromEnv(): RunPlan | undefined {
 }
 
 export const planFile = (reportsDir: string): string => join(reportsDir, '.run', 'plan.json');
+
+/** Harness scenario runs shared between checks of one target during a run (removed by `run`). */
+export const sharedRunsDir = (reportsDir: string): string => join(reportsDir, '.run', 'harness-runs');

@@ -1,21 +1,15 @@
 // HTTP binding, harness side: one JSON POST per message to the exact URL, no redirects,
 // and the bearer token in exactly one header and nowhere else.
 import { check, test } from '../support/fixtures.js';
+import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { hookId, intercept, observe, tool } from '../support/harness-session.js';
 import { frames, ran, requireUsable, summary } from '../support/harness-judge.js';
 import { HOOK_QUERY } from '../../drivers/scripted-backend/http-server.js';
 
 test.describe('http (harness)', () => {
   test(...check('http.post-json', async ({ harness, judge, spec }) => {
-    const run = await harness.run({
-      label: 'typical session',
-      hooks: [
-        { name: 'a', subscriptions: [intercept(['tool.before'])] },
-        { name: 'obs', subscriptions: [observe(['session.start', 'tool.after', 'session.end'])] },
-      ],
-      steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
-    });
-    requireUsable(judge, run, ['t1']);
+    const run = await harness.sharedRun(typicalSession());
+    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
     const all = frames(run);
     if (all.length === 0) judge.fail('no request reached the scripted backend', { received: summary(run) });
     for (const f of all) {

@@ -5,6 +5,7 @@ import { deepEqualJson } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { check, test } from '../support/fixtures.js';
+import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool } from '../support/harness-session.js';
 import { callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, requireUsable, stepOf, summary, toolInputOf } from '../support/harness-judge.js';
 
@@ -12,15 +13,8 @@ const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
 
 test.describe('lifecycle-observation (harness)', () => {
   test(...check('lo.notification-shape', async ({ harness, judge, spec }) => {
-    const run = await harness.run({
-      label: 'observer of every lifecycle event',
-      hooks: [
-        { name: 'a', subscriptions: [intercept(['tool.before'])] },
-        { name: 'obs', subscriptions: [observe(['session.start', 'tool.before', 'tool.after', 'session.end'])] },
-      ],
-      steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
-    });
-    requireUsable(judge, run, ['t1']);
+    const run = await harness.sharedRun(typicalSession());
+    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
     const got = frames(run, { hook: 'obs' });
     if (got.length === 0) judge.fail('the observer received nothing for a session with a tool call', { received: summary(run), expected: spec.expectation });
     for (const f of got) {

@@ -1,22 +1,16 @@
 // stdio binding, harness side: what the harness writes on a backend's stdin, how it
 // starts the backend, and how it treats badly framed replies.
 import { check, test } from '../support/fixtures.js';
-import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
+import { intercept, observe, tool } from '../support/harness-session.js';
+import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { frames, INTERCEPT, ran, requireUsable, stepOf, summary } from '../support/harness-judge.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
-const typical = (): { hooks: HookPlan[]; steps: StepPlan[] } => ({
-  hooks: [
-    { name: 'a', subscriptions: [intercept(['tool.before'])] },
-    { name: 'obs', subscriptions: [observe(['session.start', 'tool.after', 'session.end'])] },
-  ],
-  steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt', text: 'two\nlines' }), tool('t2', { n: 2 }), { kind: 'session.end' }],
-});
 
 test.describe('stdio (harness)', () => {
   test(...check('stdio.harness-framing', async ({ harness, judge, spec }) => {
-    const run = await harness.run({ label: 'typical session', ...typical() });
-    requireUsable(judge, run, ['t1', 't2']);
+    const run = await harness.sharedRun(typicalSession());
+    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
     const all = frames(run);
     if (all.length === 0) judge.fail('the harness wrote nothing to the backend', { received: summary(run) });
     for (const f of all) {

@@ -6,7 +6,8 @@ import { deepEqualJson } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { check, test, type Judge } from '../support/fixtures.js';
-import { intercept, SENTINEL_TOOL, tool, type HarnessRun, type HookPlan } from '../support/harness-session.js';
+import { intercept, SENTINEL_TOOL, tool, type HarnessRun, type HarnessSession, type HookPlan } from '../support/harness-session.js';
+import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import {
   eventOf, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, reportedOutcome, requireUsable, stepOf, summary,
 } from '../support/harness-judge.js';
@@ -37,9 +38,10 @@ function advertisesModify(run: HarnessRun, hook: string, operation: 'replace' | 
   return !isObj(input) || input[operation] !== false;
 }
 
-async function probeCapabilities(harness: Parameters<Parameters<typeof check>[1]>[0]['harness'], judge: Judge): Promise<HarnessRun> {
-  const run = await harness.run({ label: 'capability probe', hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])] }], steps: [tool('probe', { path: 'p.txt' })] });
-  requireUsable(judge, run, ['probe']);
+/** What the harness advertises, read from the shared typical session. */
+async function probeCapabilities(harness: HarnessSession, judge: Judge): Promise<HarnessRun> {
+  const run = await harness.sharedRun(typicalSession());
+  requireUsable(judge, run, TYPICAL_TOOL_STEPS);
   return run;
 }
 
@@ -70,8 +72,8 @@ test.describe('tool-interception (harness)', () => {
   }));
 
   test(...check('ti.request-id', async ({ harness, judge, spec }) => {
-    const run = await harness.run({ label: 'two calls', hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])] }], steps: [tool('t1', { n: 1 }), tool('t2', { n: 2 })] });
-    requireUsable(judge, run, ['t1', 't2']);
+    const run = await harness.sharedRun(typicalSession());
+    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
     const ids = new Map<string, unknown>();
     for (const f of intercepts(run, 'a')) {
       const m = messageOf(f)!;

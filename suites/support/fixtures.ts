@@ -6,7 +6,9 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
-import { planFromEnv, type Target } from '../../src/engine/plan.js';
+import { planFromEnv, sharedRunsDir, type Target } from '../../src/engine/plan.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { LaunchError } from '../../drivers/processes.js';
 import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';
@@ -17,6 +19,11 @@ import { HarnessSession } from './harness-session.js';
 /** A check that did not hold: the message says what was sent, what came back and what was expected. */
 export class CheckFailure extends Error {
   override name = 'CheckFailure';
+  constructor(message: string) {
+    super(message);
+    // Point at the check (the spec line that judged), not at the judging machinery.
+    this.stack = (this.stack ?? '').split('\n').filter((line) => !/suites[\\/]support[\\/]|node:internal|node_modules/.test(line)).join('\n');
+  }
 }
 
 export interface Judge {
@@ -77,8 +84,11 @@ const test = base.extend<Fixtures>({
       await session.close();
     }
   },
-  harness: async ({ claim, target, transcript }, use) => {
-    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript);
+  harness: async ({ claim, target, transcript }, use, info) => {
+    const plan = planFromEnv();
+    const shared = plan ? join(sharedRunsDir(plan.reportsDir), info.project.name.replace(/[^A-Za-z0-9._-]/g, '_')) : undefined;
+    if (shared) mkdirSync(shared, { recursive: true });
+    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, shared);
     try {
       await use(session);
     } finally {

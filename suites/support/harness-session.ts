@@ -3,10 +3,10 @@
 // registration pointing at the scripted backend, a scenario and a script, starts the
 // adapter once, and returns everything observable: the frames each hook received (wire
 // log), the sentinel's marker files, the adapter's report, exit status and output.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { packageRoot } from '../../src/package-root.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
@@ -124,6 +124,8 @@ export class HarnessSession {
     readonly lifecycle: Lifecycle | undefined,
     readonly timeoutMs: number,
     readonly transcript: Transcript,
+    /** Where runs shared between the checks of this target are kept (see sharedRun). */
+    private readonly sharedDir?: string,
   ) {
     this.root = mkdtempSync(join(tmpdir(), 'ahp-harness-'));
     this.transcript.addSecret(this.token);
@@ -160,6 +162,44 @@ export class HarnessSession {
   /** Where the redirect target of a hook is (http.no-redirect). */
   async redirectTarget(hook: string): Promise<string> {
     return (await this.httpBackend()).redirectUrl(hook);
+  }
+
+  /**
+   * Run a scenario that several checks judge in the same way (the same hooks, steps and
+   * script): the first check of a target to ask runs it, the others of the same run of
+   * `ahp-conformance` reuse its observations (each still gets the transcript). Only for
+   * scenarios without a registration edit; texts are stored with the token redacted.
+   */
+  async sharedRun(opts: { label: string; hooks: readonly HookPlan[]; steps: readonly StepPlan[] }): Promise<HarnessRun> {
+    if (!this.sharedDir) return this.run(opts);
+    const key = createHash('sha256').update(JSON.stringify([opts.label, opts.hooks, opts.steps, this.timeoutMs])).digest('hex').slice(0, 24);
+    const dir = join(this.sharedDir, key);
+    const file = join(dir, 'run.json');
+    let owner = true;
+    try {
+      mkdirSync(dir, { recursive: false });
+    } catch {
+      owner = false;
+    }
+    if (owner) {
+      const run = await this.run(opts);
+      const stored: HarnessRun = JSON.parse(this.transcript.redactText(JSON.stringify(run))) as HarnessRun;
+      writeFileSync(`${file}.tmp`, JSON.stringify(stored));
+      renameSync(`${file}.tmp`, file);
+      return run;
+    }
+    // Another check of this target runs it: wait for its result, bounded; else run it here.
+    const until = Date.now() + 15_000 + opts.steps.length * (3 * this.timeoutMs + 3_000);
+    while (Date.now() < until) {
+      if (existsSync(file)) {
+        const run = JSON.parse(readFileSync(file, 'utf8')) as HarnessRun;
+        this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${run.label}" is shared with other checks of this target; its observations follow` });
+        this.transcribe(run.label, run.records, run);
+        return run;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return this.run(opts);
   }
 
   async run(opts: { label: string; hooks: readonly HookPlan[]; steps: readonly StepPlan[]; registration?: (reg: Obj) => unknown }): Promise<HarnessRun> {
