@@ -8,7 +8,7 @@ import { loadClaim, type ClaimOutcome } from '../claims/load.js';
 import { planFile, sharedRunsDir, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { packageRoot, packageVersion } from '../package-root.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, targetLabel, type ClaimResults } from '../results/model.js';
-import { writeClaimResults } from '../results/write.js';
+import { writeClaimResults, writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 
@@ -56,17 +56,22 @@ export async function runCommand(files: string[], options: Record<string, string
     const rel = relative(process.cwd(), dir);
     return rel === '' ? '.' : rel.startsWith('..') ? dir : rel;
   };
+  const written: { results: ClaimResults; dir: string }[] = [];
   for (const o of outcomes) {
     if (o.kind !== 'incomplete') continue;
     const results = incompleteResults(o);
     const dir = join(reportsDir, results.claim.implementation.name);
     writeClaimResults(dir, results);
+    written.push({ results, dir });
     io.out(`${o.file}: incomplete claim: ${o.reason}`);
     io.out(summaryLine(results, show(dir)));
     exit = EXIT.badInput;
   }
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
-  if (claims.length === 0) return exit;
+  if (claims.length === 0) {
+    if (written.length > 1) writeMatrix(reportsDir, written);
+    return exit;
+  }
   const names = claims.map((c) => c.implementation.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup) throw new UsageError(`two claims name the implementation "${dup}"; their reports would overwrite each other`);
@@ -106,9 +111,11 @@ export async function runCommand(files: string[], options: Record<string, string
       continue;
     }
     const results = JSON.parse(readFileSync(path, 'utf8')) as ClaimResults;
+    written.push({ results, dir: reportDir });
     io.out(summaryLine(results, show(reportDir)));
     if (results.verdict === 'incomplete') exit = Math.max(exit, EXIT.badInput);
     else if (results.verdict === 'nonconformant') exit = Math.max(exit, EXIT.finding);
   }
+  if (written.length > 1) io.out(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`);
   return exit;
 }

@@ -1,0 +1,105 @@
+// The conformance report of one claim (reports/<implementation>/index.html): verdict
+// banner, what was claimed, verdict per target, the requirement matrix (every draft
+// requirement, also those no check covers), and every check with its expectation, the
+// evidence and the wire transcript, with filters. Rendered from results.json alone.
+import { applicableChecks, checkSpec, CHECKS } from '../../checks/catalogue.js';
+import { REQUIREMENTS } from '../../checks/requirements.js';
+import { targetKey, targetLabel, type CheckResult, type CheckStatus, type ClaimResults, type TargetKey, type TranscriptLine } from '../model.js';
+import { esc, escJson, token } from './escape.js';
+import { badge, page } from './page.js';
+
+/** Worst first: what a matrix cell shows when several checks cover one requirement. */
+const SEVERITY: CheckStatus[] = ['failed', 'warning', 'passed', 'not-applicable', 'skipped'];
+
+const projectName = (impl: string, t: TargetKey): string => [impl, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
+
+/** The command that reruns one check of one target. */
+export function rerunCommand(r: ClaimResults, c: CheckResult): string {
+  const grep = `${projectName(r.claim.implementation.name, c).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*${c.id.replace(/\./g, '\\.')}:`;
+  return `npx ahp-conformance run '${r.claim.file.replace(/'/g, `'\\''`)}' --grep '${grep.replace(/'/g, `'\\''`)}'`;
+}
+
+function cell(checks: CheckResult[]): string {
+  if (checks.length === 0) return badge('not-covered', 'not covered');
+  const worst = SEVERITY.find((s) => checks.some((c) => c.status === s)) ?? 'skipped';
+  const ids = [...new Set(checks.map((c) => c.id))].join(', ');
+  return `<span title="${esc(ids)}">${badge(worst)}</span>`;
+}
+
+function requirementMatrix(r: ClaimResults): string {
+  const targets = r.targets;
+  const rows = REQUIREMENTS.filter((q) => targets.some((t) => q.roles.includes(t.role))).map((q) => {
+    const cells = targets.map((t) => {
+      if (!q.roles.includes(t.role)) return '<td class="c muted">—</td>';
+      const covering = r.checks.filter((c) => targetKey(c) === targetKey(t) && c.requirements.includes(q.id));
+      if (covering.length === 0 && q.coveredBy) return `<td class="c">${badge('checked-elsewhere', 'checked elsewhere')}</td>`;
+      // A check exists for it but was left out of this run (--grep): not the same as a gap.
+      if (covering.length === 0 && applicableChecks(t.role, t.transport, t.lifecycle, r.claim.profiles).some((c) => c.requirements.includes(q.id))) {
+        return `<td class="c">${badge('excluded', 'not run')}</td>`;
+      }
+      return `<td class="c">${cell(covering)}</td>`;
+    }).join('');
+    const note = q.coveredBy ? `<div class="muted">${esc(q.coveredBy)}</div>` : '';
+    return `<tr data-req="${esc(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}</tr>`;
+  }).join('\n');
+  const head = targets.map((t) => `<th>${esc(targetLabel(t))}</th>`).join('');
+  return `<table class="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Profile</th><th>In our words</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function transcriptTable(lines: readonly TranscriptLine[]): string {
+  const rows = lines.map((l) => {
+    const http = l.http ? `<pre>${escJson(l.http)}</pre>` : '';
+    return `<tr><td class="c">${esc(l.t)}</td><td class="t-${token(l.dir)}">${esc(l.dir)}</td><td>${esc(l.channel)}</td><td>${esc(l.note ?? '')}${http}${l.text ? `<pre>${esc(l.text)}</pre>` : ''}</td></tr>`;
+  }).join('');
+  return `<table class="transcript"><thead><tr><th>ms</th><th>dir</th><th>channel</th><th>frame</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+function checkBlock(r: ClaimResults, c: CheckResult): string {
+  const spec = CHECKS.find((x) => x.id === c.id) ? checkSpec(c.id) : undefined;
+  const open = c.status === 'failed' || c.status === 'warning' ? ' open' : '';
+  const parts = [
+    `<p><b>Expected:</b> ${esc(spec?.expectation ?? c.evidence?.expected ?? '')}</p>`,
+    `<p class="muted">${esc(c.level)} · ${esc(c.profile)} · ${c.requirements.map((q) => `<code>${esc(q)}</code>`).join(' ')}${spec?.seed ? ` · Base Protocol check ${esc(spec.seed)}` : ''} · ${esc(c.durationMs)} ms</p>`,
+    c.message ? `<p><b>${c.status === 'passed' ? 'Note' : 'Actual'}:</b></p><pre>${esc(c.message)}</pre>` : '',
+    c.evidence?.sent !== undefined ? `<p><b>Sent</b></p><pre>${escJson(c.evidence.sent)}</pre>` : '',
+    c.evidence?.received !== undefined ? `<p><b>Received</b></p><pre>${escJson(c.evidence.received)}</pre>` : '',
+    c.evidence?.expected && c.evidence.expected !== spec?.expectation ? `<p><b>Expected here</b></p><pre>${esc(c.evidence.expected)}</pre>` : '',
+    c.transcript?.length ? `<details><summary>Wire transcript (${c.transcript.length} entries)</summary>${transcriptTable(c.transcript)}</details>` : '',
+    `<p><b>Rerun just this check:</b></p><pre>${esc(rerunCommand(r, c))}</pre>`,
+  ].filter(Boolean).join('\n');
+  const attrs = `data-status="${token(c.status)}" data-profile="${token(c.profile)}" data-transport="${token(c.transport)}" data-role="${token(c.role)}"`;
+  return `<details class="check" ${attrs}${open}><summary>${badge(c.status)} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
+}
+
+const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;function apply(){var failed=f.querySelector('[name=failed]').checked;var p=f.querySelector('[name=profile]').value;var t=f.querySelector('[name=transport]').value;var n=0;document.querySelectorAll('details.check').forEach(function(d){var show=(!failed||d.dataset.status==='failed'||d.dataset.status==='warning')&&(!p||d.dataset.profile===p)&&(!t||d.dataset.transport===t);d.hidden=!show;if(show)n++;});document.getElementById('shown').textContent=String(n);}f.addEventListener('change',apply);apply();})();`;
+
+export function claimPage(r: ClaimResults): string {
+  const c = r.claim;
+  const counts = Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
+<p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>
+<p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}</p></section>`;
+  const claimed = `<h2>What was claimed</h2><table><tbody>
+<tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
+<tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
+<tr><th>Claim file</th><td><code>${esc(c.file)}</code></td></tr></tbody></table>`;
+  const targets = `<h2>Verdict per target</h2><table><thead><tr><th>Target</th><th>Verdict</th><th>Passed</th><th>Failed</th><th>Warnings</th><th>Not applicable</th></tr></thead><tbody>${
+    r.targets.map((t) => `<tr><td>${esc(targetLabel(t))}</td><td>${badge(t.verdict)}${t.reason ? ` <span class="muted">${esc(t.reason)}</span>` : ''}</td><td class="c">${t.counts.passed}</td><td class="c">${t.counts.failed}</td><td class="c">${t.counts.warning}</td><td class="c">${t.counts['not-applicable']}</td></tr>`).join('')
+  }</tbody></table>`;
+  const profiles = [...new Set(r.checks.map((x) => x.profile))].sort();
+  const transports = [...new Set(r.checks.map((x) => x.transport))].sort();
+  const filters = `<form class="filters" id="filters"><label><input type="checkbox" name="failed"> failed and warnings only</label>
+<label>profile <select name="profile"><option value="">all</option>${profiles.map((p) => `<option value="${token(p)}">${esc(p)}</option>`).join('')}</select></label>
+<label>transport <select name="transport"><option value="">all</option>${transports.map((t) => `<option value="${token(t)}">${esc(t)}</option>`).join('')}</select></label>
+<span class="muted"><span id="shown">${r.checks.length}</span> of ${r.checks.length} checks shown</span></form>`;
+  const order = (x: CheckResult): number => SEVERITY.indexOf(x.status);
+  const checks = [...r.checks].sort((a, b) => order(a) - order(b) || a.id.localeCompare(b.id) || targetLabel(a).localeCompare(targetLabel(b)));
+  const body = [
+    banner, claimed, targets,
+    '<h2>Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
+    requirementMatrix(r),
+    '<h2>Checks</h2>', filters,
+    checks.map((x) => checkBlock(r, x)).join('\n'),
+  ].join('\n');
+  return page(`${c.implementation.name} ${c.implementation.version}: ${r.verdict}`, body, FILTER_SCRIPT);
+}

@@ -1,0 +1,93 @@
+// The generated conformance report in a real browser (Debian's Chromium, headless): the
+// banner and matrix render, filters and expanders work, nothing leaves the file, and a
+// hostile implementation's strings stay text (no dialog, no injected element).
+import { test, expect, chromium, type Browser } from '@playwright/test';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildClaimResults, type CheckResult } from '../../src/results/model.js';
+import { claimPage } from '../../src/results/html/claim-page.js';
+import { matrixPage } from '../../src/results/html/matrix-page.js';
+
+const CHROMIUM = process.env.AHP_CHROMIUM ?? '/usr/bin/chromium';
+const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const HOSTILE = `<script>window.__pwned=1;alert(1)</script><img src="http://127.0.0.1:9/x.png" onerror="window.__pwned=2">`;
+
+test.skip(!existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (.ci/run installs the Debian package)`);
+
+let browser: Browser;
+let dir: string;
+test.beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+  dir = mkdtempSync(join(tmpdir(), 'ahp-browser-'));
+  const base = { level: 'MUST' as const, role: 'backend' as const, durationMs: 3 };
+  const checks: CheckResult[] = [
+    { ...base, transport: 'stdio', lifecycle: 'persistent', id: 'ti.deny-samples', title: 'deny samples', profile: 'tool-interception', requirements: ['AHP-DEC-001'], status: 'failed',
+      message: `deny reason was ${HOSTILE}`, evidence: { received: { reason: HOSTILE } },
+      transcript: [{ t: 0, at: '2026-01-01T00:00:00Z', dir: 'stderr', channel: 'stdio', text: HOSTILE }] },
+    { ...base, transport: 'stdio', lifecycle: 'persistent', id: 'base.protocol-version', title: 'version', profile: 'base', requirements: ['AHP-VER-001'], status: 'passed', message: '' },
+    { ...base, transport: 'http', id: 'http.observe-empty', title: 'observe', profile: 'http', requirements: ['AHP-HTTP-001'], status: 'passed', message: '' },
+  ];
+  const results = buildClaimResults({
+    runnerVersion: '0.0.0', generatedAt: '2026-01-01T00:00:00Z',
+    claim: { file: '/claims/evil.yaml', implementation: { name: 'evil', version: HOSTILE }, snapshot: 'draft', role: 'backend', transports: ['stdio', 'http'], profiles: ['tool-interception'] },
+    targets: [{ role: 'backend', transport: 'http' }, { role: 'backend', transport: 'stdio', lifecycle: 'persistent' }],
+    checks,
+  });
+  writeFileSync(join(dir, 'report.html'), claimPage(results));
+  writeFileSync(join(dir, 'matrix.html'), matrixPage([results], ['evil'], '2026-01-01T00:00:00Z'));
+});
+test.afterAll(async () => {
+  await browser?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function open(file: string) {
+  const page = await browser.newPage();
+  const requests: string[] = [];
+  const dialogs: string[] = [];
+  page.on('request', (r) => { if (!r.url().startsWith('file://')) requests.push(r.url()); });
+  page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  await page.goto(`file://${join(dir, file)}`);
+  return { page, requests, dialogs };
+}
+
+test('the report renders its banner, targets and requirement matrix', async () => {
+  const { page } = await open('report.html');
+  await expect(page.locator('#verdict h1')).toContainText('nonconformant');
+  await expect(page.locator('table.matrix tr[data-req="AHP-AUTH-001"]')).toContainText('not covered');
+  await expect(page.locator('details.check')).toHaveCount(3);
+  await page.close();
+});
+
+test('filters and expanders work', async () => {
+  const { page } = await open('report.html');
+  const failed = page.locator('details.check[data-status="failed"]');
+  await expect(failed).toHaveAttribute('open', '');
+  const passed = page.locator('details.check[data-status="passed"]').first();
+  await expect(passed).not.toHaveAttribute('open', '');
+  await passed.locator('summary').click();
+  await expect(passed).toHaveAttribute('open', '');
+  await page.locator('#filters [name=failed]').check();
+  await expect(page.locator('details.check:visible')).toHaveCount(1);
+  await page.locator('#filters [name=failed]').uncheck();
+  await page.locator('#filters [name=transport]').selectOption('http');
+  await expect(page.locator('details.check:visible')).toHaveCount(1);
+  await expect(page.locator('#shown')).toHaveText('1');
+  await page.close();
+});
+
+test('hostile strings stay text: no dialog, no injected element, no request leaves the file', async () => {
+  for (const file of ['report.html', 'matrix.html']) {
+    const { page, requests, dialogs } = await open(file);
+    await page.locator('details').evaluateAll((ds) => ds.forEach((d) => ((d as HTMLDetailsElement).open = true)));
+    await page.waitForTimeout(200); // give an injected handler its chance (there must be none)
+    expect(dialogs).toEqual([]);
+    expect(requests).toEqual([]);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('script').count()).toBeLessThanOrEqual(1);
+    if (file === 'report.html') await expect(page.locator('body')).toContainText('<img src="http://127.0.0.1:9/x.png"');
+    await page.close();
+  }
+});
