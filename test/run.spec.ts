@@ -221,3 +221,34 @@ test.describe('harness role', () => {
     expect(grep.status, `files holding the token: ${grep.stdout}`).toBe(1);
   });
 });
+
+test('--baseline reports exactly the injected regression and fails only on new failures', () => {
+  test.setTimeout(240_000);
+  const dir = workspace();
+  const main = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+  const claim = (fault: string): string => `${head}transports: [stdio]\nprofiles: [tool-interception]\n` +
+    `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(main)}, --transport, stdio${fault}], lifecycle: persistent }\n`;
+  const grep = ['--grep', 'base\\.protocol-version|base\\.unknown-method'];
+  const go = (name: string, fault: string, baseline?: string): { code: number | null; out: string } => {
+    const file = join(dir, `${name}.yaml`);
+    writeFileSync(file, claim(fault));
+    const r = spawnSync(process.execPath, [BIN, 'run', file, '--reports', join(dir, name), ...grep, ...(baseline ? ['--baseline', baseline] : [])], {
+      encoding: 'utf8', cwd: dir, timeout: 120_000, env: { ...process.env, AHP_PROGRESS: 'line' },
+    });
+    return { code: r.status, out: r.stdout + r.stderr };
+  };
+  expect(go('good', '').code).toBe(0);
+  const regressed = go('bad', ', --fault, no-result-version', join(dir, 'good'));
+  expect(regressed.code, regressed.out).toBe(1);
+  expect(regressed.out).toContain('vs baseline: 1 new failure (base.protocol-version backend stdio persistent), 0 fixed, 0 still failing');
+  const changes = (JSON.parse(readFileSync(join(dir, 'bad', 'demo', 'regression.json'), 'utf8')) as { changes: { id: string; change: string }[] }).changes;
+  expect(changes.filter((c) => c.change !== 'unchanged')).toEqual([expect.objectContaining({ id: 'base.protocol-version', change: 'new-failure' })]);
+  // The same failure again is not new: the regression run passes although the claim is nonconformant.
+  const still = go('still', ', --fault, no-result-version', join(dir, 'bad', 'demo', 'results.json'));
+  expect(still.code, still.out).toBe(0);
+  expect(still.out).toContain('0 new failures, 0 fixed, 1 still failing');
+  const fixed = go('fixed', '', join(dir, 'bad'));
+  expect(fixed.code, fixed.out).toBe(0);
+  expect(fixed.out).toContain('1 fixed');
+  expect(go('missing', '', join(dir, 'no-such-dir')).code).toBe(2);
+});

@@ -16,7 +16,7 @@ import { validateCommand } from './validate-command.js';
 const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
 
 Usage:
-  ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
+  ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>] [--baseline <results.json|reports dir>]
       Certify the implementations the claims describe: launch each one, play scripted
       traffic over its claimed transports, and write reports/<implementation>/
       (results.json, junit.xml, playwright/). Exit 0 conformant, 1 nonconformant,
@@ -46,7 +46,7 @@ function version(): string {
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports'] });
+    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline'] });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;

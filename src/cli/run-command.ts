@@ -1,14 +1,15 @@
 // `ahp-conformance run <claim.yaml>... [--grep re] [--grep-invert re] [--workers n] [--reports dir]`:
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative, resolve } from 'node:path';
 import { loadClaim, type ClaimOutcome } from '../claims/load.js';
 import { planFile, sharedRunsDir, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { packageRoot, packageVersion } from '../package-root.js';
-import { countStatuses, RESULTS_SCHEMA_VERSION, targetLabel, type ClaimResults } from '../results/model.js';
+import { countStatuses, RESULTS_SCHEMA_VERSION, stableJson, targetLabel, type ClaimResults } from '../results/model.js';
 import { writeClaimResults, writeMatrix } from '../results/write.js';
+import { compareRuns, hasNewFailures, type CheckChange } from '../results/baseline.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 
@@ -42,6 +43,45 @@ export function summaryLine(r: ClaimResults, dir: string): string {
   return `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason} -> ${dir}`;
 }
 
+/** Baseline results by implementation name: a results.json file, or an earlier reports folder. */
+function loadBaselines(path: string): (implementation: string) => ClaimResults | undefined {
+  const read = (file: string): ClaimResults | undefined => {
+    try {
+      const r = JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
+      if (!r || !Array.isArray(r.checks) || !r.claim?.implementation?.name) throw new Error('not a results.json');
+      return r;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new UsageError(`--baseline: ${file} is not a results.json written by ahp-conformance`);
+    }
+  };
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new UsageError(`--baseline: ${path} does not exist`);
+  }
+  if (isDir) {
+    const cache = new Map<string, ClaimResults | undefined>();
+    const all = (name: string): ClaimResults | undefined => {
+      if (!cache.has(name)) cache.set(name, read(join(path, name, 'results.json')));
+      return cache.get(name);
+    };
+    return all;
+  }
+  const one = read(path);
+  return (name) => (one?.claim.implementation.name === name ? one : undefined);
+}
+
+function regressionLine(changes: readonly CheckChange[]): string {
+  const of = (kind: CheckChange['change']): CheckChange[] => changes.filter((c) => c.change === kind);
+  const fresh = of('new-failure');
+  return [
+    `${fresh.length} new failure${fresh.length === 1 ? '' : 's'}${fresh.length ? ` (${fresh.map((c) => c.key.trim()).join(', ')})` : ''}`,
+    `${of('fixed').length} fixed`, `${of('still-failing').length} still failing`, `${of('new-check').length} new checks`, `${of('removed-check').length} removed`,
+  ].join(', ');
+}
+
 export async function runCommand(files: string[], options: Record<string, string>, io: Io): Promise<number> {
   if (files.length === 0) throw new UsageError('run needs at least one claim file');
   if (options.workers !== undefined && !/^(\d+|\d+%)$/.test(options.workers)) throw new UsageError('--workers takes a number or a percentage');
@@ -51,6 +91,8 @@ export async function runCommand(files: string[], options: Record<string, string
   for (const e of errors) io.err(`ahp-conformance: ${e.message}`);
   if (errors.length) return EXIT.badInput;
 
+  // Read before the run: the baseline may be this very reports folder.
+  const baselines = options.baseline ? loadBaselines(resolve(options.baseline)) : undefined;
   let exit: number = EXIT.ok;
   const show = (dir: string): string => {
     const rel = relative(process.cwd(), dir);
@@ -114,7 +156,19 @@ export async function runCommand(files: string[], options: Record<string, string
     written.push({ results, dir: reportDir });
     io.out(summaryLine(results, show(reportDir)));
     if (results.verdict === 'incomplete') exit = Math.max(exit, EXIT.badInput);
-    else if (results.verdict === 'nonconformant') exit = Math.max(exit, EXIT.finding);
+    else if (!baselines && results.verdict === 'nonconformant') exit = Math.max(exit, EXIT.finding);
+    if (baselines) {
+      const before = baselines(claim.implementation.name);
+      if (!before) {
+        io.out(`  vs baseline: no baseline for ${claim.implementation.name}; every failure counts as new`);
+        if (results.verdict === 'nonconformant') exit = Math.max(exit, EXIT.finding);
+        continue;
+      }
+      const changes = compareRuns(before, results);
+      writeFileSync(join(reportDir, 'regression.json'), stableJson({ baseline: options.baseline, changes }));
+      io.out(`  vs baseline: ${regressionLine(changes)}`);
+      if (hasNewFailures(changes)) exit = Math.max(exit, EXIT.finding);
+    }
   }
   if (written.length > 1) io.out(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`);
   return exit;
