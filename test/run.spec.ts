@@ -252,3 +252,33 @@ test('--baseline reports exactly the injected regression and fails only on new f
   expect(fixed.out).toContain('1 fixed');
   expect(go('missing', '', join(dir, 'no-such-dir')).code).toBe(2);
 });
+
+test('--expected-failures excuses listed failures, fails on stale entries, and --certify accepts none', () => {
+  test.setTimeout(180_000);
+  const dir = workspace();
+  const main = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+  const claim = join(dir, 'claim.yaml');
+  writeFileSync(claim, `${head}transports: [stdio]\nprofiles: [tool-interception]\n` +
+    `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(main)}, --transport, stdio, --fault, no-result-version], lifecycle: persistent }\n`);
+  const list = (check: string): string => {
+    const file = join(dir, `${check}.yaml`);
+    writeFileSync(file, `expected:\n  - { check: ${check}, reason: "known, fixed in the next release" }\n`);
+    return file;
+  };
+  const go = (...extra: string[]): { code: number | null; out: string } => {
+    const r = spawnSync(process.execPath, [BIN, 'run', claim, '--reports', join(dir, 'reports'), '--grep', 'base\\.protocol-version|base\\.unknown-method', ...extra], {
+      encoding: 'utf8', cwd: dir, timeout: 120_000, env: { ...process.env, AHP_PROGRESS: 'line' },
+    });
+    return { code: r.status, out: r.stdout + r.stderr };
+  };
+  const excused = go('--expected-failures', list('base.protocol-version'));
+  expect(excused.code, excused.out).toBe(0);
+  expect(excused.out).toContain('expected failures: 1 matched, 0 unexpected, 0 expired, 0 no longer failing');
+  const stale = go('--expected-failures', list('base.unknown-method'));
+  expect(stale.code, stale.out).toBe(1);
+  expect(stale.out).toContain('1 unexpected (base.protocol-version)');
+  expect(stale.out).toContain('1 no longer failing (base.unknown-method)');
+  const certify = spawnSync(process.execPath, [BIN, 'run', claim, '--certify', '--expected-failures', list('base.protocol-version')], { encoding: 'utf8', cwd: dir });
+  expect(certify.status).toBe(2);
+  expect(certify.stderr).toMatch(/--certify accepts no --expected-failures/);
+});

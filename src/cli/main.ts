@@ -17,6 +17,7 @@ const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks
 
 Usage:
   ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>] [--baseline <results.json|reports dir>]
+                  [--expected-failures <file.yaml>] [--certify]
       Certify the implementations the claims describe: launch each one, play scripted
       traffic over its claimed transports, and write reports/<implementation>/
       (results.json, junit.xml, playwright/). Exit 0 conformant, 1 nonconformant,
@@ -46,7 +47,7 @@ function version(): string {
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline'] });
+    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline', 'expected-failures'] });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;
@@ -70,7 +71,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'validate':
         return validateCommand.run(rest, args.options, args.flags, io);
       case 'run':
-        return await runCommand(rest, args.options, io);
+        return await runCommand(rest, { ...args.options, ...(args.flags.certify ? { certify: 'yes' } : {}) }, io);
       default:
         throw new UsageError(`unknown command "${command}" (try --help)`);
     }

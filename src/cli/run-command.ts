@@ -9,7 +9,8 @@ import { planFile, sharedRunsDir, plannedProjects, PLAN_ENV, writePlan, type Run
 import { packageRoot, packageVersion } from '../package-root.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, stableJson, targetLabel, type ClaimResults } from '../results/model.js';
 import { writeClaimResults, writeMatrix } from '../results/write.js';
-import { compareRuns, hasNewFailures, type CheckChange } from '../results/baseline.js';
+import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
+import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 
@@ -73,6 +74,27 @@ function loadBaselines(path: string): (implementation: string) => ClaimResults |
   return (name) => (one?.claim.implementation.name === name ? one : undefined);
 }
 
+function loadExpectedFailures(path: string): ExpectedFailure[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new UsageError(`--expected-failures: cannot read ${path}`);
+  }
+  try {
+    return parseExpectedFailures(text, path);
+  } catch (e) {
+    if (e instanceof ExpectedFailuresError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+function expectedLine(o: ExpectedOutcome): string {
+  const ids = (list: { check: string }[]): string => (list.length ? ` (${list.map((e) => e.check).join(', ')})` : '');
+  return `${o.matched.length} matched, ${o.unexpected.length} unexpected${ids(o.unexpected.map((c) => ({ check: c.id })))}, ` +
+    `${o.expired.length} expired${ids(o.expired)}, ${o.stale.length} no longer failing${ids(o.stale)}`;
+}
+
 function regressionLine(changes: readonly CheckChange[]): string {
   const of = (kind: CheckChange['change']): CheckChange[] => changes.filter((c) => c.change === kind);
   const fresh = of('new-failure');
@@ -91,6 +113,12 @@ export async function runCommand(files: string[], options: Record<string, string
   for (const e of errors) io.err(`ahp-conformance: ${e.message}`);
   if (errors.length) return EXIT.badInput;
 
+  if (options.certify !== undefined) {
+    // A certificate is the verdict of a complete run, with nothing excused.
+    const relaxing = ['expected-failures', 'baseline', 'grep', 'grep-invert'].filter((o) => options[o] !== undefined);
+    if (relaxing.length) throw new UsageError(`--certify accepts no ${relaxing.map((o) => `--${o}`).join(', ')} (a certificate covers every check, with no expected failures)`);
+  }
+  const expected = options['expected-failures'] ? loadExpectedFailures(resolve(options['expected-failures'])) : undefined;
   // Read before the run: the baseline may be this very reports folder.
   const baselines = options.baseline ? loadBaselines(resolve(options.baseline)) : undefined;
   let exit: number = EXIT.ok;
@@ -155,20 +183,27 @@ export async function runCommand(files: string[], options: Record<string, string
     const results = JSON.parse(readFileSync(path, 'utf8')) as ClaimResults;
     written.push({ results, dir: reportDir });
     io.out(summaryLine(results, show(reportDir)));
-    if (results.verdict === 'incomplete') exit = Math.max(exit, EXIT.badInput);
-    else if (!baselines && results.verdict === 'nonconformant') exit = Math.max(exit, EXIT.finding);
+    if (results.verdict === 'incomplete') {
+      exit = Math.max(exit, EXIT.badInput);
+      continue;
+    }
+    const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
+    if (outcome) io.out(`  expected failures: ${expectedLine(outcome)}`);
+    let failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
     if (baselines) {
       const before = baselines(claim.implementation.name);
       if (!before) {
         io.out(`  vs baseline: no baseline for ${claim.implementation.name}; every failure counts as new`);
-        if (results.verdict === 'nonconformant') exit = Math.max(exit, EXIT.finding);
-        continue;
+      } else {
+        const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
+        const changes = compareRuns(before, results);
+        writeFileSync(join(reportDir, 'regression.json'), stableJson({ baseline: options.baseline, changes }));
+        io.out(`  vs baseline: ${regressionLine(changes)}`);
+        // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
+        failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
       }
-      const changes = compareRuns(before, results);
-      writeFileSync(join(reportDir, 'regression.json'), stableJson({ baseline: options.baseline, changes }));
-      io.out(`  vs baseline: ${regressionLine(changes)}`);
-      if (hasNewFailures(changes)) exit = Math.max(exit, EXIT.finding);
     }
+    if (failing) exit = Math.max(exit, EXIT.finding);
   }
   if (written.length > 1) io.out(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`);
   return exit;
