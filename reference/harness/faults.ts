@@ -7,15 +7,9 @@
 // mode whatever the registration holds (the config is read after the arguments); a mode
 // whose binding the registration does not use simply changes nothing.
 
-export type FaultTransport = 'stdio' | 'http';
-export type FaultLifecycle = 'persistent' | 'per_event';
+import { faultModes, type FaultLifecycle, type FaultSpec, type FaultTransport } from '../fault-table.js';
 
-export interface FaultSpec {
-  readonly targets: readonly string[];
-  readonly description: string;
-  readonly transport?: FaultTransport;
-  readonly lifecycle?: FaultLifecycle;
-}
+export type { FaultLifecycle, FaultSpec, FaultTransport };
 
 export const FAULTS = {
   'jsonrpc-1': {
@@ -170,11 +164,9 @@ export const FAULTS = {
 
 export type FaultMode = keyof typeof FAULTS;
 
-export const FAULT_MODES = Object.keys(FAULTS) as FaultMode[];
-
-export function isFaultMode(value: string): value is FaultMode {
-  return Object.prototype.hasOwnProperty.call(FAULTS, value);
-}
+const table = faultModes(FAULTS);
+export const FAULT_MODES: FaultMode[] = table.modes;
+export const isFaultMode: (value: string) => value is FaultMode = table.isMode;
 
 export function faultSpec(mode: FaultMode): FaultSpec {
   return FAULTS[mode];
