@@ -97,9 +97,9 @@ export interface HarnessRun {
 
 export const hookId = (name: string): string => `dev.ahp-conformance.${name}`;
 
-/** An intercept subscription with the claim's deadline; override what the check needs. */
-export function intercept(events: string[], extra: Partial<Subscription> = {}, timeoutMs = 2000): Subscription {
-  return { events, mode: 'intercept', timeoutMs, failurePolicy: 'fail-closed', content: { default: 'body' }, ...extra };
+/** An intercept subscription; the session gives it the claim's timeoutMs unless the check sets one. */
+export function intercept(events: string[], extra: Partial<Subscription> = {}): Subscription {
+  return { events, mode: 'intercept', failurePolicy: 'fail-closed', content: { default: 'body' }, ...extra };
 }
 
 export function observe(events: string[], extra: Partial<Subscription> = {}): Subscription {

@@ -1,18 +1,9 @@
 // Regression comparison: each check is classified exactly once, and only new failures count.
 import { test, expect } from '@playwright/test';
-import { buildClaimResults, type CheckResult } from '../../src/results/model.js';
+import { resultsWith } from '../support/results-fixture.js';
 import { compareRuns, hasNewFailures } from '../../src/results/baseline.js';
 
-function run(statuses: Record<string, CheckResult['status']>) {
-  const checks: CheckResult[] = Object.entries(statuses).map(([id, status]) => ({
-    id, status, title: id, level: 'MUST', profile: 'base', requirements: [], role: 'backend', transport: 'http', message: '', durationMs: 1,
-  }));
-  return buildClaimResults({
-    runnerVersion: '0', generatedAt: '2026-01-01T00:00:00Z',
-    claim: { file: 'c.yaml', implementation: { name: 'x', version: '1' }, snapshot: 'draft', role: 'backend', transports: ['http'], profiles: ['tool-interception'] },
-    targets: [{ role: 'backend', transport: 'http' }], checks,
-  });
-}
+const run = (statuses: Parameters<typeof resultsWith>[0]) => resultsWith(statuses);
 
 test('one injected regression is reported as exactly one new failure', () => {
   const before = run({ a: 'passed', b: 'failed', c: 'failed', d: 'passed', gone: 'passed' });

@@ -1,19 +1,10 @@
 // Expected failures keep a nightly run green while known failures are burned down, and
 // the list must stay true: expired entries and entries whose check passes fail the run.
 import { test, expect } from '@playwright/test';
-import { buildClaimResults, type CheckResult } from '../../src/results/model.js';
+import { resultsWith } from '../support/results-fixture.js';
 import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures } from '../../src/results/expected-failures.js';
 
-function run(statuses: Record<string, CheckResult['status']>) {
-  const checks: CheckResult[] = Object.entries(statuses).map(([id, status]) => ({
-    id, status, title: id, level: 'MUST', profile: 'base', requirements: [], role: 'backend', transport: 'http', message: '', durationMs: 1,
-  }));
-  return buildClaimResults({
-    runnerVersion: '0', generatedAt: '2026-01-01T00:00:00Z',
-    claim: { file: 'c.yaml', implementation: { name: 'acme', version: '1' }, snapshot: 'draft', role: 'backend', transports: ['http'], profiles: ['tool-interception'] },
-    targets: [{ role: 'backend', transport: 'http' }], checks,
-  });
-}
+const run = (statuses: Parameters<typeof resultsWith>[0]) => resultsWith(statuses);
 
 const FILE = `expected:
   - { check: base.unknown-method, reason: "fix in 2.1", expires: 2026-12-31 }
