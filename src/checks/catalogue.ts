@@ -3,6 +3,7 @@
 // profiles from here. A new check is one row here plus one test in suites/.
 //
 // Numbering of base checks follows the seed (Base Protocol profile, checks 1-9).
+import { REGISTRATION_CORPUS } from './registration-corpus.js';
 
 export type Role = 'harness' | 'backend';
 export type Transport = 'stdio' | 'http';
@@ -29,6 +30,13 @@ export interface CheckSpec {
   readonly seed?: number;
   /** What a pass means, in our words, for the report. */
   readonly expectation: string;
+  /**
+   * How many times the check starts the implementation, where that is more than a few:
+   * its time limit grows by a per-launch allowance (suites/support/fixtures.ts), so a
+   * loaded machine slows it down without failing it, and a hung implementation still
+   * meets a deadline.
+   */
+  readonly launches?: number;
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
@@ -212,6 +220,7 @@ export const CHECKS: readonly CheckSpec[] = [
   hcheck({
     id: 'base.registration-validated', seed: 5, level: 'MUST', profile: 'base', requirements: ['AHP-REG-001', 'AHP-REG-002'],
     title: 'Invalid registrations are refused before use',
+    launches: REGISTRATION_CORPUS.length + 1, // the corpus plus the valid control
     expectation: 'for every document of the invalid-registration corpus the harness refuses the registration (exit status non-zero or a "rejected" report) and no backend receives anything',
   }),
   hcheck({

@@ -146,6 +146,9 @@ type CheckBody = (f: Fixtures, info: TestInfo) => Promise<void>;
  * test's location is the spec file (reports and reruns point there). It runs only where
  * the catalogue says it applies.
  */
+/** Time limit added per extra start of the implementation (CheckSpec.launches). */
+const LAUNCH_ALLOWANCE_MS = 5_000;
+
 export function check(id: string, body: (f: CheckContext) => Promise<void>): [string, { annotation: { type: string; description: string } }, CheckBody] {
   const spec = checkSpec(id);
   const run: CheckBody = async ({ claim, target, transcript, backend, harness, judge }, info) => {
@@ -154,6 +157,8 @@ export function check(id: string, body: (f: CheckContext) => Promise<void>): [st
       info.annotations.push({ type: ANNOTATION.status, description: 'excluded' });
       base.skip(true, 'not part of this claim and target');
     }
+    // A check that starts the implementation many times gets time for each start.
+    if (spec.launches && spec.launches > 1) info.setTimeout(info.timeout + (spec.launches - 1) * (LAUNCH_ALLOWANCE_MS + claim.timeoutMs));
     try {
       await body({ claim, target, spec, transcript, backend, harness, judge });
     } catch (err) {
