@@ -10,6 +10,7 @@ import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
 import { UsageError, parseArgs } from './args.js';
 import { EXIT, processIo, type Io } from './io.js';
+import { mergeCommand } from './merge-command.js';
 import { runCommand } from './run-command.js';
 import { validateCommand } from './validate-command.js';
 
@@ -22,6 +23,12 @@ Usage:
       traffic over its claimed transports, and write reports/<implementation>/
       (results.json, junit.xml, playwright/). Exit 0 conformant, 1 nonconformant,
       2 bad or incomplete claim or an implementation that could not be started.
+      --shard <i>/<n> runs one Playwright shard of the same claims and writes only a blob
+      report (reports/blob/<i>-of-<n>/); it gives no verdict (exit 0 once it ran).
+  ahp-conformance merge <blob folder or .zip>... [--reports <dir>] [--baseline <...>] [--expected-failures <file.yaml>] [--certify]
+      Merge the blob reports of every shard into the reports one unsharded run writes,
+      and judge them like run (same exit codes). A missing shard makes every claim
+      incomplete; shards of different claims or runner versions are refused.
   ahp-conformance fixtures <specDir> [--spec <dir>]
       Judge every case of <specDir>/fixtures/draft/manifest.json with our validator and
       compare with the manifest's expectations. --spec also judges them with that
@@ -47,7 +54,7 @@ function version(): string {
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline', 'expected-failures'] });
+    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline', 'expected-failures', 'shard'] });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;
@@ -72,6 +79,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return validateCommand.run(rest, args.options, args.flags, io);
       case 'run':
         return await runCommand(rest, { ...args.options, ...(args.flags.certify ? { certify: 'yes' } : {}) }, io);
+      case 'merge':
+        return await mergeCommand(rest, { ...args.options, ...(args.flags.certify ? { certify: 'yes' } : {}) }, io);
       default:
         throw new UsageError(`unknown command "${command}" (try --help)`);
     }

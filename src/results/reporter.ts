@@ -1,12 +1,14 @@
 // Playwright reporter that turns conformance tests into each claim's results.json and
 // junit.xml, from the annotations and attachments the suites record.
-import type { FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
-import { claimTargets, planFromEnv, type Target } from '../engine/plan.js';
-import { packageVersion } from '../package-root.js';
+import { planFromEnv, type Target } from '../engine/plan.js';
+import { mergeablePlan, mergeCoverage, MERGE_ENV, type MergeablePlan } from '../engine/shards.js';
 import { ANNOTATION, ATTACHMENT } from './annotations.js';
 import {
-  buildClaimResults, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type TranscriptLine,
+  buildClaimResults, stableJson, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type TranscriptLine,
 } from './model.js';
 import { writeClaimResults } from './write.js';
 
@@ -36,6 +38,11 @@ export default class ResultsReporter implements Reporter {
   private readonly byClaim = new Map<number, CheckResult[]>();
   /** Per claim, per target (keyed by targetKey): a launch failure reason, and whether any check got past launching. */
   private readonly launch = new Map<number, Map<string, LaunchRecord>>();
+  private metadata: Record<string, unknown> = {};
+
+  onBegin(config: FullConfig): void {
+    this.metadata = config.metadata ?? {};
+  }
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const id = annotation(test, result, ANNOTATION.check);
@@ -91,24 +98,48 @@ export default class ResultsReporter implements Reporter {
 
   onEnd(_result: FullResult): void {
     const plan = planFromEnv();
-    if (!plan) return;
-    plan.claims.forEach(({ claim, reportDir }, index) => {
+    if (plan) {
+      this.write(mergeablePlan(plan), plan.claims.map((c) => c.reportDir));
+      return;
+    }
+    const mergeDir = process.env[MERGE_ENV];
+    if (mergeDir) this.merge(mergeDir);
+  }
+
+  /** `ahp-conformance merge`: the claims come from the shards' metadata; what the CLI needs next goes to .run/merge.json. */
+  private merge(reportsDir: string): void {
+    const coverage = mergeCoverage(this.metadata);
+    const record = join(reportsDir, '.run', 'merge.json');
+    mkdirSync(join(reportsDir, '.run'), { recursive: true });
+    if (coverage.kind === 'error') {
+      writeFileSync(record, stableJson({ error: coverage.message }));
+      return;
+    }
+    const dirs = coverage.plan.claims.map((c) => join(reportsDir, c.claim.implementation.name));
+    const missing = coverage.missing.length
+      ? `shard${coverage.missing.length > 1 ? 's' : ''} ${coverage.missing.map((m) => `${m}/${coverage.total}`).join(', ')} missing from the merge (merged: ${coverage.present.map((m) => `${m}/${coverage.total}`).join(', ')})`
+      : undefined;
+    this.write(coverage.plan, dirs, missing);
+    writeFileSync(record, stableJson({
+      shards: { total: coverage.total, present: coverage.present, missing: coverage.missing },
+      claims: coverage.plan.claims.map((c, i) => ({ implementation: c.claim.implementation, reportDir: dirs[i] })),
+    }));
+  }
+
+  private write(plan: MergeablePlan, reportDirs: readonly string[], incomplete?: string): void {
+    plan.claims.forEach(({ claim, targets }, index) => {
       const results = buildClaimResults({
-        runnerVersion: packageVersion(),
+        runnerVersion: plan.runnerVersion,
         generatedAt: new Date().toISOString(),
-        claim: {
-          file: claim.file,
-          implementation: claim.implementation,
-          snapshot: claim.snapshot,
-          role: claim.role,
-          transports: claim.transports,
-          profiles: claim.profiles,
-        },
-        targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({ role, transport, ...(lifecycle ? { lifecycle } : {}) })),
+        claim,
+        targets,
         checks: this.byClaim.get(index) ?? [],
         launches: this.launch.get(index),
       });
-      writeClaimResults(reportDir, results);
+      // A verdict over the checks of some shards only would certify what was never run.
+      writeClaimResults(reportDirs[index]!, incomplete
+        ? { ...results, verdict: 'incomplete', reason: incomplete, targets: results.targets.map((t) => ({ ...t, verdict: 'incomplete', reason: incomplete })) }
+        : results);
     });
   }
 

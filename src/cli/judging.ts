@@ -1,0 +1,154 @@
+// What `run` and `merge` do once results.json files exist: the summary lines, expected
+// failures, the comparison with a baseline, and the exit code. Shared, so a merged run of
+// shards is judged exactly like one run on one machine.
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { stableJson, targetLabel, type ClaimResults } from '../results/model.js';
+import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
+import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
+import { UsageError } from './args.js';
+import { EXIT, type Io } from './io.js';
+
+/**
+ * `name version: verdict (counts) -> dir`, or `: reason` for an incomplete claim; with
+ * more than one target, each target's verdict follows (`; backend/http conformant, ...`).
+ */
+export function summaryLine(r: ClaimResults, dir: string): string {
+  const c = r.counts;
+  const parts = [`${c.passed} passed`, `${c.failed} failed`, c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
+    c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
+  const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
+  const reason = r.reason ? `: ${r.reason}${targets ? ` (${targets})` : ''}` : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
+  return `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason} -> ${dir}`;
+}
+
+/** Baseline results by implementation name: a results.json file, or an earlier reports folder. */
+function loadBaselines(path: string): (implementation: string) => ClaimResults | undefined {
+  const read = (file: string): ClaimResults | undefined => {
+    try {
+      const r = JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
+      if (!r || !Array.isArray(r.checks) || !r.claim?.implementation?.name) throw new Error('not a results.json');
+      return r;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new UsageError(`--baseline: ${file} is not a results.json written by ahp-conformance`);
+    }
+  };
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new UsageError(`--baseline: ${path} does not exist`);
+  }
+  if (isDir) {
+    const cache = new Map<string, ClaimResults | undefined>();
+    const all = (name: string): ClaimResults | undefined => {
+      if (!cache.has(name)) cache.set(name, read(join(path, name, 'results.json')));
+      return cache.get(name);
+    };
+    return all;
+  }
+  const one = read(path);
+  return (name) => (one?.claim.implementation.name === name ? one : undefined);
+}
+
+function loadExpectedFailures(path: string): ExpectedFailure[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw new UsageError(`--expected-failures: cannot read ${path}`);
+  }
+  try {
+    return parseExpectedFailures(text, path);
+  } catch (e) {
+    if (e instanceof ExpectedFailuresError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+function expectedLine(o: ExpectedOutcome): string {
+  const ids = (list: { check: string }[]): string => (list.length ? ` (${list.map((e) => e.check).join(', ')})` : '');
+  return `${o.matched.length} matched, ${o.unexpected.length} unexpected${ids(o.unexpected.map((c) => ({ check: c.id })))}, ` +
+    `${o.expired.length} expired${ids(o.expired)}, ${o.stale.length} no longer failing${ids(o.stale)}`;
+}
+
+function regressionLine(changes: readonly CheckChange[]): string {
+  const of = (kind: CheckChange['change']): CheckChange[] => changes.filter((c) => c.change === kind);
+  const fresh = of('new-failure');
+  return [
+    `${fresh.length} new failure${fresh.length === 1 ? '' : 's'}${fresh.length ? ` (${fresh.map((c) => c.key.trim()).join(', ')})` : ''}`,
+    `${of('fixed').length} fixed`, `${of('still-failing').length} still failing`, `${of('new-check').length} new checks`, `${of('removed-check').length} removed`,
+  ].join(', ');
+}
+
+/** A path as the user would type it: relative to the working directory when inside it. */
+export function show(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel === '' ? '.' : rel.startsWith('..') ? path : rel;
+}
+
+export interface Judging {
+  baselinePath?: string;
+  baselines?: (implementation: string) => ClaimResults | undefined;
+  expected?: ExpectedFailure[];
+}
+
+/**
+ * Read --baseline and --expected-failures (before anything runs: the baseline may be the
+ * very reports folder the run overwrites), and refuse with --certify whatever relaxes a
+ * certificate: those two, and the options named by `partial` (which leave checks out).
+ */
+export function prepareJudging(options: Record<string, string>, partial: readonly string[]): Judging {
+  if (options.certify !== undefined) {
+    const relaxing = ['expected-failures', 'baseline', ...partial].filter((o) => options[o] !== undefined);
+    if (relaxing.length) throw new UsageError(`--certify accepts no ${relaxing.map((o) => `--${o}`).join(', ')} (a certificate covers every check, with no expected failures)`);
+  }
+  return {
+    ...(options['expected-failures'] ? { expected: loadExpectedFailures(resolve(options['expected-failures'])) } : {}),
+    ...(options.baseline ? { baselinePath: options.baseline, baselines: loadBaselines(resolve(options.baseline)) } : {}),
+  };
+}
+
+/**
+ * Read each claim's results.json, print its summary (and expected-failure and baseline
+ * lines), write regression.json, and return the exit code: 1 nonconformant (with a
+ * baseline: new failures only), 2 incomplete, 3 results missing (`why` says what ran).
+ */
+export function conclude(claims: readonly { name: string; reportDir: string }[], why: string, judging: Judging, io: Io, written: { results: ClaimResults; dir: string }[]): number {
+  let exit: number = EXIT.ok;
+  for (const { name, reportDir } of claims) {
+    const path = join(reportDir, 'results.json');
+    if (!existsSync(path)) {
+      io.err(`ahp-conformance: no results were written for ${name} (${why})`);
+      exit = Math.max(exit, EXIT.internal);
+      continue;
+    }
+    const results = JSON.parse(readFileSync(path, 'utf8')) as ClaimResults;
+    written.push({ results, dir: reportDir });
+    io.out(summaryLine(results, show(reportDir)));
+    if (results.verdict === 'incomplete') {
+      exit = Math.max(exit, EXIT.badInput);
+      continue;
+    }
+    const { expected, baselines } = judging;
+    const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
+    if (outcome) io.out(`  expected failures: ${expectedLine(outcome)}`);
+    let failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
+    if (baselines) {
+      const before = baselines(name);
+      if (!before) {
+        io.out(`  vs baseline: no baseline for ${name}; every failure counts as new`);
+      } else {
+        const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
+        const changes = compareRuns(before, results);
+        writeFileSync(join(reportDir, 'regression.json'), stableJson({ baseline: judging.baselinePath, changes }));
+        io.out(`  vs baseline: ${regressionLine(changes)}`);
+        // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
+        failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
+      }
+    }
+    if (failing) exit = Math.max(exit, EXIT.finding);
+  }
+  return exit;
+}

@@ -1,0 +1,96 @@
+// `ahp-conformance merge <blob folder or .zip>... [--reports dir] [--baseline b]
+//   [--expected-failures f] [--certify]`: merge the blob reports of `run --shard i/n`
+// (from one machine or many) with Playwright's `merge-reports`, into the same reports one
+// unsharded run writes, then judge them exactly as `run` does.
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { runPlaywright } from '../engine/playwright.js';
+import { MERGE_ENV, SHARD_ENV } from '../engine/shards.js';
+import { PLAN_ENV } from '../engine/plan.js';
+import type { ClaimResults } from '../results/model.js';
+import { writeMatrix } from '../results/write.js';
+import { UsageError } from './args.js';
+import { EXIT, type Io } from './io.js';
+import { conclude, prepareJudging, show } from './judging.js';
+
+/** Blob reports under the given paths: .zip files as named, folders searched a few levels deep. */
+export function findBlobs(paths: readonly string[]): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = join(dir, entry.name);
+      if (entry.isFile() && entry.name.endsWith('.zip')) found.push(p);
+      else if (entry.isDirectory() && depth < 4) walk(p, depth + 1);
+    }
+  };
+  for (const raw of paths) {
+    const p = resolve(raw);
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      throw new UsageError(`merge: ${raw} does not exist`);
+    }
+    if (st.isDirectory()) walk(p, 0);
+    else if (p.endsWith('.zip')) found.push(p);
+    else throw new UsageError(`merge: ${raw} is neither a folder nor a blob report (.zip)`);
+  }
+  const unique = [...new Set(found)];
+  if (unique.length === 0) throw new UsageError(`merge: no blob reports (.zip) under ${paths.join(', ')}`);
+  // Shard blobs are named by shard (shard-<i>-of-<n>.zip): the same name twice is the same shard twice.
+  const byName = new Map<string, string>();
+  for (const f of unique) {
+    const other = byName.get(basename(f));
+    if (other) throw new UsageError(`merge: two blob reports of the same shard: ${other} and ${f}`);
+    byName.set(basename(f), f);
+  }
+  return unique;
+}
+
+interface MergeRecord {
+  error?: string;
+  shards?: { total: number; present: number[]; missing: number[] };
+  claims?: { implementation: { name: string; version: string }; reportDir: string }[];
+}
+
+export async function mergeCommand(paths: string[], options: Record<string, string>, io: Io): Promise<number> {
+  if (paths.length === 0) throw new UsageError('merge needs the blob reports of the shards (folders or .zip files)');
+  const blobs = findBlobs(paths);
+  const judging = prepareJudging(options, []);
+  const reportsDir = resolve(options.reports ?? 'reports');
+  const record = join(reportsDir, '.run', 'merge.json');
+  rmSync(record, { force: true });
+  // merge-reports reads one folder: gather the blobs in a private one.
+  const staging = mkdtempSync(join(tmpdir(), 'ahp-merge-'));
+  let result: { code: number; output: string };
+  try {
+    for (const b of blobs) copyFileSync(b, join(staging, basename(b)));
+    const env: NodeJS.ProcessEnv = { ...process.env, [MERGE_ENV]: reportsDir };
+    delete env[PLAN_ENV];
+    delete env[SHARD_ENV];
+    // Its progress lines name the staging folder: shown only when the merge fails.
+    result = await runPlaywright('merge-reports', [staging], env, true);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  const code = result.code;
+  if (!existsSync(record)) {
+    // One line of Playwright's error, not its stack.
+    const why = result.output.split('\n').map((l) => l.trim()).find((l) => /^[A-Za-z]*Error\b/.test(l))?.replace(/^Error: /, '').replace(/\.$/, '');
+    io.err(`ahp-conformance: merging ${blobs.length} blob report${blobs.length === 1 ? '' : 's'} failed${why ? `: ${why}` : ` (Playwright exited with ${code})`}; are they blob reports of \`ahp-conformance run --shard\`?`);
+    return code === 0 ? EXIT.internal : EXIT.badInput;
+  }
+  const merged = JSON.parse(readFileSync(record, 'utf8')) as MergeRecord;
+  if (merged.error || !merged.shards || !merged.claims) {
+    io.err(`ahp-conformance: merge: ${merged.error ?? 'the merge wrote no record'}`);
+    return EXIT.badInput;
+  }
+  const { total, present, missing } = merged.shards;
+  io.out(`ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
+    `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`);
+  const written: { results: ClaimResults; dir: string }[] = [];
+  const exit = conclude(merged.claims.map((c) => ({ name: c.implementation.name, reportDir: c.reportDir })), `merge-reports exited with ${code}`, judging, io, written);
+  if (written.length > 1) io.out(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`);
+  return exit;
+}
