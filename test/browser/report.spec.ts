@@ -2,7 +2,7 @@
 // banner and matrix render, filters and expanders work, nothing leaves the file, and a
 // hostile implementation's strings stay text (no dialog, no injected element).
 import { test, expect, chromium, type Browser } from '@playwright/test';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildClaimResults, type CheckResult } from '../../src/results/model.js';
@@ -36,6 +36,20 @@ test.beforeAll(async () => {
   });
   writeFileSync(join(dir, 'report.html'), claimPage(results));
   writeFileSync(join(dir, 'matrix.html'), matrixPage([results], ['evil'], '2026-01-01T00:00:00Z'));
+
+  // A reports folder as `run` writes it for two claims: the matrix page and each claim's report.
+  const good = buildClaimResults({
+    runnerVersion: '0.0.0', generatedAt: '2026-01-01T00:00:00Z',
+    claim: { file: '/claims/good.yaml', implementation: { name: 'good backend', version: '2.0' }, snapshot: 'draft', role: 'backend', transports: ['http'], profiles: ['tool-interception'] },
+    targets: [{ role: 'backend', transport: 'http' }],
+    checks: checks.filter((c) => c.transport === 'http'),
+  });
+  const site = join(dir, 'site');
+  for (const [name, r] of [['evil', results], ['good backend', good]] as const) {
+    mkdirSync(join(site, name), { recursive: true });
+    writeFileSync(join(site, name, 'index.html'), claimPage(r));
+  }
+  writeFileSync(join(site, 'index.html'), matrixPage([results, good], ['evil', 'good backend'], '2026-01-01T00:00:00Z'));
 });
 test.afterAll(async () => {
   await browser?.close();
@@ -90,4 +104,27 @@ test('hostile strings stay text: no dialog, no injected element, no request leav
     if (file === 'report.html') await expect(page.locator('body')).toContainText('<img src="http://127.0.0.1:9/x.png"');
     await page.close();
   }
+});
+
+test('the matrix page shows each implementation and target, and links to each report', async () => {
+  const { page, requests } = await open('site/index.html');
+  await expect(page.locator('.banner h1')).toContainText('2 implementations');
+  await expect(page.locator('.banner')).toContainText('1 conformant · 1 nonconformant · 0 incomplete');
+  const rows = page.locator('table.matrix tbody tr');
+  await expect(rows).toHaveCount(3); // evil: two targets; good: one
+  await expect(rows.nth(0)).toContainText('backend/http');
+  await expect(rows.nth(1)).toContainText('backend/stdio/persistent');
+  await expect(rows.nth(1).locator('td').nth(1)).toContainText('nonconformant');
+  await expect(rows.nth(2)).toContainText('good backend 2.0');
+  // A name with a space is a working link, and the report it opens is that claim's.
+  await rows.nth(2).locator('a').click();
+  await expect(page).toHaveURL(/good%20backend\/index\.html$/);
+  await expect(page.locator('#verdict h1')).toContainText('conformant');
+  await expect(page.locator('#verdict h1')).not.toContainText('nonconformant');
+  await expect(page.locator('#verdict')).toContainText('good backend');
+  await page.goBack();
+  await rows.nth(0).locator('a').click();
+  await expect(page.locator('#verdict h1')).toContainText('nonconformant');
+  expect(requests).toEqual([]);
+  await page.close();
 });
