@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { stableJson, targetLabel, type ClaimResults } from '../results/model.js';
+import { claimPage, type Judgement } from '../results/html/claim-page.js';
 import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
 import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
 import { UsageError } from './args.js';
@@ -135,6 +136,7 @@ export function conclude(claims: readonly { name: string; reportDir: string }[],
     const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
     if (outcome) io.out(`  expected failures: ${expectedLine(outcome)}`);
     let failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
+    const judgement: Judgement = outcome ? { expected: outcome } : {};
     if (baselines) {
       const before = baselines(name);
       if (!before) {
@@ -144,10 +146,13 @@ export function conclude(claims: readonly { name: string; reportDir: string }[],
         const changes = compareRuns(before, results);
         writeFileSync(join(reportDir, 'regression.json'), stableJson({ baseline: judging.baselinePath, changes }));
         io.out(`  vs baseline: ${regressionLine(changes)}`);
+        judgement.regression = { baseline: judging.baselinePath ?? '', changes };
         // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
         failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
       }
     }
+    // The report shows what the run was judged against, beside the verdict.
+    if (judgement.expected || judgement.regression) writeFileSync(join(reportDir, 'index.html'), claimPage(results, judgement));
     if (failing) exit = Math.max(exit, EXIT.finding);
   }
   return exit;

@@ -10,6 +10,9 @@ import { buildClaimResults, type CheckResult, type ClaimResults } from '../../sr
 import { claimPage, rerunCommand } from '../../src/results/html/claim-page.js';
 import { matrixPage } from '../../src/results/html/matrix-page.js';
 import { HAVE_SPEC, SPEC_DIR } from '../support/paths.js';
+import { resultsWith } from '../support/results-fixture.js';
+import { compareRuns } from '../../src/results/baseline.js';
+import { applyExpectedFailures, parseExpectedFailures } from '../../src/results/expected-failures.js';
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)">'"\`&`;
 
@@ -79,4 +82,32 @@ test('every requirement id the checks name is described, and (with the snapshot)
   test.skip(!HAVE_SPEC, 'no upstream snapshot beside this checkout');
   const upstream = JSON.parse(readFileSync(join(SPEC_DIR, 'spec', 'draft', 'requirements.json'), 'utf8')) as { requirements: { id: string }[] };
   expect([...known].sort()).toEqual(upstream.requirements.map((r) => r.id).sort());
+});
+
+test('a judged run shows its baseline comparison and expected failures, escaped, beside the verdict', () => {
+  const before = resultsWith({ 'ti.deny-stops': 'passed', 'ti.modify-input': 'failed', 'base.harness-version': 'failed', 'lo.gone': 'passed' });
+  const now = resultsWith({ 'ti.deny-stops': 'failed', 'ti.modify-input': 'failed', 'base.harness-version': 'passed', 'lo.new': 'passed' });
+  const entries = parseExpectedFailures(`expected:\n  - { check: ti.modify-input, reason: "${HOSTILE.replace(/"/g, '\\"')}", expires: 2099-01-01 }\n  - { check: base.harness-version, reason: fixed already }\n`, 'x.yaml');
+  const html = claimPage(now, { regression: { baseline: 'last-night', changes: compareRuns(before, now) }, expected: applyExpectedFailures(now, entries, '2026-01-01') });
+  const section = html.slice(html.indexOf('id="baseline"'), html.indexOf('<h2>What was claimed'));
+  expect(section).toContain('1 new failure, 1 fixed, 1 still failing, 1 new check, 1 removed');
+  expect(section).toMatch(/data-change="new-failure"><td><code>ti\.deny-stops<\/code><\/td><td>backend\/http<\/td>/);
+  expect(section).not.toContain('data-change="unchanged"');
+  expect(section).toContain('1 matched, 1 unexpected, 0 expired, 1 no longer failing');
+  expect(section).toContain('no longer failing');
+  // The reason comes from a user's file: text, not markup, in the section and on the check.
+  expect(html).not.toContain('<img');
+  expect(html).toContain('<b>Expected failure:</b> &lt;script&gt;');
+  // Unjudged, the report has neither section.
+  expect(claimPage(now)).not.toContain('id="baseline"');
+  expect(claimPage(now)).not.toContain('id="expected"');
+});
+
+test('the banner and the matrix name the failing checks', () => {
+  const r = resultsWith({ 'ti.deny-stops': 'failed', 'base.harness-version': 'passed' });
+  expect(claimPage(r)).toContain('<p>Failed: <b>ti.deny-stops</b> (backend/http)</p>');
+  expect(claimPage(resultsWith({ 'base.harness-version': 'passed' }))).not.toContain('<p>Failed:');
+  const cells = matrixPage([r], ['acme'], '2026-01-01T00:00:00Z');
+  expect(cells).toContain('<div class="muted"><code>ti.deny-stops</code></div>');
+  expect(cells).not.toContain('<code>base.harness-version</code>');
 });

@@ -1,9 +1,12 @@
 // The conformance report of one claim (reports/<implementation>/index.html): verdict
 // banner, what was claimed, verdict per target, the requirement matrix (every draft
 // requirement, also those no check covers), and every check with its expectation, the
-// evidence and the wire transcript, with filters. Rendered from results.json alone.
+// evidence and the wire transcript, with filters. Rendered from results.json, plus what
+// the run was judged against (a baseline, expected failures) when it was.
 import { applicableChecks, checkSpec, CHECKS } from '../../checks/catalogue.js';
 import { REQUIREMENTS } from '../../checks/requirements.js';
+import { checkKey, type CheckChange } from '../baseline.js';
+import type { ExpectedFailure, ExpectedOutcome } from '../expected-failures.js';
 import { targetKey, targetLabel, type CheckResult, type CheckStatus, type ClaimResults, type TargetKey, type TranscriptLine } from '../model.js';
 import { esc, escJson, token } from './escape.js';
 import { badge, page } from './page.js';
@@ -54,10 +57,44 @@ function transcriptTable(lines: readonly TranscriptLine[]): string {
   return `<table class="transcript"><thead><tr><th>ms</th><th>dir</th><th>channel</th><th>frame</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
-function checkBlock(r: ClaimResults, c: CheckResult): string {
+/** What `run --baseline` and `--expected-failures` found: shown above the requirements. */
+export interface Judgement {
+  regression?: { baseline: string; changes: readonly CheckChange[] };
+  expected?: ExpectedOutcome;
+}
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function judgementSection(j: Judgement): string {
+  const out: string[] = [];
+  if (j.regression) {
+    const { changes } = j.regression;
+    const of = (k: CheckChange['change']): number => changes.filter((c) => c.change === k).length;
+    const shown = changes.filter((c) => c.change !== 'unchanged');
+    const rows = shown.map((c) => `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}</td></tr>`).join('');
+    out.push(`<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed · baseline <code>${esc(j.regression.baseline)}</code></p>`,
+      shown.length ? `<table class="changes"><thead><tr><th>Check</th><th>Target</th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">No check changed.</p>');
+  }
+  if (j.expected) {
+    const e = j.expected;
+    const entry = (x: ExpectedFailure): string => `${esc(x.reason)}${x.expires ? ` <span class="muted">(expires ${esc(x.expires)})</span>` : ''}`;
+    const rows = [
+      ...e.unexpected.map((c) => `<tr><td><code>${esc(c.id)}</code></td><td>${esc(targetLabel(c))}</td><td class="c">${badge('unexpected')}</td><td class="muted">not on the list</td></tr>`),
+      ...e.expired.map((x) => `<tr><td><code>${esc(x.check)}</code></td><td>${esc(x.target ?? 'any')}</td><td class="c">${badge('expired')}</td><td>${entry(x)}</td></tr>`),
+      ...e.stale.map((x) => `<tr><td><code>${esc(x.check)}</code></td><td>${esc(x.target ?? 'any')}</td><td class="c">${badge('stale', 'no longer failing')}</td><td>${entry(x)}</td></tr>`),
+      ...e.matched.map((m) => `<tr><td><code>${esc(m.check.id)}</code></td><td>${esc(targetLabel(m.check))}</td><td class="c">${badge('matched', 'expected')}</td><td>${entry(m.entry)}</td></tr>`),
+    ].join('');
+    out.push(`<h2 id="expected">Expected failures</h2><p>${esc(e.matched.length)} matched, ${esc(e.unexpected.length)} unexpected, ${esc(e.expired.length)} expired, ${esc(e.stale.length)} no longer failing. An unexpected failure, an expired entry or one whose check no longer fails fails the run; the verdict above stays what the checks say.</p>`,
+      rows ? `<table class="expected"><thead><tr><th>Check</th><th>Target</th><th>Status</th><th>Reason</th></tr></thead><tbody>${rows}</tbody></table>` : '');
+  }
+  return out.join('\n');
+}
+
+function checkBlock(r: ClaimResults, c: CheckResult, expected?: ExpectedFailure): string {
   const spec = CHECKS.find((x) => x.id === c.id) ? checkSpec(c.id) : undefined;
   const open = c.status === 'failed' || c.status === 'warning' ? ' open' : '';
   const parts = [
+    expected ? `<p><b>Expected failure:</b> ${esc(expected.reason)}${expected.expires ? ` (until ${esc(expected.expires)})` : ''}</p>` : '',
     `<p><b>Expected:</b> ${esc(spec?.expectation ?? c.evidence?.expected ?? '')}</p>`,
     `<p class="muted">${esc(c.level)} · ${esc(c.profile)} · ${c.requirements.map((q) => `<code>${esc(q)}</code>`).join(' ')}${spec?.seed ? ` · Base Protocol check ${esc(spec.seed)}` : ''} · ${esc(c.durationMs)} ms</p>`,
     c.message ? `<p><b>${c.status === 'passed' ? 'Note' : 'Actual'}:</b></p><pre>${esc(c.message)}</pre>` : '',
@@ -73,11 +110,20 @@ function checkBlock(r: ClaimResults, c: CheckResult): string {
 
 const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;function apply(){var failed=f.querySelector('[name=failed]').checked;var p=f.querySelector('[name=profile]').value;var t=f.querySelector('[name=transport]').value;var n=0;document.querySelectorAll('details.check').forEach(function(d){var show=(!failed||d.dataset.status==='failed'||d.dataset.status==='warning')&&(!p||d.dataset.profile===p)&&(!t||d.dataset.transport===t);d.hidden=!show;if(show)n++;});document.getElementById('shown').textContent=String(n);}f.addEventListener('change',apply);apply();})();`;
 
-export function claimPage(r: ClaimResults): string {
+/** The banner's pointer to what failed: each failing check id once, with its targets. */
+function failingLine(r: ClaimResults): string {
+  const failed = r.checks.filter((c) => c.status === 'failed');
+  if (failed.length === 0) return '';
+  const ids = [...new Set(failed.map((c) => c.id))];
+  const where = (id: string): string => failed.filter((c) => c.id === id).map((c) => targetLabel(c)).join(', ');
+  return `<p>Failed: ${ids.map((id) => `<b>${esc(id)}</b> (${esc(where(id))})`).join('; ')}</p>`;
+}
+
+export function claimPage(r: ClaimResults, judgement: Judgement = {}): string {
   const c = r.claim;
   const counts = Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
-<p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>
+<p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${failingLine(r)}
 <p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}</p></section>`;
   const claimed = `<h2>What was claimed</h2><table><tbody>
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
@@ -95,11 +141,11 @@ export function claimPage(r: ClaimResults): string {
   const order = (x: CheckResult): number => SEVERITY.indexOf(x.status);
   const checks = [...r.checks].sort((a, b) => order(a) - order(b) || a.id.localeCompare(b.id) || targetLabel(a).localeCompare(targetLabel(b)));
   const body = [
-    banner, claimed, targets,
+    banner, judgementSection(judgement), claimed, targets,
     '<h2>Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
     requirementMatrix(r),
     '<h2>Checks</h2>', filters,
-    checks.map((x) => checkBlock(r, x)).join('\n'),
+    checks.map((x) => checkBlock(r, x, judgement.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry)).join('\n'),
   ].join('\n');
   return page(`${c.implementation.name} ${c.implementation.version}: ${r.verdict}`, body, FILTER_SCRIPT);
 }

@@ -20,7 +20,9 @@ export function matrixPage(results: readonly ClaimResults[], reportDirs: readonl
         const mine = checks.filter((c) => c.profile === p);
         if (mine.length === 0) return '<td class="c muted">—</td>';
         const worst = SEVERITY.find((s) => mine.some((c) => c.status === s))!;
-        return `<td class="c">${badge(worst)}</td>`;
+        // A failing cell names its checks, so a nightly reader sees what broke without opening the report.
+        const ids = worst === 'failed' || worst === 'warning' ? [...new Set(mine.filter((c) => c.status === worst).map((c) => c.id))] : [];
+        return `<td class="c">${badge(worst)}${ids.map((id) => `<div class="muted"><code>${esc(id)}</code></div>`).join('')}</td>`;
       }).join('');
       const name = j === 0 ? `<td rowspan="${targets.length}"><a href="${esc(link)}">${esc(r.claim.implementation.name)} ${esc(r.claim.implementation.version)}</a><br>${badge(r.verdict)}</td>` : '';
       return `<tr>${name}<td>${t ? esc(targetLabel(t)) : '—'}</td><td class="c">${badge(t?.verdict ?? r.verdict)}</td>${cells}</tr>`;
