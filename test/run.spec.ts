@@ -243,6 +243,10 @@ test('--baseline reports exactly the injected regression and fails only on new f
   expect(regressed.out).toContain('vs baseline: 1 new failure (base.protocol-version backend stdio persistent), 0 fixed, 0 still failing');
   const changes = (JSON.parse(readFileSync(join(dir, 'bad', 'demo', 'regression.json'), 'utf8')) as { changes: { id: string; change: string }[] }).changes;
   expect(changes.filter((c) => c.change !== 'unchanged')).toEqual([expect.objectContaining({ id: 'base.protocol-version', change: 'new-failure' })]);
+  // The conformance report says the same under its banner.
+  const report = readFileSync(join(dir, 'bad', 'demo', 'index.html'), 'utf8');
+  expect(report).toContain('1 new failure, 0 fixed, 0 still failing');
+  expect(report).toContain('data-change="new-failure"><td><code>base.protocol-version</code>');
   // The same failure again is not new: the regression run passes although the claim is nonconformant.
   const still = go('still', ', --fault, no-result-version', join(dir, 'bad', 'demo', 'results.json'));
   expect(still.code, still.out).toBe(0);
@@ -274,6 +278,7 @@ test('--expected-failures excuses listed failures, fails on stale entries, and -
   const excused = go('--expected-failures', list('base.protocol-version'));
   expect(excused.code, excused.out).toBe(0);
   expect(excused.out).toContain('expected failures: 1 matched, 0 unexpected, 0 expired, 0 no longer failing');
+  expect(readFileSync(join(dir, 'reports', 'demo', 'index.html'), 'utf8')).toContain('<b>Expected failure:</b> known, fixed in the next release');
   const stale = go('--expected-failures', list('base.unknown-method'));
   expect(stale.code, stale.out).toBe(1);
   expect(stale.out).toContain('1 unexpected (base.protocol-version)');
