@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { checkSpec } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/backend/faults.js';
 import { ROOT } from './support/paths.js';
-import { expectConforming, faultMatrixProblems, resultsReader } from './support/fault-matrix.js';
+import { expectConforming, faultMatrixProblems, faultTable, resultsReader } from './support/fault-matrix.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
 
@@ -81,11 +81,7 @@ test('the reference backend passes every check and each fault mode fails exactly
     const results = resultsReader(reports);
     const conforming = results('conforming');
     expectConforming(conforming);
-    const { problems, caught } = faultMatrixProblems({
-      modes: FAULT_MODES,
-      targets: (m) => FAULTS[m as FaultMode].targets,
-      alsoFails: (m) => ALSO_FAILS[m as FaultMode]?.checks ?? [],
-    }, results);
+    const { problems, caught } = faultMatrixProblems(faultTable(FAULTS, ALSO_FAILS), results);
     expect(problems).toEqual([]);
     // Every check in the catalogue that applies to a backend is shown failing by some mode.
     const backendChecks = conforming.checks.map((c) => c.id);

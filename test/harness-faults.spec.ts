@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { CHECKS, checkSpec } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
 import { ROOT } from './support/paths.js';
-import { expectConforming, faultMatrixProblems, resultsReader } from './support/fault-matrix.js';
+import { expectConforming, faultMatrixProblems, faultTable, resultsReader } from './support/fault-matrix.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
 const REGISTRATION_CHECK = 'base.registration-validated';
@@ -89,11 +89,7 @@ test('the reference harness passes every check and each fault mode fails exactly
 
     const results = resultsReader(reports);
     expectConforming(results('conforming'));
-    const { problems, caught } = faultMatrixProblems({
-      modes: FAULT_MODES,
-      targets: (m) => FAULTS[m as FaultMode].targets,
-      alsoFails: (m) => ALSO_FAILS[m as FaultMode]?.checks ?? [],
-    }, results);
+    const { problems, caught } = faultMatrixProblems(faultTable(FAULTS, ALSO_FAILS), results);
     expect(problems).toEqual([]);
     // Every harness-role check in the catalogue is shown failing by some mode.
     const harnessChecks = CHECKS.filter((c) => c.roles.includes('harness')).map((c) => c.id);

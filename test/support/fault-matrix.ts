@@ -15,6 +15,11 @@ export interface FaultTable {
   alsoFails: (mode: string) => readonly string[];
 }
 
+/** The table of a reference implementation's fault modes (its targets) and their documented overlaps. */
+export function faultTable(faults: Readonly<Record<string, { readonly targets: readonly string[] }>>, alsoFails: Readonly<Partial<Record<string, { checks: string[] }>>>): FaultTable {
+  return { modes: Object.keys(faults), targets: (m) => faults[m]!.targets, alsoFails: (m) => alsoFails[m]?.checks ?? [] };
+}
+
 /** Reads reports/<name>/results.json, checked against schemas/results.schema.json. */
 export function resultsReader(reports: string): (name: string) => ClaimResults {
   const validate = new Ajv2020({ allErrors: true, strict: false, logger: false }).compile(JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object);
