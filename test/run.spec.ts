@@ -31,6 +31,9 @@ function run(dir: string, claim: string, extra: string[] = [], env: Record<strin
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
+/** The results.json the run in `dir` wrote for the implementation "demo". */
+const demoResults = (dir: string): ClaimResults => JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+
 const head = 'implementation: { name: demo, version: 1.0.0 }\nrole: backend\n';
 const stdioBackend = (script: string, lifecycle = 'persistent'): string =>
   `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(script)}], lifecycle: ${lifecycle} }\n`;
@@ -73,7 +76,7 @@ test('an incomplete claim writes verdict incomplete with the reason, launches no
   expect(r.code).toBe(2);
   expect(r.out).toContain('incomplete claim');
   expect(r.out).toContain('AHP-CORE-001');
-  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  const results = demoResults(dir);
   expect(results.verdict).toBe('incomplete');
   expect(results.reason).toContain('capability profile');
   const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object;
@@ -105,7 +108,7 @@ test('a silent backend that forks a grandchild is nonconformant in bounded time 
   const r = run(dir, `${head}transports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 300\n${stdioBackend(script)}`, ['--workers', '2']);
   expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
   expect(Date.now() - started).toBeLessThan(180_000);
-  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  const results = demoResults(dir);
   expect(results.verdict).toBe('nonconformant');
   expect(results.checks.find((c) => c.id === 'ti.result-valid')?.message).toContain('no reply within 300 ms');
   expect(survivors(tag)).toEqual([]);
@@ -125,7 +128,7 @@ test('garbage on stdout, an oversized line and invalid UTF-8 are findings, not c
   `);
   const r = run(dir, `${head}transports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 500\n${stdioBackend(script)}`, ['--grep', 'base.jsonrpc|stdio.stdout-clean|stdio.framing|ti.result-valid']);
   expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
-  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  const results = demoResults(dir);
   const byId = Object.fromEntries(results.checks.map((c) => [c.id, c]));
   expect(byId['base.jsonrpc-utf8']?.status).toBe('failed');
   expect(byId['stdio.stdout-clean']?.status).toBe('failed');
@@ -139,7 +142,7 @@ test('an implementation that cannot be reached is incomplete (exit 2), not nonco
   // Nothing listens there and the claim names no command to start a server.
   const r = run(dir, `${head}transports: [http]\nprofiles: [tool-interception]\nbackend:\n  http: { url: "http://127.0.0.1:9/hooks", readyTimeoutMs: 300 }\n`, ['--grep', 'base.protocol-version|ti.result-valid']);
   expect(r.code, r.err + r.out.slice(-2000)).toBe(2);
-  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  const results = demoResults(dir);
   expect(results.verdict).toBe('incomplete');
   expect(results.reason).toContain('could not start the implementation');
 });
@@ -155,7 +158,7 @@ test('a bearer token never reaches any output, even from a backend that echoes i
     '    url: "http://127.0.0.1:{port}/hooks"\n    auth: { type: bearer, tokenEnv: AHP_TEST_SECRET_TOKEN }\n';
   const r = run(dir, claim, ['--grep', 'base.no-secret-leak|ti.result-valid|base.protocol-version'], { AHP_TEST_SECRET_TOKEN: secret });
   expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
-  const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+  const results = demoResults(dir);
   expect(results.checks.find((c) => c.id === 'base.no-secret-leak')?.status).toBe('failed');
   expect(`${r.out}${r.err}`).not.toContain(secret);
   // Every file the run wrote: results.json, junit.xml, Playwright's report and its data.
@@ -178,7 +181,7 @@ test.describe('harness role', () => {
       `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(backendMain)}, --transport, stdio], lifecycle: persistent }\n` + adapter();
     const r = run(dir, claim, ['--grep', 'base.protocol-version|base.harness-version']);
     expect(r.code, r.err + r.out.slice(-2000)).toBe(0);
-    const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+    const results = demoResults(dir);
     expect(results.verdict).toBe('conformant');
     expect(results.targets.map((t) => [t.role, t.transport, t.lifecycle, t.verdict])).toEqual([
       ['backend', 'stdio', 'persistent', 'conformant'],
@@ -197,7 +200,7 @@ test.describe('harness role', () => {
       `harness:\n  command: ${JSON.stringify(process.execPath)}\n  args: [dies.js, "{config}"]\n  lifecycles: [per_event]\n`;
     const r = run(dir, claim, ['--grep', 'base.harness-version']);
     expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
-    const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+    const results = demoResults(dir);
     const c = results.checks.find((x) => x.id === 'base.harness-version')!;
     expect(c.status).toBe('failed');
     expect(c.message).toContain('exit status 4');
@@ -210,7 +213,7 @@ test.describe('harness role', () => {
     const claim = 'implementation: { name: demo, version: 1.0.0 }\nrole: harness\ntransports: [http]\nprofiles: [tool-interception]\n' + adapter(', --fault, token-leak');
     const r = run(dir, claim, ['--grep', 'http.bearer']);
     expect(r.code, r.err + r.out.slice(-2000)).toBe(1);
-    const results = JSON.parse(readFileSync(join(dir, 'reports', 'demo', 'results.json'), 'utf8')) as ClaimResults;
+    const results = demoResults(dir);
     const c = results.checks.find((x) => x.id === 'http.bearer')!;
     expect(c.status).toBe('failed');
     expect(c.message).toContain('adapter stderr');
