@@ -1,52 +1,73 @@
 // JUnit XML view of a claim's results: one testsuite per target (role, transport,
 // lifecycle) with its own verdict, one testcase per check, requirement ids as properties.
+//
+// Names, versions, titles and messages come from the implementation under test and may
+// hold anything. The document is built with xmlbuilder2 (which escapes markup: `<`, `&`,
+// `>` so `]]>` never appears, quotes in attributes), and every string is first made
+// representable: characters XML 1.0 cannot carry (C0 controls but tab/LF/CR, lone
+// surrogates, U+FFFE, U+FFFF) and those it discourages (DEL, C1 controls) are shown as
+// visible escapes such as `\uffff`, so junit.xml is well-formed XML 1.0 whatever the input.
+import { create } from 'xmlbuilder2';
+import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import { targetKey, targetLabel, type CheckResult, type ClaimResults, type TargetKey } from './model.js';
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c] as string)
-    // XML 1.0 cannot carry most control characters; show them escaped.
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+/**
+ * Not an XML 1.0 Char (lone surrogates included, with the u flag), DEL or a C1 control, or
+ * CR (a parser reads CR in text back as LF).
+ */
+const NOT_XML_TEXT = /[^\t\n\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
+/** In attribute values a parser turns tab and LF into spaces: show them escaped too. */
+const NOT_XML_ATTRIBUTE = /[^\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu;
 
-const prop = (name: string, value: string): string => `<property name="${name}" value="${esc(value)}"/>`;
+const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+const visible = (c: string): string => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-function testcase(c: CheckResult): string {
-  const where = [c.transport, c.lifecycle].filter(Boolean).join('/');
-  const props = [
-    ...c.requirements.map((req) => prop('requirement', req)),
-    prop('level', c.level),
-    prop('status', c.status),
-  ].join('');
-  const body = c.status === 'failed' ? `<failure message="${esc(c.message.split('\n')[0] ?? '')}">${esc(c.message)}</failure>`
-    : c.status === 'skipped' || c.status === 'not-applicable' ? `<skipped message="${esc(`${c.status}: ${c.message}`)}"/>`
-    : c.status === 'warning' ? `<system-out>${esc(`warning: ${c.message}`)}</system-out>` : '';
-  return `    <testcase classname="${esc(`${c.profile}.${c.role}.${where}`)}" name="${esc(`${c.id}: ${c.title}`)}" time="${(c.durationMs / 1000).toFixed(3)}"><properties>${props}</properties>${body}</testcase>`;
+/** Any string as XML 1.0 element text: unrepresentable characters shown as `\uXXXX`, `\r`. */
+export const xmlText = (s: string): string => s.replace(NOT_XML_TEXT, visible);
+/** Any string as an XML 1.0 attribute value that reads back as written: also `\t`, `\n`, `\r`. */
+export const xmlAttribute = (s: string): string => s.replace(NOT_XML_ATTRIBUTE, visible);
+
+type Attributes = Record<string, string>;
+const attrs = (a: Attributes): Attributes => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, xmlAttribute(v)]));
+
+function properties(parent: XMLBuilder, props: readonly [string, string][]): void {
+  const p = parent.ele('properties');
+  for (const [name, value] of props) p.ele('property', attrs({ name, value }));
 }
 
-const tally = (checks: readonly CheckResult[]): string =>
-  `tests="${checks.length}" failures="${checks.filter((c) => c.status === 'failed').length}" ` +
-  `skipped="${checks.filter((c) => c.status === 'skipped' || c.status === 'not-applicable').length}"`;
+function testcase(parent: XMLBuilder, c: CheckResult): void {
+  const where = [c.transport, c.lifecycle].filter(Boolean).join('/');
+  const tc = parent.ele('testcase', attrs({ classname: `${c.profile}.${c.role}.${where}`, name: `${c.id}: ${c.title}`, time: (c.durationMs / 1000).toFixed(3) }));
+  properties(tc, [...c.requirements.map((req): [string, string] => ['requirement', req]), ['level', c.level], ['status', c.status]]);
+  if (c.status === 'failed') tc.ele('failure', attrs({ message: c.message.split('\n')[0] ?? '' })).txt(xmlText(c.message));
+  else if (c.status === 'skipped' || c.status === 'not-applicable') tc.ele('skipped', attrs({ message: `${c.status}: ${c.message}` }));
+  else if (c.status === 'warning') tc.ele('system-out').txt(xmlText(`warning: ${c.message}`));
+}
+
+const tally = (checks: readonly CheckResult[]): Attributes => ({
+  tests: String(checks.length),
+  failures: String(checks.filter((c) => c.status === 'failed').length),
+  skipped: String(checks.filter((c) => c.status === 'skipped' || c.status === 'not-applicable').length),
+});
 
 export function junitXml(r: ClaimResults): string {
   const name = `${r.claim.implementation.name} ${r.claim.implementation.version}`;
-  const common = [prop('claimVerdict', r.verdict), prop('snapshot', r.claim.snapshot)];
+  const common: [string, string][] = [['claimVerdict', r.verdict], ['snapshot', r.claim.snapshot]];
   // Results without targets (an incomplete claim that launched nothing): one suite for the claim.
   const suites: { label?: string; target?: TargetKey; verdict: string; checks: CheckResult[] }[] = r.targets.length === 0
     ? [{ verdict: r.verdict, checks: r.checks }]
     : r.targets.map((t) => ({ label: targetLabel(t), target: t, verdict: t.verdict, checks: r.checks.filter((c) => targetKey(c) === targetKey(t)) }));
-  const body = suites.flatMap((s) => [
-    `  <testsuite name="${esc(s.label ? `${name} ${s.label}` : name)}" ${tally(s.checks)}>`,
-    `    <properties>${[
-      prop('verdict', s.verdict), ...common,
-      ...(s.target ? [prop('role', s.target.role), prop('transport', s.target.transport), ...(s.target.lifecycle ? [prop('lifecycle', s.target.lifecycle)] : [])] : []),
-    ].join('')}</properties>`,
-    ...s.checks.map(testcase),
-    '  </testsuite>',
-  ]);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${esc(`ahp-conformance: ${name}`)}" ${tally(r.checks)}>`,
-    ...body,
-    '</testsuites>',
-    '',
-  ].join('\n');
+  const doc = create({ version: '1.0', encoding: 'UTF-8' });
+  const root = doc.ele('testsuites', attrs({ name: `ahp-conformance: ${name}`, ...tally(r.checks) }));
+  for (const s of suites) {
+    const suite = root.ele('testsuite', attrs({ name: s.label ? `${name} ${s.label}` : name, ...tally(s.checks) }));
+    properties(suite, [
+      ['verdict', s.verdict], ...common,
+      ...(s.target ? [['role', s.target.role], ['transport', s.target.transport], ...(s.target.lifecycle ? [['lifecycle', s.target.lifecycle]] : [])] as [string, string][] : []),
+    ]);
+    for (const c of s.checks) testcase(suite, c);
+  }
+  // wellFormed: the serializer itself refuses anything that would not be well-formed XML
+  // (it cannot happen with the strings made safe above; a bug would throw, never write bad XML).
+  return `${doc.end({ prettyPrint: true, wellFormed: true })}\n`;
 }
