@@ -5,9 +5,9 @@
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { parseDocument } from 'yaml';
 import { findOnPath } from '../../drivers/processes.js';
 import { claimRoles } from '../engine/plan.js';
+import { checkImplementation, ClaimLimitError, parseClaimYaml, readClaimText } from './limits.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 
@@ -182,20 +182,15 @@ function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir:
 export function loadClaim(file: string): ClaimOutcome {
   const path = resolve(file);
   const dir = dirname(path);
-  let text: string;
+  // Size, YAML aliases, implementation name and version: src/claims/limits.ts.
+  let raw: unknown;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return { kind: 'error', file, message: `${file}: cannot read the claim file` };
+    raw = parseClaimYaml(readClaimText(path));
+    checkImplementation(raw);
+  } catch (e) {
+    if (e instanceof ClaimLimitError) return { kind: 'error', file, message: `${file}: ${e.message}` };
+    throw e;
   }
-  // prettyErrors gives line and column positions; only the first line of the message is shown.
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  if (doc.errors.length > 0) {
-    const e = doc.errors[0]!;
-    const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : `offset ${e.pos[0]}`;
-    return { kind: 'error', file, message: `${file}: YAML error at ${where}: ${e.message.split('\n')[0]}` };
-  }
-  const raw = doc.toJS() as unknown;
   const validate = claimSchemaValidator();
   if (!validate(raw)) {
     const e = validate.errors![0]!;

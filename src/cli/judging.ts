@@ -9,10 +9,12 @@ import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js'
 import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
+import { terminalLine } from './terminal.js';
 
 /**
  * `name version: verdict (counts) -> dir`, or `: reason` for an incomplete claim; with
  * more than one target, each target's verdict follows (`; backend/http conformant, ...`).
+ * One terminal line whatever results.json holds (a merged one comes from blob reports).
  */
 export function summaryLine(r: ClaimResults, dir: string): string {
   const c = r.counts;
@@ -20,7 +22,7 @@ export function summaryLine(r: ClaimResults, dir: string): string {
     c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
   const reason = r.reason ? `: ${r.reason}${targets ? ` (${targets})` : ''}` : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
-  return `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason} -> ${dir}`;
+  return terminalLine(`${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason} -> ${dir}`);
 }
 
 /** Baseline results by implementation name: a results.json file, or an earlier reports folder. */
@@ -121,7 +123,7 @@ export function conclude(claims: readonly { name: string; reportDir: string }[],
   for (const { name, reportDir } of claims) {
     const path = join(reportDir, 'results.json');
     if (!existsSync(path)) {
-      io.err(`ahp-conformance: no results were written for ${name} (${why})`);
+      io.err(terminalLine(`ahp-conformance: no results were written for ${name} (${why})`));
       exit = Math.max(exit, EXIT.internal);
       continue;
     }
@@ -134,18 +136,18 @@ export function conclude(claims: readonly { name: string; reportDir: string }[],
     }
     const { expected, baselines } = judging;
     const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
-    if (outcome) io.out(`  expected failures: ${expectedLine(outcome)}`);
+    if (outcome) io.out(terminalLine(`  expected failures: ${expectedLine(outcome)}`));
     let failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
     const judgement: Judgement = outcome ? { expected: outcome } : {};
     if (baselines) {
       const before = baselines(name);
       if (!before) {
-        io.out(`  vs baseline: no baseline for ${name}; every failure counts as new`);
+        io.out(terminalLine(`  vs baseline: no baseline for ${name}; every failure counts as new`));
       } else {
         const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
         const changes = compareRuns(before, results);
         writeFileSync(join(reportDir, 'regression.json'), stableJson({ baseline: judging.baselinePath, changes }));
-        io.out(`  vs baseline: ${regressionLine(changes)}`);
+        io.out(terminalLine(`  vs baseline: ${regressionLine(changes)}`));
         judgement.regression = { baseline: judging.baselinePath ?? '', changes };
         // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
         failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);

@@ -12,6 +12,7 @@ import { UsageError, parseArgs } from './args.js';
 import { EXIT, processIo, type Io } from './io.js';
 import { mergeCommand } from './merge-command.js';
 import { runCommand } from './run-command.js';
+import { terminalLine } from './terminal.js';
 import { validateCommand } from './validate-command.js';
 
 const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
@@ -86,10 +87,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err(`ahp-conformance: ${err.message}`);
+      io.err(terminalLine(`ahp-conformance: ${err.message}`));
       return EXIT.badInput;
     }
-    io.err(`ahp-conformance: internal error: ${(err as Error).message}`);
+    io.err(terminalLine(`ahp-conformance: internal error: ${(err as Error).message}`));
     return EXIT.internal;
   }
 }

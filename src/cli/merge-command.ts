@@ -13,6 +13,7 @@ import { writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareJudging, show } from './judging.js';
+import { terminalLine } from './terminal.js';
 
 /** Blob reports under the given paths: .zip files as named, folders searched a few levels deep. */
 export function findBlobs(paths: readonly string[]): string[] {
@@ -78,19 +79,19 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
   if (!existsSync(record)) {
     // One line of Playwright's error, not its stack.
     const why = result.output.split('\n').map((l) => l.trim()).find((l) => /^[A-Za-z]*Error\b/.test(l))?.replace(/^Error: /, '').replace(/\.$/, '');
-    io.err(`ahp-conformance: merging ${blobs.length} blob report${blobs.length === 1 ? '' : 's'} failed${why ? `: ${why}` : ` (Playwright exited with ${code})`}; are they blob reports of \`ahp-conformance run --shard\`?`);
+    io.err(terminalLine(`ahp-conformance: merging ${blobs.length} blob report${blobs.length === 1 ? '' : 's'} failed${why ? `: ${why}` : ` (Playwright exited with ${code})`}; are they blob reports of \`ahp-conformance run --shard\`?`));
     return code === 0 ? EXIT.internal : EXIT.badInput;
   }
   const merged = JSON.parse(readFileSync(record, 'utf8')) as MergeRecord;
   if (merged.error || !merged.shards || !merged.claims) {
-    io.err(`ahp-conformance: merge: ${merged.error ?? 'the merge wrote no record'}`);
+    io.err(terminalLine(`ahp-conformance: merge: ${merged.error ?? 'the merge wrote no record'}`));
     return EXIT.badInput;
   }
   const { total, present, missing } = merged.shards;
-  io.out(`ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
-    `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`);
+  io.out(terminalLine(`ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
+    `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`));
   const written: { results: ClaimResults; dir: string }[] = [];
   const exit = conclude(merged.claims.map((c) => ({ name: c.implementation.name, reportDir: c.reportDir })), `merge-reports exited with ${code}`, judging, io, written);
-  if (written.length > 1) io.out(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`);
+  if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

@@ -14,6 +14,7 @@ import { writeClaimResults, writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareJudging, show, summaryLine } from './judging.js';
+import { terminalLine } from './terminal.js';
 
 export { summaryLine };
 
@@ -32,6 +33,25 @@ function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): Cl
     targets: [],
     checks: [],
   };
+}
+
+/**
+ * The first claim whose implementation name equals an earlier claim's ignoring case, as one
+ * line: on a case-insensitive file system `Acme` and `acme` are one report folder.
+ */
+function sameNameIgnoringCase(outcomes: readonly ClaimOutcome[]): string | undefined {
+  const seen = new Map<string, { name: string; file: string }>();
+  for (const o of outcomes) {
+    const [name, file] = o.kind === 'ok' ? [o.claim.implementation.name, show(o.claim.file)] : o.kind === 'incomplete' ? [o.implementation?.name, o.file] : [];
+    if (name === undefined || file === undefined) continue;
+    const earlier = seen.get(name.toLowerCase());
+    if (earlier) {
+      return `${file}: implementation.name "${name}" is the name in ${earlier.file} ("${earlier.name}")${earlier.name === name ? '' : ' ignoring case'}; ` +
+        'each claim of a run needs a name of its own (it is the report folder)';
+    }
+    seen.set(name.toLowerCase(), { name, file });
+  }
+  return undefined;
 }
 
 function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
@@ -83,19 +103,19 @@ async function runShard(shard: Shard, outcomes: ClaimOutcome[], options: Record<
   const judging = ['baseline', 'expected-failures', 'certify'].filter((o) => options[o] !== undefined);
   if (judging.length) throw new UsageError(`a shard gives no verdict: pass ${judging.map((o) => `--${o}`).join(', ')} to \`ahp-conformance merge\``);
   const incomplete = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'incomplete' }> => o.kind === 'incomplete');
-  for (const o of incomplete) io.err(`ahp-conformance: ${o.file}: incomplete claim: ${o.reason} (every shard needs complete claims)`);
+  for (const o of incomplete) io.err(terminalLine(`ahp-conformance: ${o.file}: incomplete claim: ${o.reason} (every shard needs complete claims)`));
   if (incomplete.length) return EXIT.badInput;
   const plan = newPlan(outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : [])), reportsDir);
   const label = shardLabel(shard);
   const blob = join(reportsDir, 'blob', label, `shard-${label}.zip`);
   rmSync(blob, { force: true });
-  io.out(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`);
+  io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
   const code = await runPlan(plan, [...playwrightArgs(options), '--shard', `${shard.current}/${shard.total}`], { [SHARD_ENV]: `${shard.current}/${shard.total}` });
   if (!existsSync(blob)) {
-    io.err(`ahp-conformance: shard ${shard.current}/${shard.total} wrote no blob report (Playwright exited with ${code})`);
+    io.err(terminalLine(`ahp-conformance: shard ${shard.current}/${shard.total} wrote no blob report (Playwright exited with ${code})`));
     return EXIT.internal;
   }
-  io.out(`shard ${shard.current}/${shard.total} -> ${show(blob)}`);
+  io.out(terminalLine(`shard ${shard.current}/${shard.total} -> ${show(blob)}`));
   io.out(`gather every shard's blob report, then: ahp-conformance merge <folder or .zip>... [--reports <dir>]`);
   return EXIT.ok;
 }
@@ -108,8 +128,13 @@ export async function runCommand(files: string[], options: Record<string, string
   const reportsDir = resolve(options.reports ?? 'reports');
   const outcomes = files.map((f) => loadClaim(f));
   const errors = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'error' }> => o.kind === 'error');
-  for (const e of errors) io.err(`ahp-conformance: ${e.message}`);
+  for (const e of errors) io.err(terminalLine(`ahp-conformance: ${e.message}`));
   if (errors.length) return EXIT.badInput;
+  const clash = sameNameIgnoringCase(outcomes);
+  if (clash) {
+    io.err(terminalLine(`ahp-conformance: ${clash}`));
+    return EXIT.badInput;
+  }
   if (shard) return runShard(shard, outcomes, options, reportsDir, io);
 
   const judging = prepareJudging(options, ['grep', 'grep-invert']);
@@ -121,7 +146,7 @@ export async function runCommand(files: string[], options: Record<string, string
     const dir = join(reportsDir, results.claim.implementation.name);
     writeClaimResults(dir, results);
     written.push({ results, dir });
-    io.out(`${o.file}: incomplete claim: ${o.reason}`);
+    io.out(terminalLine(`${o.file}: incomplete claim: ${o.reason}`));
     io.out(summaryLine(results, show(dir)));
     exit = EXIT.badInput;
   }
@@ -132,9 +157,9 @@ export async function runCommand(files: string[], options: Record<string, string
   }
   const plan = newPlan(claims, reportsDir);
   for (const c of plan.claims) rmSync(join(c.reportDir, 'results.json'), { force: true });
-  io.out(certifying(plan, 'certifying'));
+  io.out(terminalLine(certifying(plan, 'certifying')));
   const code = await runPlan(plan, playwrightArgs(options), {});
   exit = Math.max(exit, conclude(plan.claims.map((c) => ({ name: c.claim.implementation.name, reportDir: c.reportDir })), `Playwright exited with ${code}`, judging, io, written));
-  if (written.length > 1) io.out(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`);
+  if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

@@ -7,6 +7,7 @@ import { ourSchemas, SchemaSetError, snapshotSchemas, type SchemaSet } from '../
 import { isWireValid, validate, type Finding } from '../protocol/validator.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
+import { terminalJson, terminalLine } from './terminal.js';
 
 interface MessageReport {
   location: string;
@@ -67,11 +68,11 @@ function run(positional: string[], options: Record<string, string>, flags: Recor
   const invalid = reports.filter((r) => !r.valid).length;
   const warned = reports.filter((r) => r.findings.some((f) => f.layer === 'profile')).length;
   if (flags.json) {
-    io.out(JSON.stringify({ messages: reports, invalid, warnings: warned }, null, 2));
+    io.out(terminalJson({ messages: reports, invalid, warnings: warned }, 2));
   } else {
     for (const r of reports) {
-      io.out(`${r.location}: ${r.valid ? 'valid' : 'INVALID'} (${r.kind})`);
-      for (const f of r.findings) io.out(formatFinding(f));
+      io.out(terminalLine(`${r.location}: ${r.valid ? 'valid' : 'INVALID'} (${r.kind})`));
+      for (const f of r.findings) io.out(terminalLine(formatFinding(f)));
     }
     io.out(`validate: ${reports.length} message${reports.length === 1 ? '' : 's'}, ${invalid} invalid, ${warned} with profile warnings`);
   }
