@@ -29,7 +29,14 @@ export interface HttpReply {
 
 export type HttpOutcome =
   | { ok: true; reply: HttpReply }
-  | { ok: false; error: 'timeout' | 'connect' | 'refused-url' | 'other'; message: string };
+  | {
+      ok: false;
+      /** incomplete: the connection ended in the middle of the body */
+      error: 'timeout' | 'connect' | 'refused-url' | 'incomplete' | 'other';
+      message: string;
+      /** what had come when the reply stopped after its headers (timeout or incomplete); the body bounded like a reply's */
+      partial?: { status: number; headers: Record<string, string>; body: Uint8Array };
+    };
 
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
@@ -154,6 +161,8 @@ export async function postJson(
     ...(opts.note !== undefined ? { note: opts.note } : {}),
   });
 
+  // One budget for connecting, the headers and the whole body: undici's headersTimeout and
+  // bodyTimeout are idle timeouts (a trickle resets them), so the deadline is an abort.
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -161,7 +170,13 @@ export async function postJson(
     controller.abort(new Error(`timeout after ${opts.timeoutMs} ms`));
   }, Math.max(0, opts.timeoutMs));
   const started = performance.now();
+  let head: { status: number; headers: Record<string, string> } | undefined;
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let received = 0;
   try {
+    // undici's request() does not decode Content-Encoding: a compressed body stays as sent
+    // (and bounded like any other), so a decompression bomb costs nothing.
     const res = await request(url, {
       method: 'POST',
       headers,
@@ -172,10 +187,10 @@ export async function postJson(
       headersTimeout: Math.max(1, opts.timeoutMs),
       bodyTimeout: Math.max(1, opts.timeoutMs),
     });
-    const chunks: Buffer[] = [];
-    let kept = 0;
+    head = { status: res.statusCode, headers: flattenHeaders(res.headers) };
     let truncated = false;
     for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      received += chunk.length;
       const room = MAX_RESPONSE_BYTES - kept;
       if (chunk.length > room) {
         if (room > 0) chunks.push(chunk.subarray(0, room));
@@ -186,13 +201,13 @@ export async function postJson(
       chunks.push(chunk);
       kept += chunk.length;
     }
+    // Over the bound: destroy the socket (pipelining 0, reset) rather than drain the rest.
     if (truncated) res.body.destroy();
     const ms = round1(performance.now() - started);
     const bytes = Buffer.concat(chunks, kept);
-    const replyHeaders = flattenHeaders(res.headers);
     const reply: HttpReply = {
       status: res.statusCode,
-      headers: replyHeaders,
+      headers: head.headers,
       body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
       text: bytes.toString('utf8'),
       ms,
@@ -201,20 +216,28 @@ export async function postJson(
     const notes: string[] = [`${ms} ms`];
     if (truncated) notes.push(`response body exceeds ${MAX_RESPONSE_BYTES} bytes: first ${kept} bytes kept, the rest not read`);
     if (res.statusCode >= 300 && res.statusCode < 400) notes.push('redirect not followed');
-    transcript.record({ dir: 'recv', channel: 'http', bytes, http: { url, status: res.statusCode, headers: replyHeaders }, note: notes.join('; ') });
+    transcript.record({ dir: 'recv', channel: 'http', bytes, http: { url, status: res.statusCode, headers: head.headers }, note: notes.join('; ') });
     return { ok: true, reply };
   } catch (err) {
     const code = errCode(err);
     let outcome: HttpOutcome;
-    if (timedOut) {
-      outcome = { ok: false, error: 'timeout', message: `no complete reply within ${opts.timeoutMs} ms` };
+    // After the headers: how much of the body came, of how much announced.
+    const announced = head?.headers['content-length'];
+    const progress = head ? `HTTP ${head.status} and ${received}${announced !== undefined ? ` of ${announced}` : ''} body bytes` : '';
+    if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      outcome = { ok: false, error: 'timeout', message: `no complete reply within ${opts.timeoutMs} ms${head ? ` (got ${progress})` : ''}` };
     } else if (code !== undefined && CONNECT_CODES.has(code)) {
       const m = (err as Error)?.message ?? '';
       outcome = { ok: false, error: 'connect', message: oneLine(`cannot connect to ${parsed.host}: ${m.includes(code) ? m : `${code} ${m}`}`) };
-    } else if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      outcome = { ok: false, error: 'timeout', message: `no complete reply within ${opts.timeoutMs} ms` };
+    } else if (head) {
+      outcome = { ok: false, error: 'incomplete', message: oneLine(`the reply ended early: the connection closed after ${progress} (${code ?? (err as Error)?.name ?? 'error'}: ${(err as Error)?.message ?? String(err)})`) };
     } else {
       outcome = { ok: false, error: 'other', message: oneLine(`${code ?? (err as Error)?.name ?? 'error'}: ${(err as Error)?.message ?? String(err)}`) };
+    }
+    if (head) {
+      const bytes = Buffer.concat(chunks, kept);
+      outcome.partial = { status: head.status, headers: head.headers, body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
+      transcript.record({ dir: 'recv', channel: 'http', bytes, http: { url, status: head.status, headers: head.headers }, note: `${round1(performance.now() - started)} ms; incomplete body: ${received} bytes received` });
     }
     transcript.record({ dir: 'note', channel: 'http', http: { url }, note: `${outcome.error}: ${outcome.message}` });
     return outcome;

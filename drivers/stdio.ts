@@ -35,6 +35,8 @@ type Queued = Extract<LineResult, { kind: 'line' } | { kind: 'oversize' }>;
 
 const MAX_QUEUED_LINES = 10_000;
 const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+/** After this many queued lines handed out in a row, nextLine yields to the event loop once. */
+const YIELD_EVERY = 64;
 /** How much of an oversize line is kept in the transcript, for diagnosis. */
 const OVERSIZE_PREVIEW_BYTES = 1024;
 
@@ -58,6 +60,7 @@ export class StdioProcess {
   private dropping = false;
   private droppedCount = 0;
   private readonly waiters: Waiter[] = [];
+  private handedOut = 0;
 
   private partial: Buffer[] = [];
   private partialBytes = 0;
@@ -253,7 +256,12 @@ export class StdioProcess {
     }
   }
 
-  /** Next complete stdout line (FIFO), or 'timeout' / 'eof' / 'oversize'. */
+  /**
+   * Next complete stdout line (FIFO), or 'timeout' / 'eof' / 'oversize'. A line already
+   * queued is returned whatever the timeout, so a caller reading to a deadline checks it on
+   * every line; queued lines are handed out with a yield to the event loop every
+   * YIELD_EVERY lines, so timers (deadlines, test timeouts) run however fast lines come.
+   */
   nextLine(timeoutMs: number): Promise<LineResult> {
     try {
       this.throwIfFailed();
@@ -267,8 +275,10 @@ export class StdioProcess {
         this.queue.splice(0, this.queueHead);
         this.queueHead = 0;
       }
+      if (++this.handedOut % YIELD_EVERY === 0) return new Promise((resolve) => setImmediate(resolve, item));
       return Promise.resolve(item);
     }
+    this.handedOut = 0;
     if (this.stdoutEnded) return Promise.resolve({ kind: 'eof' });
     return new Promise<LineResult>((resolve) => {
       const waiter: Waiter = {

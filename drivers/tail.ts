@@ -2,39 +2,71 @@
 // so a chatty child cannot exhaust memory while we still show its last words.
 import { Buffer } from 'node:buffer';
 
-/** Keeps only the last `max` bytes written to it. */
+/**
+ * Keeps only the last `max` bytes written to it: a ring buffer that grows (by doubling) up
+ * to `max`, so each byte is copied a bounded number of times however small the chunks are.
+ */
 export class ByteTail {
-  private chunks: Buffer[] = [];
+  private buf: Buffer = Buffer.alloc(0);
+  /** index of the oldest kept byte (non-zero only once the ring is full) */
+  private start = 0;
   private size = 0;
-  private truncated = false;
-  constructor(private readonly max: number) {}
-  push(chunk: Buffer): void {
-    if (this.max <= 0) return;
-    if (chunk.length >= this.max) {
-      this.truncated ||= chunk.length > this.max || this.size > 0;
-      this.chunks = [Buffer.from(chunk.subarray(chunk.length - this.max))];
-      this.size = this.max;
+  private cut = false;
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = Math.max(0, Math.floor(max));
+  }
+
+  /** Bytes dropped from the front so far? */
+  get truncated(): boolean {
+    return this.cut;
+  }
+
+  push(chunk: Uint8Array): void {
+    const max = this.max;
+    const n = chunk.length;
+    if (max === 0 || n === 0) return;
+    if (n >= max) {
+      this.cut ||= n > max || this.size > 0;
+      if (this.buf.length < max) this.buf = Buffer.alloc(max);
+      this.buf.set(chunk.subarray(n - max));
+      this.start = 0;
+      this.size = max;
       return;
     }
-    this.chunks.push(chunk);
-    this.size += chunk.length;
-    while (this.size - this.chunks[0]!.length >= this.max) {
-      this.size -= this.chunks.shift()!.length;
-      this.truncated = true;
+    if (this.size + n > this.buf.length && this.buf.length < max) {
+      // Still growing: the content is linear (start = 0) until the ring reaches `max`.
+      const grown = Buffer.alloc(Math.min(max, Math.max(this.size + n, this.buf.length * 2, 256)));
+      this.buf.copy(grown, 0, 0, this.size);
+      this.buf = grown;
     }
-    if (this.size > this.max) {
-      this.truncated = true;
-      const first = this.chunks[0]!;
-      const cut = this.size - this.max;
-      this.chunks[0] = Buffer.from(first.subarray(cut));
-      this.size -= cut;
+    const cap = this.buf.length;
+    const over = this.size + n - cap;
+    if (over > 0) {
+      // Full ring (cap === max): drop the oldest bytes.
+      this.start = (this.start + over) % cap;
+      this.size -= over;
+      this.cut = true;
     }
+    const at = (this.start + this.size) % cap;
+    const first = Math.min(n, cap - at);
+    this.buf.set(chunk.subarray(0, first), at);
+    if (first < n) this.buf.set(chunk.subarray(first), 0);
+    this.size += n;
   }
+
+  /** The kept bytes, oldest first (a copy). */
+  bytes(): Buffer {
+    const cap = this.buf.length;
+    if (this.start + this.size <= cap) return Buffer.from(this.buf.subarray(this.start, this.start + this.size));
+    return Buffer.concat([this.buf.subarray(this.start), this.buf.subarray(0, this.start + this.size - cap)], this.size);
+  }
+
   text(): string {
-    let buf = Buffer.concat(this.chunks, this.size);
+    let buf = this.bytes();
     // drop a UTF-8 sequence cut in half by the bound
     let i = 0;
-    while (this.truncated && i < buf.length && i < 3 && (buf[i]! & 0xc0) === 0x80) i++;
+    while (this.cut && i < buf.length && i < 3 && (buf[i]! & 0xc0) === 0x80) i++;
     if (i) buf = buf.subarray(i);
     return buf.toString('utf8');
   }

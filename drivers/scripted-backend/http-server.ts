@@ -67,12 +67,28 @@ export class ScriptedHttpBackend {
     res.on('close', () => this.open.delete(res));
     const chunks: Buffer[] = [];
     let size = 0;
+    let read = false;
     req.on('data', (c: Buffer) => {
+      if (read) return;
+      const room = MAX_BODY - size;
       size += c.length;
-      if (size <= MAX_BODY) chunks.push(c);
+      if (room > 0) chunks.push(c.length <= room ? c : c.subarray(0, room));
+      if (size <= MAX_BODY) return;
+      // Over the bound: stop reading (an endless body would keep us draining), answer with
+      // the first MAX_BODY bytes, and close the connection once the answer is out. The time
+      // a request may take is bounded by the session, which closes this server.
+      read = true;
+      req.pause();
+      res.setHeader('connection', 'close');
+      res.once('finish', () => req.socket.destroy());
+      this.answer(n, req, res, Buffer.concat(chunks), true);
     });
     req.on('error', () => undefined);
-    req.on('end', () => this.answer(n, req, res, Buffer.concat(chunks), size > MAX_BODY));
+    req.on('end', () => {
+      if (read) return;
+      read = true;
+      this.answer(n, req, res, Buffer.concat(chunks), false);
+    });
   }
 
   private answer(n: number, req: IncomingMessage, res: ServerResponse, body: Buffer, tooBig: boolean): void {

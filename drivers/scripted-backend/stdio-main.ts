@@ -11,6 +11,7 @@ import { Buffer, isUtf8 } from 'node:buffer';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { answerFor, nowMs, probeOf, SCRIPT_FILE, stdioReplyText, WIRE_LOG, type Answer, type BackendScript, type WireRecord } from './script.js';
+import { scanLine } from '../json-scan.js';
 import { appendRecord, countFrames, countStepFrames } from './wire-log.js';
 
 const MAX_LIFETIME_MS = 120_000;
@@ -120,52 +121,85 @@ async function perEventEnd(reply: Promise<void>): Promise<void> {
 
 // Framing: split on LF only. A line that does not parse but opens an object or array is
 // kept and joined with the next lines until they parse, so a pretty-printed message is
-// still understood (and recorded as spanning several lines: a framing fault).
-let buffered: Buffer = Buffer.alloc(0);
+// still understood (and recorded as spanning several lines: a framing fault). Linear in
+// the input: the kept lines are scanned once for brackets and joined and parsed only when
+// the value they open closes; once they cannot become JSON they are only collected, up to
+// MAX_PENDING_BYTES or the end of input.
+let parts: Buffer[] = [];
+let partBytes = 0;
 let pendingLines: string[] = [];
+let pendingLength = 0; // of pendingLines.join('\n')
+let pendingStack: number[] = [];
+let pendingDead = false;
+
+function flushPending(): void {
+  const n = pendingLines.length;
+  const joined = pendingLines.join('\n');
+  pendingLines = [];
+  pendingLength = 0;
+  pendingStack = [];
+  pendingDead = false;
+  onFrame(joined, n);
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function onLine(bytes: Buffer, final = false): void {
   const utf8 = isUtf8(bytes);
   const text = bytes.toString('utf8');
   record({ kind: 'line', text, ...(utf8 ? {} : { base64: bytes.toString('base64') }), ...(final ? { note: 'no final newline' } : {}) });
+  const first = pendingLines.length === 0;
   pendingLines.push(text);
-  const joined = pendingLines.join('\n');
-  try {
-    JSON.parse(joined);
-    const n = pendingLines.length;
-    pendingLines = [];
-    onFrame(joined, n);
-    return;
-  } catch {
-    // not (yet) a complete JSON text
+  pendingLength += (first ? 0 : 1) + text.length;
+  if (first) {
+    if (parses(text) || !/^\s*[[{]/.test(text)) return flushPending();
+    // It opens a value: a close back to depth 0 on this line means it already failed to parse.
+    pendingDead = scanLine(text, pendingStack, (height) => height === 0) !== 'ok';
+  } else if (!pendingDead) {
+    let closed = false;
+    const how = scanLine(text, pendingStack, (height) => (closed = height === 0));
+    if (closed) {
+      if (parses(pendingLines.join('\n'))) return flushPending();
+      pendingDead = true; // the value closed and is not JSON: nothing after it can fix that
+    } else if (how !== 'ok') pendingDead = true;
   }
-  const opensValue = /^\s*[[{]/.test(pendingLines[0] ?? '');
-  if (!opensValue || joined.length > MAX_PENDING_BYTES || final) {
-    const n = pendingLines.length;
-    pendingLines = [];
-    onFrame(joined, n);
-  }
+  if (pendingLength > MAX_PENDING_BYTES || final) flushPending();
 }
 
 process.stdin.on('data', (chunk: Buffer) => {
-  buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
-  let nl: number;
-  while ((nl = buffered.indexOf(0x0a)) >= 0) {
-    const line = buffered.subarray(0, nl);
-    buffered = buffered.subarray(nl + 1);
-    onLine(Buffer.from(line));
+  let from = 0;
+  for (let nl = chunk.indexOf(0x0a); nl >= 0; nl = chunk.indexOf(0x0a, from)) {
+    parts.push(chunk.subarray(from, nl));
+    const line = Buffer.concat(parts);
+    parts = [];
+    partBytes = 0;
+    from = nl + 1;
+    onLine(line);
   }
-  if (buffered.length > MAX_PENDING_BYTES) {
-    onLine(Buffer.from(buffered), true);
-    buffered = Buffer.alloc(0);
+  if (from < chunk.length) {
+    parts.push(chunk.subarray(from));
+    partBytes += chunk.length - from;
+  }
+  if (partBytes > MAX_PENDING_BYTES) {
+    const line = Buffer.concat(parts);
+    parts = [];
+    partBytes = 0;
+    onLine(line, true);
   }
 });
 
 process.stdin.on('end', () => {
-  if (buffered.length) onLine(Buffer.from(buffered), true);
-  buffered = Buffer.alloc(0);
-  if (pendingLines.length) onFrame(pendingLines.join('\n'), pendingLines.length);
-  pendingLines = [];
+  if (partBytes) onLine(Buffer.concat(parts), true);
+  parts = [];
+  partBytes = 0;
+  if (pendingLines.length) flushPending();
   sawEof = true;
   record({ kind: 'eof' });
   if (lifecycle === 'persistent' || frames === 0) {

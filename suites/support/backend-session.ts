@@ -4,7 +4,8 @@
 // bytes, parsed value and transport details — for the check to judge.
 import getPort from 'get-port';
 import { HttpServerProcess, postJson } from '../../drivers/http.js';
-import { StdioProcess } from '../../drivers/stdio.js';
+import { scanLine, onlyWhitespaceAfter } from '../../drivers/json-scan.js';
+import { StdioProcess, type LineResult } from '../../drivers/stdio.js';
 import { Transcript } from '../../drivers/transcript.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
 import { HARMLESS_TOOL, interceptRequest, newId, toolBeforeEvent, type DeliberateProbe } from '../../src/checks/probes.js';
@@ -61,36 +62,202 @@ function objectOf(text: string): JsonValue | undefined {
   return p.ok && p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) ? p.value : undefined;
 }
 
+type Found = { reply: Extract<Reply, { kind: 'reply' }>; used: number };
+
+/** Does the text start (after JSON whitespace) with '{'? Only such a line can be an object. */
+function opensObject(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0d && c !== 0x0a) return c === 0x7b;
+  }
+  return false;
+}
+
 /**
- * Find the first JSON object in stdout lines: a line of its own, or an object spread over
- * consecutive lines. Lines before it are kept as `skipped`. Every check reads replies this
- * leniently, so that a framing fault fails the framing checks and not every other check.
+ * Finds the first JSON object in stdout lines fed one at a time: a line of its own, or an
+ * object spread over consecutive lines from a line starting with '{' (a pretty-printed
+ * message starts at column 0; indented braces open nested objects). Lines before it are
+ * kept as `skipped`. Every check reads replies this leniently, so that a framing fault
+ * fails the framing checks and not every other check.
+ *
+ * Linear in the input: each line is scanned once for brackets (drivers/json-scan.ts) and
+ * parsed at most once as a line of its own; a multi-line candidate is parsed only when its
+ * opening brace closes at the end of a line, and a failed parse also rules out every
+ * candidate around it (which holds it as a nested value), so no line is joined twice.
+ * The caller bounds how many lines it feeds.
  */
-export function findObject(lines: readonly Line[]): { reply: Extract<Reply, { kind: 'reply' }>; used: number } | undefined {
-  for (let end = 0; end < lines.length; end++) {
-    const line = lines[end]!;
-    const single = objectOf(line.text);
-    if (single !== undefined) {
-      const before = lines.slice(0, end);
-      return { reply: { kind: 'reply', raw: line.text, utf8: line.utf8, value: single, framing: { skipped: before.map((l) => l.text), multiLine: false, oversize: before.filter((l) => l.oversize).length } }, used: end + 1 };
+export class ObjectFinder {
+  private readonly lines: Line[] = [];
+  /** open brackets, shared by all candidates */
+  private stack: number[] = [];
+  /** open multi-line candidates, oldest first: their first line and the stack height before their '{' */
+  private candidates: Array<{ start: number; base: number }> = [];
+
+  /** The lines fed so far. */
+  get seen(): readonly Line[] {
+    return this.lines;
+  }
+
+  push(line: Line): Found | undefined {
+    const end = this.lines.length;
+    this.lines.push(line);
+    const text = line.text;
+    if (opensObject(text)) {
+      const single = objectOf(text);
+      if (single !== undefined) return this.found(end, end, text, line.utf8, single);
     }
-    for (let start = 0; start < end; start++) {
-      // A pretty-printed message starts at column 0; indented braces open nested objects.
-      if (!lines[start]!.text.startsWith('{')) continue;
-      const joined = lines.slice(start, end + 1).map((l) => l.text).join('\n');
-      const value = objectOf(joined);
-      if (value !== undefined) {
-        return {
-          reply: {
-            kind: 'reply', raw: joined, utf8: lines.slice(start, end + 1).every((l) => l.utf8), value,
-            framing: { skipped: lines.slice(0, start).map((l) => l.text), multiLine: true, oversize: lines.slice(0, start).filter((l) => l.oversize).length },
-          },
-          used: end + 1,
-        };
-      }
-    }
+    if (text.charCodeAt(0) === 0x7b) this.candidates.push({ start: end, base: this.stack.length });
+    if (this.candidates.length === 0) return undefined;
+    let result: Found | undefined;
+    const how = scanLine(text, this.stack, (height, at) => {
+      const top = this.candidates[this.candidates.length - 1];
+      if (top === undefined || top.base !== height) return false;
+      this.candidates.pop();
+      // More on its last line after the closing brace: not an object of its own lines.
+      if (!onlyWhitespaceAfter(text, at + 1)) return false;
+      if (top.start < end) {
+        const part = this.lines.slice(top.start, end + 1);
+        const joined = part.map((l) => l.text).join('\n');
+        const value = objectOf(joined);
+        if (value !== undefined) {
+          result = this.found(top.start, end, joined, part.every((l) => l.utf8), value);
+          return true;
+        }
+      } // else: the line alone, which did not parse above
+      return true; // not JSON, and neither is any candidate around it
+    });
+    if (result) return result;
+    if (how !== 'ok') this.candidates = [];
+    if (this.candidates.length === 0) this.stack = [];
+    return undefined;
+  }
+
+  private found(start: number, end: number, raw: string, utf8: boolean, value: JsonValue): Found {
+    const before = this.lines.slice(0, start);
+    return {
+      reply: {
+        kind: 'reply', raw, utf8, value,
+        framing: { skipped: before.map((l) => l.text), multiLine: end > start, oversize: before.filter((l) => l.oversize).length },
+      },
+      used: end + 1,
+    };
+  }
+}
+
+/** The first JSON object in these stdout lines (see ObjectFinder). */
+export function findObject(lines: readonly Line[]): Found | undefined {
+  const finder = new ObjectFinder();
+  for (const line of lines) {
+    const found = finder.push(line);
+    if (found) return found;
   }
   return undefined;
+}
+
+/**
+ * How much stdout one reply search reads at most: past this much output without a reply
+ * the answer is `none` (the output kept as a bounded sample), not more waiting.
+ */
+export const MAX_SEARCH_LINES = 1000;
+export const MAX_SEARCH_BYTES = 8 * 1024 * 1024;
+
+function toLine(r: Extract<LineResult, { kind: 'line' | 'oversize' }>): Line {
+  return r.kind === 'line' ? { text: r.text, utf8: r.utf8 } : { text: `(a ${r.bytes}-byte line over the line size bound)`, utf8: true, oversize: true };
+}
+
+/** Why a search that has read `lines` lines and `bytes` bytes stops, if it must. */
+function overBound(lines: number, bytes: number): string | undefined {
+  if (lines > MAX_SEARCH_LINES) return `more than ${MAX_SEARCH_LINES} stdout lines`;
+  if (bytes > MAX_SEARCH_BYTES) return `more than ${MAX_SEARCH_BYTES} bytes of stdout`;
+  return undefined;
+}
+
+/** '; N stdout line(s) that are not a JSON object: a | b | …' (at most 300 characters of them). */
+function notObjects(lines: readonly Line[]): string {
+  if (!lines.length) return '';
+  let sample = '';
+  for (const l of lines) {
+    sample += (sample ? ' | ' : '') + l.text.slice(0, 300);
+    if (sample.length >= 300) break;
+  }
+  return `; ${lines.length} stdout line(s) that are not a JSON object: ${sample.slice(0, 300)}`;
+}
+
+function skippedOf(lines: readonly Line[]): { skipped?: string[]; oversize?: number } {
+  return lines.length ? { skipped: lines.map((l) => l.text), oversize: lines.filter((l) => l.oversize).length } : {};
+}
+
+/**
+ * Read the next reply of a persistent process (leniently framed; see ObjectFinder). Ends
+ * by the deadline however fast lines come (checked on every line), and after at most
+ * MAX_SEARCH_LINES lines / MAX_SEARCH_BYTES bytes without a reply.
+ */
+export async function readReply(p: StdioProcess, timeoutMs: number, transcript: Transcript): Promise<Reply> {
+  const deadline = Date.now() + timeoutMs;
+  const finder = new ObjectFinder();
+  let bytes = 0;
+  for (;;) {
+    const line = await p.nextLine(Math.max(1, deadline - Date.now()));
+    const lines = finder.seen;
+    if (line.kind === 'line' || line.kind === 'oversize') {
+      if (line.kind === 'line') bytes += line.bytes.byteLength;
+      const found = finder.push(toLine(line));
+      if (found) return found.reply;
+      const over = overBound(lines.length, bytes);
+      if (over) {
+        transcript.record({ dir: 'note', channel: 'stdio', note: `stopped reading: ${over} without a reply` });
+        return { kind: 'none', why: `${over} without a reply${notObjects(lines)}`, ...skippedOf(lines) };
+      }
+      if (Date.now() < deadline) continue;
+      return { kind: 'none', why: `no reply within ${timeoutMs} ms${notObjects(lines)}`, ...skippedOf(lines) };
+    }
+    if (line.kind === 'eof') {
+      const exit = p.exited() ?? (await p.waitExit(500));
+      return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${notObjects(lines)}`, ...(exit ? { exit } : {}), ...skippedOf(lines) };
+    }
+    return { kind: 'none', why: `no reply within ${timeoutMs} ms${notObjects(lines)}`, ...skippedOf(lines) };
+  }
+}
+
+/**
+ * per_event, after the message and end of input: read stdout to its end (or the deadline,
+ * or the bounds), then the exit status.
+ */
+export async function readPerEvent(p: StdioProcess, timeoutMs: number, transcript: Transcript): Promise<Reply> {
+  const finder = new ObjectFinder();
+  let found: Found | undefined;
+  const extra: string[] = [];
+  let count = 0;
+  let bytes = 0;
+  let over: string | undefined;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = await p.nextLine(Math.max(1, deadline - Date.now()));
+    if (line.kind !== 'line' && line.kind !== 'oversize') break;
+    count++;
+    if (line.kind === 'line') bytes += line.bytes.byteLength;
+    const l = toLine(line);
+    if (found) extra.push(l.text);
+    else found = finder.push(l);
+    over = overBound(count, bytes);
+    if (over) {
+      transcript.record({ dir: 'note', channel: 'stdio', note: `stopped reading: ${over}${found ? '' : ' without a reply'}` });
+      break;
+    }
+    if (Date.now() >= deadline) break;
+  }
+  const exit = await p.waitExit(Math.max(200, deadline - Date.now()));
+  if (!found) {
+    const lines = finder.seen;
+    if (over) return { kind: 'none', why: `${over} without a reply${notObjects(lines)}`, exit, ...skippedOf(lines) };
+    const partial = p.pendingBytes();
+    if (lines.length) {
+      const first = lines[0]!;
+      return { kind: 'reply', raw: first.text, utf8: first.utf8, ...parsed(first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit };
+    }
+    return { kind: 'none', why: partial ? `${partial} bytes without a final newline` : 'no output', exit };
+  }
+  return { ...found.reply, extraLines: extra, exit };
 }
 
 const isDeliberate = (m: Outgoing): m is DeliberateProbe => typeof (m as DeliberateProbe).deliberate === 'string' && 'message' in m;
@@ -196,30 +363,9 @@ export class BackendSession {
     return run(await this.process());
   }
 
-  /** Read the next reply of the persistent process (leniently framed; see findObject). */
+  /** Read the next reply of the persistent process (see readReply). */
   async readLine(p: StdioProcess, timeoutMs = this.timeoutMs): Promise<Reply> {
-    const deadline = Date.now() + timeoutMs;
-    const lines: Line[] = [];
-    for (;;) {
-      const line = await p.nextLine(Math.max(1, deadline - Date.now()));
-      if (line.kind === 'line') {
-        lines.push({ text: line.text, utf8: line.utf8 });
-        const found = findObject(lines);
-        if (found) return found.reply;
-        continue;
-      }
-      if (line.kind === 'oversize') {
-        lines.push({ text: `(a ${line.bytes}-byte line over the line size bound)`, utf8: true, oversize: true });
-        continue;
-      }
-      const got = lines.length ? `; ${lines.length} stdout line(s) that are not a JSON object: ${lines.map((l) => l.text).join(' | ').slice(0, 300)}` : '';
-      const skipped = lines.length ? { skipped: lines.map((l) => l.text), oversize: lines.filter((l) => l.oversize).length } : {};
-      if (line.kind === 'eof') {
-        const exit = p.exited() ?? (await p.waitExit(500));
-        return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${got}`, ...(exit ? { exit } : {}), ...skipped };
-      }
-      return { kind: 'none', why: `no reply within ${timeoutMs} ms${got}`, ...skipped };
-    }
+    return readReply(p, timeoutMs, this.transcript);
   }
 
   /**
@@ -284,25 +430,7 @@ export class BackendSession {
       if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
       p.send(`${text}\n`);
       p.closeStdin();
-      const lines: Line[] = [];
-      const deadline = Date.now() + this.timeoutMs;
-      for (;;) {
-        const line = await p.nextLine(Math.max(1, deadline - Date.now()));
-        if (line.kind === 'line') lines.push({ text: line.text, utf8: line.utf8 });
-        else if (line.kind === 'oversize') lines.push({ text: `(a ${line.bytes}-byte line over the line size bound)`, utf8: true, oversize: true });
-        else break;
-      }
-      const exit = await p.waitExit(Math.max(200, deadline - Date.now()));
-      const found = findObject(lines);
-      if (!found) {
-        const partial = p.pendingBytes();
-        if (lines.length) {
-          const first = lines[0]!;
-          return { kind: 'reply', raw: first.text, utf8: first.utf8, ...parsed(first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit };
-        }
-        return { kind: 'none', why: partial ? `${partial} bytes without a final newline` : 'no output', exit };
-      }
-      return { ...found.reply, extraLines: lines.slice(found.used).map((l) => l.text), exit };
+      return await readPerEvent(p, this.timeoutMs, this.transcript);
     } finally {
       await p.stop();
     }
