@@ -9,6 +9,7 @@
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { join } from 'node:path';
 import { planFromEnv, plannedProjects, PLAN_ENV } from './src/engine/plan.js';
+import { checkTimeLimitMs } from './src/timing.js';
 import { MERGE_ENV, parseShard, runMetadata, shardLabel, SHARD_ENV } from './src/engine/shards.js';
 
 const plan = planFromEnv();
@@ -34,8 +35,7 @@ export default defineConfig({
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
-  // A check makes a few exchanges, each bounded by the claim's deadline.
-  timeout: 30_000 + 12 * longestDeadline,
+  timeout: checkTimeLimitMs(longestDeadline),
   outputDir: join(reportsDir, '.run', 'playwright-output'),
   reporter,
   metadata: plan ? runMetadata(plan, shard) : {},

@@ -12,6 +12,7 @@ import { Agent, request } from 'undici';
 import { describeSpawnError, explainSpawnFailure, killTree, LaunchError, spawnTracked } from './processes.js';
 import { ByteTail, lastLine } from './tail.js';
 import type { Transcript } from './transcript.js';
+import type { Confinement } from './containment.js';
 
 export { LaunchError } from './processes.js';
 
@@ -252,6 +253,8 @@ export interface HttpServerLaunch {
   cwd: string;
   env: Record<string, string>;
   url: string;
+  /** Contain the server (drivers/containment.ts); absent: a plain process group. */
+  confine?: Confinement;
   /** default 10000 */
   readyTimeoutMs?: number;
   transcript: Transcript;
@@ -350,7 +353,7 @@ export class HttpServerProcess {
 
   private launch(l: HttpServerLaunch): void {
     const command = l.command!;
-    const child = spawnTracked(command, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnTracked(command, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe'], ...(l.confine ? { confine: l.confine } : {}) });
     child.on('error', (err) => {
       const { message, code } = describeSpawnError(command, err);
       this.spawnError ??= new LaunchError(message, code);

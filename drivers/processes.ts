@@ -1,8 +1,11 @@
 // Registry of the processes this runner launched, and their cleanup.
 //
-// Every child is spawned without a shell and in its own process group (detached), so that
-// a whole tree (child plus grandchildren that did not create their own group) can be
-// signalled at once with kill(-pgid). Because the children are in their own groups, a
+// An implementation under test is launched contained (drivers/containment.ts: a PID and
+// mount namespace torn down whole with one SIGKILL) when the caller passes a confinement
+// and the kernel allows it. Otherwise (runner-side helpers, or the process-group
+// fallback) every child is spawned without a shell and in its own process group
+// (detached), so that a whole tree (child plus grandchildren that did not create their
+// own group) can be signalled at once with kill(-pgid). Because the children are in their own groups, a
 // terminal Ctrl-C no longer reaches them: the signal and exit handlers installed here
 // forward the shutdown to every group we created. We only ever signal pids / process
 // groups that we created ourselves.
@@ -10,6 +13,7 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { accessSync, constants as fsConstants, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import treeKill from 'tree-kill';
+import { containedCommand, containment, type Confinement } from './containment.js';
 
 /** A launch failure the user must fix (command not found, not executable, server never ready). One line, no stack. */
 export class LaunchError extends Error {
@@ -29,12 +33,16 @@ export interface SpawnTrackedOptions {
   cwd: string;
   env: Record<string, string>;
   stdio: StdioOptions;
+  /** An implementation under test: contain it (when containment is available). */
+  confine?: Confinement;
 }
 
 interface Tracked {
   child: ChildProcess;
   pid: number;
   exited: boolean;
+  /** Launched in a PID namespace: `pid` is the unshare process, SIGKILL tears the namespace down. */
+  contained: boolean;
 }
 
 const POSIX = process.platform !== 'win32';
@@ -130,13 +138,22 @@ function prune(): void {
 }
 
 /**
- * `child_process.spawn` without a shell, in a new process group, registered for cleanup.
+ * `child_process.spawn` without a shell, in a new process group, registered for cleanup;
+ * with `confine`, inside a container (drivers/containment.ts) when one is available.
  * A failed spawn (ENOENT, EACCES) yields a child with `pid === undefined` and an async
  * 'error' event; such a child is never registered. Callers must listen for 'error'.
+ * A contained command that cannot be started throws LaunchError instead.
  */
 export function spawnTracked(command: string, args: string[], opts: SpawnTrackedOptions): ChildProcess {
   installExitHandlers();
   prune();
+  const contained = opts.confine !== undefined && containment().kind === 'pid-namespace';
+  if (contained) {
+    // The wrapper starts even when the command cannot: say why now, as a failed spawn would.
+    const why = explainSpawnFailure(command, opts.cwd, opts.env);
+    if (why.code !== 'UNKNOWN') throw new LaunchError(why.message, why.code);
+    ({ command, args } = containedCommand(command, args, opts.confine!));
+  }
   const child = spawn(command, args, {
     cwd: opts.cwd,
     env: opts.env,
@@ -147,7 +164,7 @@ export function spawnTracked(command: string, args: string[], opts: SpawnTracked
   });
   const pid = child.pid;
   if (pid !== undefined) {
-    const entry: Tracked = { child, pid, exited: false };
+    const entry: Tracked = { child, pid, exited: false, contained };
     tracked.set(pid, entry);
     child.once('exit', () => {
       entry.exited = true;
@@ -182,6 +199,8 @@ export async function killTree(child: ChildProcess, graceMs = 1000): Promise<voi
   try {
     const pid = child.pid;
     if (pid === undefined) return;
+    const entry = tracked.get(pid);
+    if (entry?.contained && entry.child === child) return await killContainer(entry);
     const start = Date.now();
     const hardCap = start + 5000;
     const done = () => hasExited(child) && !groupAlive(pid);
@@ -218,13 +237,49 @@ export async function killTree(child: ChildProcess, graceMs = 1000): Promise<voi
   }
 }
 
+/**
+ * Tear a container down: SIGKILL to its unshare process (our child); --kill-child takes
+ * the namespace's init with it, and the kernel every process in the namespace. Resolves
+ * once unshare has exited and the init is gone (bounded).
+ */
+async function killContainer(t: Tracked): Promise<void> {
+  const init = hasExited(t.child) ? undefined : firstChild(t.pid);
+  if (!hasExited(t.child)) signalPid(t.pid, 'SIGKILL');
+  const hardCap = Date.now() + 5000;
+  while (Date.now() < hardCap && (!hasExited(t.child) || (init !== undefined && running(init)))) await sleep(10);
+  if (hasExited(t.child) && tracked.get(t.pid) === t) tracked.delete(t.pid);
+}
+
+/** The first child of `pid` (Linux), read before it is killed: the container's init. */
+function firstChild(pid: number): number | undefined {
+  try {
+    const first = readFileSync(`/proc/${pid}/task/${pid}/children`, 'latin1').trim().split(' ')[0];
+    return first ? Number(first) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Is `pid` a live (not zombie) process? Only looked at, never signalled: the id may be reused. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
 /** killTree every registered child (in parallel). Never throws. */
 export async function killAllTracked(graceMs = 1000): Promise<void> {
   prune();
   const all = [...tracked.values()];
   await Promise.all(
     all.map(async (t) => {
-      if (t.exited) {
+      if (t.contained) {
+        await killContainer(t);
+      } else if (t.exited) {
         // The leader is gone but its group is not: just signal the group.
         signalGroup(t.pid, 'SIGTERM');
         await sleep(Math.min(graceMs, 200));

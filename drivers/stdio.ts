@@ -8,6 +8,7 @@ import { Buffer, isUtf8 } from 'node:buffer';
 import { explainSpawnFailure, describeSpawnError, killTree, LaunchError, spawnTracked } from './processes.js';
 import { ByteTail } from './tail.js';
 import type { Transcript } from './transcript.js';
+import type { Confinement } from './containment.js';
 
 export { LaunchError } from './processes.js';
 
@@ -16,6 +17,8 @@ export interface StdioLaunch {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Contain the process (drivers/containment.ts); absent: a plain process group. */
+  confine?: Confinement;
   /** default 1 MiB */
   maxLineBytes?: number;
   /** default 64 KiB */
@@ -85,7 +88,7 @@ export class StdioProcess {
 
   /** Spawn (no shell, own process group). Throws LaunchError if the command cannot be started. */
   static start(l: StdioLaunch): StdioProcess {
-    const child = spawnTracked(l.command, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawnTracked(l.command, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe'], ...(l.confine ? { confine: l.confine } : {}) });
     const p = new StdioProcess(l, child);
     // Always listen for 'error': without a listener a failed spawn would crash the runner.
     child.on('error', (err) => {

@@ -6,8 +6,8 @@ import { Buffer, isUtf8 } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerFor, nowMs, probeOf, replyObject, type Answer, type BackendScript, type WireRecord } from './script.js';
-import { appendRecord, countFrames, countStepFrames } from './wire-log.js';
+import { answerFor, probeOf, replyObject, type Answer, type WireRecord } from './script.js';
+import type { FrameAck, RunLog } from './collector.js';
 
 const MAX_BODY = 4 * 1024 * 1024;
 const REDACTED = '[redacted]';
@@ -21,12 +21,12 @@ export class ScriptedHttpBackend {
 
   private constructor(
     private readonly server: Server,
-    private readonly current: () => { log: string; script: BackendScript },
+    private readonly current: () => RunLog | undefined,
     private readonly token: string | undefined,
   ) {}
 
   /** Start on a free loopback port. The run (wire log and script) is looked up per request: one server serves a check's runs in turn. */
-  static async start(current: () => { log: string; script: BackendScript }, token?: string): Promise<ScriptedHttpBackend> {
+  static async start(current: () => RunLog | undefined, token?: string): Promise<ScriptedHttpBackend> {
     const server = createServer();
     const backend = new ScriptedHttpBackend(server, current, token);
     server.on('request', (req, res) => backend.handle(req, res));
@@ -109,14 +109,16 @@ export class ScriptedHttpBackend {
     if (seen) message = JSON.parse(JSON.stringify(message ?? null).split(this.token!).join(REDACTED));
     const msg = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
     const method = typeof msg?.method === 'string' ? msg.method : undefined;
-    const { log, script } = this.current();
-    const ordinal = method && m ? countFrames(log, hook, method) : undefined;
+    const log = this.current();
+    if (!log) {
+      res.writeHead(503).end();
+      return;
+    }
+    const script = log.script;
     const step = probeOf(msg);
-    const attempt = method && m && step !== undefined ? countStepFrames(log, hook, method, step) : undefined;
-    const record = (r: Omit<WireRecord, 't' | 'hook' | 'transport' | 'pid'>): void =>
-      appendRecord(log, { t: nowMs(), hook, transport: 'http', pid: n, ...r });
-    record({
-      kind: 'frame', text, lines: 1, message, ...(method ? { method, ordinal } : {}), ...(step !== undefined ? { step, attempt } : {}),
+    const record = (r: Omit<WireRecord, 't' | 'hook' | 'transport' | 'pid'>): FrameAck => log.append({ hook, transport: 'http', pid: n, ...r });
+    const { ordinal, attempt } = record({
+      kind: 'frame', text, lines: 1, message, ...(method ? { method } : {}), ...(step !== undefined ? { step } : {}),
       ...(isUtf8(body) ? {} : { base64: body.toString('base64') }),
       http: { method: req.method, url: `${url.pathname}${url.search}`, contentType: req.headers['content-type'], authorization },
       ...(seen ? { secretSeen: true } : {}),

@@ -110,9 +110,6 @@ export interface WireRecord {
   note?: string;
 }
 
-export const SCRIPT_FILE = 'script.json';
-export const WIRE_LOG = 'wire.jsonl';
-
 type Obj = Record<string, unknown>;
 
 /** Defined effects a runner may return as "unadvertised", each in a schema-valid form. */

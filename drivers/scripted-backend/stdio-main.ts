@@ -1,63 +1,75 @@
 #!/usr/bin/env node
 // The scripted backend for stdio: the program a harness under test launches from the
-// registration the runner hands it. It answers as the run's script says and records
-// every stdin line, every frame and every reply in the run's wire log, so the runner
-// judges the harness from what actually crossed the pipe.
+// registration the runner hands it. It answers as the run's script says and reports every
+// stdin line, every frame and every reply to the runner's wire collector (collector.ts),
+// so the runner judges the harness from what actually crossed the pipe, from records the
+// harness cannot write.
 //
-//   node stdio-main.js --run <dir> --hook <name> --lifecycle persistent|per_event [anything else is recorded, not interpreted]
+//   node stdio-main.js --collector <host:port> --key <run key> --hook <name> --lifecycle persistent|per_event
+//                      --lifetime-ms <n> --timeout-ms <n> [anything else is recorded, not interpreted]
 //
-// It never outlives its harness: it exits when its parent is gone, and after a hard cap.
+// It never outlives its harness: it exits when its parent is gone, when the runner goes
+// away, and after a hard cap.
 import { Buffer, isUtf8 } from 'node:buffer';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { answerFor, nowMs, probeOf, SCRIPT_FILE, stdioReplyText, WIRE_LOG, type Answer, type BackendScript, type WireRecord } from './script.js';
+import { existsSync } from 'node:fs';
+import { answerFor, nowMs, probeOf as probeStep, stdioReplyText, type Answer, type BackendScript } from './script.js';
 import { scanLine } from '../json-scan.js';
-import { appendRecord, countFrames, countStepFrames } from './wire-log.js';
+import { CollectorReporter, type Sent } from './reporter.js';
 
-const MAX_LIFETIME_MS = 120_000;
-const PER_EVENT_EOF_WAIT_MS = 2_000;
 const MAX_PENDING_BYTES = 4 * 1024 * 1024;
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
+function numberArg(name: string, fallback: number): number {
+  const n = Number(arg(name));
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
 
-const runDir = arg('run');
+const collector = arg('collector');
+const key = arg('key');
 const hook = arg('hook') ?? 'unnamed';
 const lifecycle = arg('lifecycle') === 'per_event' ? 'per_event' : 'persistent';
-if (!runDir) {
-  process.stderr.write('scripted-backend: --run <dir> is required\n');
+if (!collector || !key) {
+  process.stderr.write('scripted-backend: --collector <host:port> and --key <key> are required\n');
   process.exit(2);
 }
-const log = join(runDir, WIRE_LOG);
-let script: BackendScript = { hooks: {} };
-try {
-  script = JSON.parse(readFileSync(join(runDir, SCRIPT_FILE), 'utf8')) as BackendScript;
-} catch {
-  process.stderr.write('scripted-backend: cannot read the script; answering with no effects\n');
-}
-
-const base = { hook, transport: 'stdio' as const, pid: process.pid };
-const record = (r: Omit<WireRecord, 't' | 'hook' | 'transport' | 'pid'>): void => appendRecord(log, { t: nowMs(), ...base, ...r });
-
-record({ kind: 'start', argv: process.argv.slice(2), lifecycle });
+// The runner derives these from the claim's timeoutMs (src/timing.ts) and passes them here.
+const timeoutMs = numberArg('timeout-ms', 2_000);
+const LIFETIME_MS = numberArg('lifetime-ms', 120_000);
+const PER_EVENT_EOF_WAIT_MS = Math.max(2_000, timeoutMs);
+const ACK_WAIT_MS = Math.max(2_000, timeoutMs);
 
 let exiting = false;
-function finish(code: number, note?: string): void {
+const reporter = new CollectorReporter(collector, key, hook, () => finish(0, 'the runner went away', false));
+let script: BackendScript = { hooks: {} };
+const ready = reporter.script.then((s) => {
+  script = s;
+}, () => undefined);
+
+/** Report a record; resolves once the runner has it (the order of records is the order of events). */
+const record = (r: Sent): ReturnType<CollectorReporter['record']> => reporter.record(r, ACK_WAIT_MS);
+
+void record({ kind: 'start', argv: process.argv.slice(2), lifecycle });
+
+function finish(code: number, note?: string, report = true): void {
   if (exiting) return;
   exiting = true;
-  record({ kind: 'exit', note: note ?? `exit status ${code}` });
-  // Let stdout drain before the process goes.
-  process.stdout.write('', () => process.exit(code));
-  setTimeout(() => process.exit(code), 500).unref();
+  const done = (): void => {
+    // Let stdout drain before the process goes.
+    process.stdout.write('', () => process.exit(code));
+    setTimeout(() => process.exit(code), 500).unref();
+  };
+  if (!report) return done();
+  void record({ kind: 'exit', note: note ?? `exit status ${code}` }).then(done);
 }
 
 const parentAtStart = process.ppid;
 setInterval(() => {
   if (process.ppid !== parentAtStart) finish(0, 'the harness process is gone');
 }, 250).unref();
-setTimeout(() => finish(0, `lifetime cap of ${MAX_LIFETIME_MS} ms reached`), MAX_LIFETIME_MS).unref();
+setTimeout(() => finish(0, `lifetime cap of ${LIFETIME_MS} ms reached`), LIFETIME_MS).unref();
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const pending = new Set<Promise<void>>();
@@ -68,10 +80,11 @@ let sawEof = false;
 async function answer(a: Answer, request: Record<string, unknown>): Promise<void> {
   if (a.delayMs) await sleep(a.delayMs);
   if (exiting) return;
-  if (a.probeFile) record({ kind: 'probe', path: a.probeFile, exists: existsSync(a.probeFile) });
+  if (a.probeFile) await record({ kind: 'probe', path: a.probeFile, exists: existsSync(a.probeFile) });
   if (!a.none) {
     const text = stdioReplyText(a, request);
-    record({ kind: 'reply', text, method: String(request.method ?? '') });
+    // The runner has the reply on record before the harness can see it.
+    await record({ kind: 'reply', text, method: String(request.method ?? '') });
     await new Promise<void>((resolve) => {
       if (!process.stdout.write(text)) process.stdout.once('drain', resolve);
       else resolve();
@@ -82,32 +95,35 @@ async function answer(a: Answer, request: Record<string, unknown>): Promise<void
 
 function onFrame(text: string, lines: number): void {
   frames++;
-  let message: unknown;
-  try {
-    message = JSON.parse(text);
-  } catch {
-    message = undefined;
-  }
-  const m = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
-  const method = typeof m?.method === 'string' ? m.method : undefined;
-  const ordinal = method ? countFrames(log, hook, method) : undefined;
-  const step = probeOf(m);
-  const attempt = method && step !== undefined ? countStepFrames(log, hook, method, step) : undefined;
-  record({ kind: 'frame', text, lines, message, ...(method ? { method, ordinal } : {}), ...(step !== undefined ? { step, attempt } : {}) });
-  if (!m || !method) return;
-  const hookScript = script.hooks[hook] ?? {};
-  let a: Answer;
-  if (method === 'hooks/intercept' && 'id' in m) {
-    const byStep = step !== undefined ? hookScript.byStep?.[step] : undefined;
-    a = byStep ? answerFor(byStep, attempt!, {}) : answerFor(hookScript.intercept, ordinal!, {});
-  }
-  else if (method === 'hooks/observe') a = answerFor(hookScript.observe, ordinal!, { none: true });
-  else return;
-  if (lifecycle === 'per_event' && frames === 1) firstAnswerExit = a.exit;
-  const p = answer(a, m).catch(() => undefined);
-  pending.add(p);
-  void p.finally(() => pending.delete(p));
-  if (lifecycle === 'per_event' && frames === 1) void perEventEnd(p);
+  const first = frames === 1;
+  // The runner parses the frame and counts it (ordinal, attempt): counters across the
+  // run's processes live there.
+  const handled = (async (): Promise<void> => {
+    const ack = await record({ kind: 'frame', text, lines });
+    await ready;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return;
+    }
+    const m = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+    const method = typeof m?.method === 'string' ? m.method : undefined;
+    if (!m || !method || !ack) return;
+    const hookScript = script.hooks[hook] ?? {};
+    let a: Answer;
+    if (method === 'hooks/intercept' && 'id' in m) {
+      const byStep = ack.attempt !== undefined ? hookScript.byStep?.[probeStep(m) ?? ''] : undefined;
+      a = byStep ? answerFor(byStep, ack.attempt!, {}) : answerFor(hookScript.intercept, ack.ordinal ?? 0, {});
+    }
+    else if (method === 'hooks/observe') a = answerFor(hookScript.observe, ack.ordinal ?? 0, { none: true });
+    else return;
+    if (lifecycle === 'per_event' && first) firstAnswerExit = a.exit;
+    await answer(a, m);
+  })().catch(() => undefined);
+  pending.add(handled);
+  void handled.finally(() => pending.delete(handled));
+  if (lifecycle === 'per_event' && first) void perEventEnd(handled);
 }
 
 /** per_event: after the one message, wait for its reply and for EOF (bounded), then exit. */
@@ -115,7 +131,7 @@ async function perEventEnd(reply: Promise<void>): Promise<void> {
   await reply;
   const until = nowMs() + PER_EVENT_EOF_WAIT_MS;
   while (!sawEof && nowMs() < until) await sleep(20);
-  if (!sawEof) record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_WAIT_MS} ms after the reply` });
+  if (!sawEof) await record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_WAIT_MS} ms after the reply` });
   finish(firstAnswerExit ?? 0);
 }
 

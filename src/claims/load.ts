@@ -24,6 +24,8 @@ export interface StdioTarget {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  /** Names of the runner's variables passed on as they are (src/claims/environment.ts). */
+  passEnv: string[];
   lifecycles: Lifecycle[];
 }
 
@@ -35,6 +37,7 @@ export interface HttpTarget {
   url: string;
   cwd: string;
   env: Record<string, string>;
+  passEnv: string[];
   readyTimeoutMs: number;
   /** The environment variable holding the bearer token (never the token itself). */
   tokenEnv?: string;
@@ -47,6 +50,7 @@ export interface HarnessTarget {
   args: string[];
   cwd: string;
   env: Record<string, string>;
+  passEnv: string[];
   /** The stdio backend lifecycles the harness supports (default both). */
   lifecycles: Lifecycle[];
 }
@@ -138,8 +142,8 @@ function checkUrlTemplate(url: string, hasCommand: boolean, where: string): void
 
 /** The `backend` block as written (after the schema check). */
 interface RawBackend {
-  stdio?: { command: string; args?: string[]; lifecycle?: Lifecycle | Lifecycle[]; cwd?: string; env?: Record<string, string> };
-  http?: { command?: string; args?: string[]; url: string; cwd?: string; env?: Record<string, string>; readyTimeoutMs?: number; auth?: { type: 'bearer'; tokenEnv: string } };
+  stdio?: { command: string; args?: string[]; lifecycle?: Lifecycle | Lifecycle[]; cwd?: string; env?: Record<string, string>; passEnv?: string[] };
+  http?: { command?: string; args?: string[]; url: string; cwd?: string; env?: Record<string, string>; passEnv?: string[]; readyTimeoutMs?: number; auth?: { type: 'bearer'; tokenEnv: string } };
   samples?: { deny?: Sample[]; modify?: Sample[] };
 }
 
@@ -156,6 +160,7 @@ function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir:
         args: s.args ?? [],
         cwd: resolveCwd(s.cwd, dir, `${where}.cwd`),
         env: s.env ?? {},
+        passEnv: s.passEnv ?? [],
         lifecycles: s.lifecycle === undefined ? ['persistent'] : Array.isArray(s.lifecycle) ? s.lifecycle : [s.lifecycle],
       };
     } else {
@@ -171,6 +176,7 @@ function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir:
         url: h.url,
         cwd: resolveCwd(h.cwd, dir, `${where}.cwd`),
         env: h.env ?? {},
+        passEnv: h.passEnv ?? [],
         readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
         ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
       };
@@ -208,7 +214,7 @@ export function loadClaim(file: string): ClaimOutcome {
     profiles?: string[];
     timeoutMs?: number;
     backend?: RawBackend;
-    harness?: { command: string; args?: string[]; cwd?: string; env?: Record<string, string>; lifecycles?: Lifecycle[] };
+    harness?: { command: string; args?: string[]; cwd?: string; env?: Record<string, string>; passEnv?: string[]; lifecycles?: Lifecycle[] };
   };
   const transports = c.transports ?? [];
   const profiles = c.profiles ?? [];
@@ -247,6 +253,7 @@ export function loadClaim(file: string): ClaimOutcome {
         args: h.args ?? [],
         cwd: resolveCwd(h.cwd, dir, 'harness.cwd'),
         env: h.env ?? {},
+        passEnv: h.passEnv ?? [],
         lifecycles: h.lifecycles ?? ['persistent', 'per_event'],
       };
     }

@@ -5,6 +5,8 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { stableJson, targetLabel, type ClaimResults } from '../results/model.js';
 import { claimPage, type Judgement } from '../results/html/claim-page.js';
+import { verifyClaimFolder } from '../results/verify.js';
+import { resultsDigest } from '../results/write.js';
 import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
 import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
 import { UsageError } from './args.js';
@@ -16,13 +18,14 @@ import { terminalLine } from './terminal.js';
  * more than one target, each target's verdict follows (`; backend/http conformant, ...`).
  * One terminal line whatever results.json holds (a merged one comes from blob reports).
  */
-export function summaryLine(r: ClaimResults, dir: string): string {
+export function summaryLine(r: ClaimResults, dir: string, digest?: string): string {
   const c = r.counts;
   const parts = [`${c.passed} passed`, `${c.failed} failed`, c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
     c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
   const reason = r.reason ? `: ${r.reason}${targets ? ` (${targets})` : ''}` : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
-  return terminalLine(`${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason} -> ${dir}`);
+  const contained = r.containment?.kind === 'process-group' ? ` [containment: process-group${r.containment.reason ? `, ${r.containment.reason}` : ''}]` : '';
+  return terminalLine(`${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason}${contained} -> ${dir}${digest ? ` (results.json sha256 ${digest})` : ''}`);
 }
 
 /** Baseline results by implementation name: a results.json file, or an earlier reports folder. */
@@ -127,9 +130,20 @@ export function conclude(claims: readonly { name: string; reportDir: string }[],
       exit = Math.max(exit, EXIT.internal);
       continue;
     }
-    const results = JSON.parse(readFileSync(path, 'utf8')) as ClaimResults;
+    // Verdicts are read back only after every implementation process is gone; the page
+    // written with them records their digest, so a change in between is caught here.
+    const check = verifyClaimFolder(reportDir);
+    const tampered = check.problems.filter((p) => p.includes('records'));
+    if (tampered.length) {
+      io.err(terminalLine(`ahp-conformance: ${name}: results.json changed after it was written (${tampered.join('; ')})`));
+      exit = Math.max(exit, EXIT.internal);
+      continue;
+    }
+    const bytes = readFileSync(path);
+    const digest = resultsDigest(bytes);
+    const results = JSON.parse(bytes.toString('utf8')) as ClaimResults;
     written.push({ results, dir: reportDir });
-    io.out(summaryLine(results, show(reportDir)));
+    io.out(summaryLine(results, show(reportDir), digest));
     if (results.verdict === 'incomplete') {
       exit = Math.max(exit, EXIT.badInput);
       continue;
@@ -154,7 +168,7 @@ export function conclude(claims: readonly { name: string; reportDir: string }[],
       }
     }
     // The report shows what the run was judged against, beside the verdict.
-    if (judgement.expected || judgement.regression) writeFileSync(join(reportDir, 'index.html'), claimPage(results, judgement));
+    if (judgement.expected || judgement.regression) writeFileSync(join(reportDir, 'index.html'), claimPage(results, judgement, digest));
     if (failing) exit = Math.max(exit, EXIT.finding);
   }
   return exit;

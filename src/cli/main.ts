@@ -14,6 +14,7 @@ import { mergeCommand } from './merge-command.js';
 import { runCommand } from './run-command.js';
 import { terminalLine } from './terminal.js';
 import { validateCommand } from './validate-command.js';
+import { verifyCommand } from './verify-command.js';
 
 const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
 
@@ -30,6 +31,10 @@ Usage:
       Merge the blob reports of every shard into the reports one unsharded run writes,
       and judge them like run (same exit codes). A missing shard makes every claim
       incomplete; shards of different claims or runner versions are refused.
+  ahp-conformance verify <reports dir or claim report folder>... [--sha256 <hex>]
+      Check that published reports are what a run wrote: results.json against the sha256
+      its report records (and --sha256, the one the run's closing line printed), junit.xml
+      against results.json. Exit 0 verified, 1 not.
   ahp-conformance fixtures <specDir> [--spec <dir>]
       Judge every case of <specDir>/fixtures/draft/manifest.json with our validator and
       compare with the manifest's expectations. --spec also judges them with that
@@ -55,7 +60,7 @@ function version(): string {
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline', 'expected-failures', 'shard'] });
+    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline', 'expected-failures', 'shard', 'sha256'] });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;
@@ -80,6 +85,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return validateCommand.run(rest, args.options, args.flags, io);
       case 'run':
         return await runCommand(rest, { ...args.options, ...(args.flags.certify ? { certify: 'yes' } : {}) }, io);
+      case 'verify':
+        return verifyCommand(rest, args.options, io);
       case 'merge':
         return await mergeCommand(rest, { ...args.options, ...(args.flags.certify ? { certify: 'yes' } : {}) }, io);
       default:

@@ -2,8 +2,10 @@
 //   [--baseline b] [--expected-failures f] [--certify] [--shard i/n]`:
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
 // With --shard, run one Playwright shard and leave a blob report for `merge`.
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { containment } from '../../drivers/containment.js';
 import { loadClaim, type ClaimOutcome, type ResolvedClaim } from '../claims/load.js';
 import { planFile, sharedRunsDir, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { runPlaywright } from '../engine/playwright.js';
@@ -62,6 +64,9 @@ function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
     runnerVersion: packageVersion(),
     createdAt: new Date().toISOString(),
     reportsDir,
+    // Filled in by runPlan, which owns the folder's lifetime.
+    workDir: '',
+    containment: containment(),
     claims: claims.map((claim) => ({ claim, reportDir: join(reportsDir, claim.implementation.name) })),
   };
 }
@@ -78,6 +83,7 @@ function playwrightArgs(options: Record<string, string>): string[] {
 async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   rmSync(sharedRunsDir(plan.reportsDir), { recursive: true, force: true });
   const file = planFile(plan.reportsDir);
+  plan.workDir = mkdtempSync(join(tmpdir(), 'ahp-conformance-'));
   writePlan(plan, file);
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, [PLAN_ENV]: file };
   delete childEnv[MERGE_ENV];
@@ -85,6 +91,7 @@ async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): P
     return (await runPlaywright('test', args, childEnv)).code;
   } finally {
     rmSync(sharedRunsDir(plan.reportsDir), { recursive: true, force: true });
+    rmSync(plan.workDir, { recursive: true, force: true, maxRetries: 2 });
   }
 }
 

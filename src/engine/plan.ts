@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Lifecycle, Role, Transport } from '../checks/catalogue.js';
 import type { ResolvedClaim } from '../claims/load.js';
+import type { ContainmentState } from '../../drivers/containment.js';
 
 export const PLAN_ENV = 'AHP_RUN_PLAN';
 
@@ -19,6 +20,10 @@ export interface RunPlan {
   runnerVersion: string;
   createdAt: string;
   reportsDir: string;
+  /** The run's work folder: per-check folders of the implementations (src/engine/workspace.ts). */
+  workDir: string;
+  /** How implementations are contained in this run (decided once, by the CLI). */
+  containment: ContainmentState;
   claims: PlannedClaim[];
 }
 

@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { ClaimSummary, TargetKey } from '../results/model.js';
 import { claimTargets, type RunPlan } from './plan.js';
+import type { ContainmentState } from '../../drivers/containment.js';
 
 /** Set by `ahp-conformance run --shard i/n` for playwright.config.ts (blob reporter, metadata). */
 export const SHARD_ENV = 'AHP_SHARD';
@@ -43,6 +44,8 @@ export interface MergeablePlan {
   claims: { claim: Omit<ClaimSummary, 'lifecycles'>; targets: TargetKey[]; digest: string }[];
   /** Over the runner version and every claim's digest: equal in every shard of one run. */
   digest: string;
+  /** How the shard's implementations were contained (results.json reports it). */
+  containment?: ContainmentState;
 }
 
 const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
@@ -65,7 +68,10 @@ export function mergeablePlan(plan: RunPlan): MergeablePlan {
       digest: sha256(bytes),
     };
   });
-  return { runnerVersion: plan.runnerVersion, claims, digest: sha256(JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest)])) };
+  return {
+    runnerVersion: plan.runnerVersion, claims, digest: sha256(JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest)])),
+    ...(plan.containment ? { containment: plan.containment } : {}),
+  };
 }
 
 /** Config metadata for a run: the plan, and for a shard its own key. */

@@ -72,6 +72,11 @@ export interface ClaimResults {
   schemaVersion: number;
   runner: { name: 'ahp-conformance'; version: string };
   generatedAt: string;
+  /**
+   * How the implementation's processes were contained: `pid-namespace` (kernel
+   * containment, drivers/containment.ts) or `process-group` (the fallback, with the reason).
+   */
+  containment?: { kind: 'pid-namespace' | 'process-group'; reason?: string };
   claim: ClaimSummary;
   /** Incomplete if any target is, else nonconformant if any MUST check failed, else conformant. */
   verdict: Verdict;
@@ -153,6 +158,7 @@ export interface ClaimResultsInput {
   checks: readonly CheckResult[];
   /** Launch records keyed by {@link targetKey}. */
   launches?: ReadonlyMap<string, LaunchRecord>;
+  containment?: ClaimResults['containment'];
 }
 
 /** One claim's results from its planned targets and the checks that ran: what results.json holds. */
@@ -164,6 +170,7 @@ export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     runner: { name: 'ahp-conformance', version: input.runnerVersion },
     generatedAt: input.generatedAt,
+    ...(input.containment ? { containment: input.containment } : {}),
     claim: { ...input.claim, lifecycles },
     ...claimVerdict(targets, checks),
     counts: countStatuses(checks),

@@ -135,6 +135,7 @@ export default class ResultsReporter implements Reporter {
         targets,
         checks: this.byClaim.get(index) ?? [],
         launches: this.launch.get(index),
+        ...(plan.containment ? { containment: plan.containment } : {}),
       });
       // A verdict over the checks of some shards only would certify what was never run.
       writeClaimResults(reportDirs[index]!, incomplete

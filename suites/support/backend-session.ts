@@ -10,6 +10,8 @@ import { Transcript } from '../../drivers/transcript.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
 import { HARMLESS_TOOL, interceptRequest, newId, toolBeforeEvent, type DeliberateProbe } from '../../src/checks/probes.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
+import { implementationEnv, type DeclaredEnv } from '../../src/claims/environment.js';
+import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import { parseJsonStrict, type JsonValue } from '../../src/protocol/json.js';
 
 export interface HttpDetails {
@@ -286,7 +288,9 @@ export class BackendSession {
     readonly transport: Transport,
     readonly lifecycle: Lifecycle | undefined,
     readonly timeoutMs: number,
-    transcript: Transcript = new Transcript(),
+    transcript: Transcript,
+    /** The check's folder and the confinement of every process this session starts. */
+    private readonly workspace: CheckWorkspace,
   ) {
     this.transcript = transcript;
     if (transport === 'http') {
@@ -296,8 +300,16 @@ export class BackendSession {
     }
   }
 
-  private env(extra: Record<string, string>): Record<string, string> {
-    return { ...(process.env as Record<string, string>), ...extra };
+  /** The implementation's environment (src/claims/environment.ts); the HTTP token only to the HTTP server. */
+  private env(declared: DeclaredEnv, fill: (s: string) => string = (s) => s): Record<string, string> {
+    const tokenEnv = this.transport === 'http' ? this.claim.backend?.http?.tokenEnv : undefined;
+    const filled = { env: Object.fromEntries(Object.entries(declared.env).map(([k, v]) => [k, fill(v)])), passEnv: declared.passEnv };
+    return implementationEnv(filled, { TMPDIR: this.workspace.dir, ...(tokenEnv && this.token ? { [tokenEnv]: this.token } : {}) });
+  }
+
+  private startStdio(): StdioProcess {
+    const s = this.claim.backend!.stdio!;
+    return StdioProcess.start({ command: s.command, args: s.args, cwd: s.cwd, env: this.env(s), confine: this.workspace.confine([s.cwd]), transcript: this.transcript });
   }
 
   /** How often the persistent process had ended and was started again (judged by stdio.persistent-exchanges). */
@@ -315,8 +327,7 @@ export class BackendSession {
       this.transcript.record({ dir: 'note', channel: 'stdio', note: 'the persistent process had exited; a new one is started for the next exchange' });
     }
     if (!this.stdio) {
-      const s = this.claim.backend!.stdio!;
-      this.stdio = StdioProcess.start({ command: s.command, args: s.args, cwd: s.cwd, env: this.env(s.env), transcript: this.transcript });
+      this.stdio = this.startStdio();
     }
     return this.stdio;
   }
@@ -331,7 +342,7 @@ export class BackendSession {
     // unreachable implementation into a launch failure rather than a string of failed checks.
     this.server = await HttpServerProcess.start({
       ...(h.command ? { command: h.command } : {}), args: h.args.map(fill), cwd: h.cwd,
-      env: this.env(Object.fromEntries(Object.entries(h.env).map(([k, v]) => [k, fill(v)]))),
+      env: this.env(h, fill), confine: this.workspace.confine([h.cwd]),
       url, readyTimeoutMs: h.readyTimeoutMs, transcript: this.transcript,
     });
     this.url = url;
@@ -424,8 +435,7 @@ export class BackendSession {
 
   /** per_event: a fresh process gets one message, end of input, and must exit. */
   private async perEvent(text: string, note: string | undefined): Promise<Reply> {
-    const s = this.claim.backend!.stdio!;
-    const p = StdioProcess.start({ command: s.command, args: s.args, cwd: s.cwd, env: this.env(s.env), transcript: this.transcript });
+    const p = this.startStdio();
     try {
       if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
       p.send(`${text}\n`);
@@ -438,6 +448,7 @@ export class BackendSession {
 
   async close(): Promise<void> {
     await Promise.all([this.stdio?.stop(), this.server?.stop()]);
+    this.workspace.dispose();
   }
 }
 

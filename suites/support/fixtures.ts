@@ -14,6 +14,9 @@ import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from '../../src/results
 import type { Evidence } from '../../src/results/model.js';
 import { Transcript } from '../../drivers/transcript.js';
 import { BackendSession } from './backend-session.js';
+import { useContainment } from '../../drivers/containment.js';
+import { checkWorkspace, type RunFolders } from '../../src/engine/workspace.js';
+import { extraLaunchesMs } from '../../src/timing.js';
 import { HarnessSession } from './harness-session.js';
 
 /** A check that did not hold: the message says what was sent, what came back and what was expected. */
@@ -55,6 +58,14 @@ export interface CheckContext extends Fixtures {
   spec: CheckSpec;
 }
 
+/** The run's folders; the plan's containment decision is every worker's (results.json reports it). */
+function runFolders(): RunFolders | undefined {
+  const plan = planFromEnv();
+  if (!plan) return undefined;
+  useContainment(plan.containment);
+  return { workDir: plan.workDir, reportsDir: plan.reportsDir };
+}
+
 function currentTarget(info: TestInfo): { claim: ResolvedClaim; target: Target } {
   const target = info.project.metadata?.target as Target | undefined;
   const plan = planFromEnv();
@@ -77,7 +88,7 @@ const test = base.extend<Fixtures>({
     }
   },
   backend: async ({ claim, target, transcript }, use) => {
-    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript);
+    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders()));
     try {
       await use(session);
     } finally {
@@ -88,7 +99,7 @@ const test = base.extend<Fixtures>({
     const plan = planFromEnv();
     const shared = plan ? join(sharedRunsDir(plan.reportsDir), info.project.name.replace(/[^A-Za-z0-9._-]/g, '_')) : undefined;
     if (shared) mkdirSync(shared, { recursive: true });
-    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, shared);
+    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders()), shared);
     try {
       await use(session);
     } finally {
@@ -146,8 +157,6 @@ type CheckBody = (f: Fixtures, info: TestInfo) => Promise<void>;
  * test's location is the spec file (reports and reruns point there). It runs only where
  * the catalogue says it applies.
  */
-/** Time limit added per extra start of the implementation (CheckSpec.launches). */
-const LAUNCH_ALLOWANCE_MS = 5_000;
 
 export function check(id: string, body: (f: CheckContext) => Promise<void>): [string, { annotation: { type: string; description: string } }, CheckBody] {
   const spec = checkSpec(id);
@@ -158,13 +167,15 @@ export function check(id: string, body: (f: CheckContext) => Promise<void>): [st
       base.skip(true, 'not part of this claim and target');
     }
     // A check that starts the implementation many times gets time for each start.
-    if (spec.launches && spec.launches > 1) info.setTimeout(info.timeout + (spec.launches - 1) * (LAUNCH_ALLOWANCE_MS + claim.timeoutMs));
+    if (spec.launches && spec.launches > 1) info.setTimeout(info.timeout + extraLaunchesMs(spec.launches, claim.timeoutMs));
     try {
       await body({ claim, target, spec, transcript, backend, harness, judge });
     } catch (err) {
       if (err instanceof LaunchError) {
-        info.annotations.push({ type: ANNOTATION.launchFailure, description: err.message });
-        throw new CheckFailure(`${LAUNCH_FAILURE_PREFIX}${err.message}`);
+        // A launch error quotes the implementation's stderr, which may hold a secret.
+        const message = transcript.redactText(err.message);
+        info.annotations.push({ type: ANNOTATION.launchFailure, description: message });
+        throw new CheckFailure(`${LAUNCH_FAILURE_PREFIX}${message}`);
       }
       throw err;
     }

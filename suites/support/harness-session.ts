@@ -3,19 +3,25 @@
 // registration pointing at the scripted backend, a scenario and a script, starts the
 // adapter once, and returns everything observable: the frames each hook received (wire
 // log), the sentinel's marker files, the adapter's report, exit status and output.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { constants as osConstants } from 'node:os';
+import type { Readable } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
 import { packageRoot } from '../../src/package-root.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import { describeSpawnError, explainSpawnFailure, killTree, LaunchError, spawnTracked } from '../../drivers/processes.js';
+import { containment } from '../../drivers/containment.js';
 import { ByteTail } from '../../drivers/tail.js';
 import type { Transcript } from '../../drivers/transcript.js';
+import { readUntrustedFile } from '../../drivers/untrusted-file.js';
 import { ScriptedHttpBackend } from '../../drivers/scripted-backend/http-server.js';
-import { SCRIPT_FILE, WIRE_LOG, type BackendScript, type HookScript, type WireRecord } from '../../drivers/scripted-backend/script.js';
-import { readRecords } from '../../drivers/scripted-backend/wire-log.js';
+import { WireCollector, type RunLog } from '../../drivers/scripted-backend/collector.js';
+import type { BackendScript, HookScript, WireRecord } from '../../drivers/scripted-backend/script.js';
+import { implementationEnv } from '../../src/claims/environment.js';
+import type { CheckWorkspace } from '../../src/engine/workspace.js';
+import { adapterRunDeadlineMs, backendSettleMs, scriptedBackendLifetimeMs, sharedRunWaitMs } from '../../src/timing.js';
 
 type Obj = Record<string, unknown>;
 
@@ -25,6 +31,9 @@ export const TOKEN_ENV = 'AHP_CONFORMANCE_TEST_TOKEN';
 // The compiled scripted backend (the suites run from source; the harness launches plain JS).
 const STDIO_MAIN = join(packageRoot(), 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
 const OUTPUT_CAP = 256 * 1024;
+/** Bounds on what the adapter writes for the runner to read. */
+const REPORT_MAX_BYTES = 1024 * 1024;
+const MARKER_MAX_BYTES = 256 * 1024;
 
 export type HostPolicy = 'allow' | 'ask-refuse' | 'deny';
 export type Outcome = 'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
@@ -114,7 +123,8 @@ export class HarnessSession {
   private readonly root: string;
   private runs = 0;
   private http?: ScriptedHttpBackend;
-  private current: { log: string; script: BackendScript } = { log: '', script: { hooks: {} } };
+  private collector?: WireCollector;
+  private current: RunLog | undefined;
   /** The secret in the bearer variable: random per session, so a leak is unmistakable. */
   readonly token = `ahp-canary-${randomBytes(12).toString('hex')}`;
 
@@ -124,10 +134,12 @@ export class HarnessSession {
     readonly lifecycle: Lifecycle | undefined,
     readonly timeoutMs: number,
     readonly transcript: Transcript,
+    /** The check's folder (the adapter's TMPDIR; run folders live in it) and confinement. */
+    private readonly workspace: CheckWorkspace,
     /** Where runs shared between the checks of this target are kept (see sharedRun). */
     private readonly sharedDir?: string,
   ) {
-    this.root = mkdtempSync(join(tmpdir(), 'ahp-harness-'));
+    this.root = workspace.dir;
     this.transcript.addSecret(this.token);
   }
 
@@ -136,8 +148,13 @@ export class HarnessSession {
     return this.http;
   }
 
+  private async wireCollector(): Promise<WireCollector> {
+    this.collector ??= await WireCollector.start();
+    return this.collector;
+  }
+
   /** The registration for these hooks, pointing at the scripted backend of this run. */
-  async registration(hooks: readonly HookPlan[], runDir: string): Promise<Obj> {
+  async registration(hooks: readonly HookPlan[], runDir: string, log: RunLog, lifetimeMs: number): Promise<Obj> {
     const entries: Obj[] = [];
     for (const h of hooks) {
       const transport = h.transport ?? this.transport;
@@ -145,7 +162,11 @@ export class HarnessSession {
       if (transport === 'stdio') {
         const lifecycle = h.lifecycle ?? this.lifecycle ?? 'persistent';
         const command = h.missingCommand ? join(runDir, 'no-such-backend') : process.execPath;
-        t = { type: 'stdio', command, args: [STDIO_MAIN, '--run', runDir, '--hook', h.name, '--lifecycle', lifecycle, ...(h.extraArgs ?? [])], lifecycle };
+        const collector = (await this.wireCollector()).address;
+        t = {
+          type: 'stdio', command, lifecycle,
+          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), '--timeout-ms', String(this.timeoutMs), ...(h.extraArgs ?? [])],
+        };
       } else {
         t = { type: 'http', url: (await this.httpBackend()).url(h.name) };
       }
@@ -189,7 +210,7 @@ export class HarnessSession {
       return run;
     }
     // Another check of this target runs it: wait for its result, bounded; else run it here.
-    const until = Date.now() + 15_000 + opts.steps.length * (3 * this.timeoutMs + 3_000);
+    const until = Date.now() + sharedRunWaitMs(this.timeoutMs, opts.steps.length);
     while (Date.now() < until) {
       if (existsSync(file)) {
         const run = JSON.parse(readFileSync(file, 'utf8')) as HarnessRun;
@@ -207,17 +228,17 @@ export class HarnessSession {
     if (!h) throw new Error('the claim has no harness block');
     const runDir = join(this.root, `run-${++this.runs}`);
     mkdirSync(runDir, { recursive: true });
-    const log = join(runDir, WIRE_LOG);
-    writeFileSync(log, '');
     const markerOf = (id: string): string => join(runDir, `marker-${id}.json`);
     // A script may name a step's marker file as "{marker:<step id>}" (probeFile).
     const scriptText = JSON.stringify({ hooks: Object.fromEntries(opts.hooks.map((x) => [x.name, x.script ?? {}])) })
       .replace(/\{marker:([A-Za-z0-9._-]+)\}/g, (_, id: string) => JSON.stringify(markerOf(id)).slice(1, -1));
     const script = JSON.parse(scriptText) as BackendScript;
-    writeFileSync(join(runDir, SCRIPT_FILE), scriptText);
-    this.current = { log, script };
+    const log = (await this.wireCollector()).open(script);
+    this.current = log;
 
-    const valid = await this.registration(opts.hooks, runDir);
+    const toolCount = opts.steps.reduce((k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' ? 1 : 0), 0);
+    const deadlineMs = adapterRunDeadlineMs(this.timeoutMs, toolCount);
+    const valid = await this.registration(opts.hooks, runDir, log, scriptedBackendLifetimeMs(this.timeoutMs, toolCount));
     const registration = opts.registration ? opts.registration(structuredClone(valid)) : valid;
     const inputs: Record<string, Obj> = {};
     const toolStep = (s: ToolStepPlan): Obj => {
@@ -244,54 +265,73 @@ export class HarnessSession {
     writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
     this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${opts.label}": adapter started with ${configPath}` });
 
-    const toolCount = steps.reduce((k, s) => k + (s.kind === 'parallel' ? (s.steps as unknown[]).length : s.kind === 'tool' ? 1 : 0), 0);
-    const deadlineMs = 15_000 + (toolCount + 2) * (3 * this.timeoutMs + 3_000);
-    const started = await this.launch(h, configPath, deadlineMs);
-    const records = await this.settle(log, runDir);
+    let started: Awaited<ReturnType<HarnessSession['launch']>>;
+    try {
+      started = await this.launch(h, configPath, deadlineMs, log);
+    } finally {
+      this.collector?.forget(log);
+    }
+    const records = [...log.records];
+    if (log.refused) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.refused} connection(s) to the wire collector without this run's key were refused` });
+    if (log.dropped) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.dropped} wire record(s) past the bound were not kept` });
     this.transcribe(opts.label, records, started);
 
     let report: AdapterReport | undefined;
     let reportProblem: string | undefined;
-    try {
-      const parsed = JSON.parse(readFileSync(reportPath, 'utf8')) as unknown;
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) report = parsed as AdapterReport;
-      else reportProblem = 'the report is not a JSON object';
-    } catch (e) {
-      reportProblem = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the adapter wrote no report' : 'the report is not valid JSON';
+    const reportFile = readUntrustedFile(reportPath, REPORT_MAX_BYTES);
+    if (reportFile.kind === 'missing') reportProblem = 'the adapter wrote no report';
+    else if (reportFile.kind === 'refused') reportProblem = `the report was not read: ${reportFile.why}`;
+    else {
+      try {
+        const parsed = JSON.parse(reportFile.text) as unknown;
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) report = parsed as AdapterReport;
+        else reportProblem = 'the report is not a JSON object';
+      } catch {
+        reportProblem = 'the report is not valid JSON';
+      }
     }
     const markers: Record<string, Marker | undefined> = {};
     const markerTimes: Record<string, number> = {};
     for (const id of Object.keys(inputs)) {
-      let text: string;
-      try {
-        text = readFileSync(markerOf(id), 'utf8');
-        markerTimes[id] = statSync(markerOf(id)).mtimeMs;
-      } catch {
+      const file = readUntrustedFile(markerOf(id), MARKER_MAX_BYTES);
+      if (file.kind === 'missing') {
         markers[id] = undefined;
         continue;
       }
+      if (file.kind === 'refused') {
+        markers[id] = { invalid: `(not read: ${file.why})` };
+        continue;
+      }
+      markerTimes[id] = file.mtimeMs;
       try {
-        const m = JSON.parse(text) as Obj;
-        markers[id] = m && typeof m === 'object' && 'executedInput' in m ? { executedInput: m.executedInput } : { invalid: text.slice(0, 2000) };
+        const m = JSON.parse(file.text) as Obj;
+        markers[id] = m && typeof m === 'object' && 'executedInput' in m ? { executedInput: m.executedInput } : { invalid: file.text.slice(0, 2000) };
       } catch {
-        markers[id] = { invalid: text.slice(0, 2000) };
+        markers[id] = { invalid: file.text.slice(0, 2000) };
       }
     }
     return { label: opts.label, registration, ...started, report, ...(reportProblem ? { reportProblem } : {}), records, markers, inputs, markerTimes };
   }
 
+  /**
+   * Start the adapter (contained and supervised: its container outlives it until its stdio
+   * backends have reported), wait for it to exit or for the run's deadline, let its
+   * backends settle (bounded), then tear everything down.
+   */
   private async launch(
     h: NonNullable<ResolvedClaim['harness']>,
     configPath: string,
     deadlineMs: number,
+    log: RunLog,
   ): Promise<{ exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string }> {
     const args = h.args.map((a) => a.replaceAll('{config}', configPath));
-    const env: Record<string, string> = {
-      ...(process.env as Record<string, string>), ...h.env, AHP_ADAPTER_CONFIG: configPath, [TOKEN_ENV]: this.token,
-    };
+    const env = implementationEnv(h, { TMPDIR: this.workspace.dir, AHP_ADAPTER_CONFIG: configPath, [TOKEN_ENV]: this.token });
     const pre = explainSpawnFailure(h.command, h.cwd, env);
     if (pre.code === 'ENOENT' || pre.code === 'EACCES' || pre.code === 'ENOTDIR') throw new LaunchError(pre.message);
-    const child = spawnTracked(h.command, args, { cwd: h.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const supervised = containment().kind === 'pid-namespace';
+    const child = spawnTracked(h.command, args, {
+      cwd: h.cwd, env, stdio: ['ignore', 'pipe', 'pipe', ...(supervised ? ['pipe' as const] : [])], confine: this.workspace.confine([h.cwd], true),
+    });
     const out = new ByteTail(OUTPUT_CAP);
     const err = new ByteTail(OUTPUT_CAP);
     child.stdout?.on('data', (c: Buffer) => out.push(c));
@@ -300,41 +340,26 @@ export class HarnessSession {
     const exit = await new Promise<{ code: number | null; signal: string | null } | Error>((resolveExit) => {
       const timer = setTimeout(() => {
         timedOut = true;
-        void killTree(child, 500);
+        resolveExit({ code: null, signal: 'SIGKILL' });
       }, deadlineMs);
-      child.once('error', (e) => {
+      const done = (e: { code: number | null; signal: string | null } | Error): void => {
         clearTimeout(timer);
         resolveExit(e);
-      });
-      child.once('close', (code, signal) => {
-        clearTimeout(timer);
-        resolveExit({ code, signal });
-      });
+      };
+      child.once('error', done);
+      child.once('close', (code, signal) => done({ code, signal }));
+      // Contained: the container's init reports the adapter's status on fd 3 and stays.
+      if (supervised) statusLine(child.stdio[3] as Readable | null, done);
     });
-    if (exit instanceof Error) throw new LaunchError(describeSpawnError(h.command, exit).message);
-    await killTree(child, 200); // anything the adapter left in its group
-    return { exit, timedOut, stdout: out.text(), stderr: err.text() };
-  }
-
-  /** Wait until the stdio backends of the run have exited (bounded), then read the wire log. */
-  private async settle(log: string, runDir: string): Promise<WireRecord[]> {
-    const until = Date.now() + 3_000;
-    for (;;) {
-      const records = readRecords(log);
-      const started = records.filter((r) => r.kind === 'start').map((r) => r.pid!);
-      const alive = started.filter((pid) => isOurBackend(pid, runDir));
-      if (alive.length === 0 || Date.now() > until) {
-        for (const pid of alive) {
-          try {
-            process.kill(pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-        return records;
-      }
-      await new Promise((r) => setTimeout(r, 50));
+    if (exit instanceof Error) {
+      await killTree(child, 0);
+      throw new LaunchError(describeSpawnError(h.command, exit).message);
     }
+    // The adapter is gone (or out of time); its stdio backends may still be reading their
+    // last line or exiting: let them report, bounded, then tear the container down.
+    if (!timedOut) await log.whenIdle(backendSettleMs(this.timeoutMs));
+    await killTree(child, 200);
+    return { exit, timedOut, stdout: out.text(), stderr: err.text() };
   }
 
   private transcribe(label: string, records: readonly WireRecord[], run: { exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string }): void {
@@ -364,24 +389,28 @@ export class HarnessSession {
   }
 
   async close(): Promise<void> {
-    await this.http?.close();
-    rmSync(this.root, { recursive: true, force: true });
+    await Promise.all([this.http?.close(), this.collector?.close()]);
+    this.workspace.dispose();
   }
 }
 
-/** Is `pid` still a scripted backend of this run? (cmdline check, so a reused pid is never killed.) */
-function isOurBackend(pid: number, runDir: string): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    if (!cmd.includes(runDir)) return false;
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
+/**
+ * The container init's one status line: the adapter's exit status as the shell gives it
+ * (128 + n: killed by signal n). Calls `done` once the line is complete.
+ */
+function statusLine(stream: Readable | null, done: (status: { code: number | null; signal: string | null }) => void): void {
+  if (!stream) return;
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (c: string) => {
+    text += c;
+    if (text.length > 64) stream.destroy();
+    const nl = text.indexOf('\n');
+    if (nl < 0) return;
+    const n = Number(text.slice(0, nl));
+    if (!Number.isInteger(n)) return;
+    const signal = n > 128 ? Object.entries(osConstants.signals).find(([, v]) => v === n - 128)?.[0] : undefined;
+    done(signal ? { code: null, signal } : { code: n, signal: null });
+  });
+  stream.on('error', () => undefined);
 }

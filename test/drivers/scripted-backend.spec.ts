@@ -2,12 +2,11 @@
 // its script says and records what it received, framing faults included.
 import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { connect } from 'node:net';
+import { resolve } from 'node:path';
 import { request } from 'undici';
-import { SCRIPT_FILE, WIRE_LOG, type BackendScript } from '../../drivers/scripted-backend/script.js';
-import { readRecords } from '../../drivers/scripted-backend/wire-log.js';
+import type { BackendScript } from '../../drivers/scripted-backend/script.js';
+import { WireCollector, type RunLog } from '../../drivers/scripted-backend/collector.js';
 import { ScriptedHttpBackend } from '../../drivers/scripted-backend/http-server.js';
 import { ROOT } from '../support/paths.js';
 
@@ -18,15 +17,17 @@ const req = (id: string, probe = 'p'): Record<string, unknown> => ({
   params: { protocolVersion: 'draft', event: { id, type: 'tool.before', tool: { name: 't', input: { probe } } }, capabilities: { effects: ['deny'] } },
 });
 
-function runDir(script: BackendScript): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-scripted-'));
-  writeFileSync(join(dir, SCRIPT_FILE), JSON.stringify(script));
-  writeFileSync(join(dir, WIRE_LOG), '');
-  return dir;
-}
+let collector: WireCollector;
+test.beforeAll(async () => {
+  collector = await WireCollector.start();
+});
+test.afterAll(async () => {
+  await collector.close();
+});
 
-async function talk(dir: string, lifecycle: string, input: string): Promise<{ out: string; code: number | null }> {
-  const child = spawn(process.execPath, [MAIN, '--run', dir, '--hook', 'a', '--lifecycle', lifecycle, '--x', '$HOME;*'], { stdio: ['pipe', 'pipe', 'pipe'] });
+async function talk(log: RunLog, lifecycle: string, input: string): Promise<{ out: string; code: number | null }> {
+  const args = [MAIN, '--collector', collector.address, '--key', log.key, '--hook', 'a', '--lifecycle', lifecycle, '--x', '$HOME;*'];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
   child.stdin.end(input);
@@ -35,43 +36,74 @@ async function talk(dir: string, lifecycle: string, input: string): Promise<{ ou
 }
 
 test('stdio persistent: answers per step and attempt, records frames, lines and argv literally', async () => {
-  const dir = runDir({ hooks: { a: { byStep: { s1: [{ effects: [DENY] }], s2: [{ framing: 'pretty', effects: [] }] } } } });
+  const log = collector.open({ hooks: { a: { byStep: { s1: [{ effects: [DENY] }], s2: [{ framing: 'pretty', effects: [] }] } } } });
   try {
     const input = `${JSON.stringify(req('1', 's1'))}\n${JSON.stringify(req('2', 's2'), null, 2)}\n`;
-    const { out, code } = await talk(dir, 'persistent', input);
+    const { out, code } = await talk(log, 'persistent', input);
     expect(code).toBe(0);
     const lines = out.split('\n').filter(Boolean);
     expect(JSON.parse(lines[0]!)).toEqual({ jsonrpc: '2.0', id: '1', result: { protocolVersion: 'draft', effects: [DENY] } });
     expect(lines.length).toBeGreaterThan(2); // the second reply is pretty-printed on purpose
-    const records = readRecords(join(dir, WIRE_LOG));
+    const records = log.records;
     const frames = records.filter((r) => r.kind === 'frame');
     expect(frames.map((f) => [f.step, f.attempt, f.lines === 1])).toEqual([['s1', 0, true], ['s2', 0, false]]);
     expect(records.find((r) => r.kind === 'start')!.argv).toContain('$HOME;*');
     expect(records.some((r) => r.kind === 'eof')).toBe(true);
     expect(records.at(-1)!.kind).toBe('exit');
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    collector.forget(log);
   }
 });
 
 test('stdio per_event: one reply, then exit with the scripted status after end of input', async () => {
-  const dir = runDir({ hooks: { a: { intercept: [{ effects: [], exit: 3 }] } } });
+  const log = collector.open({ hooks: { a: { intercept: [{ effects: [], exit: 3 }] } } });
   try {
-    const { out, code } = await talk(dir, 'per_event', `${JSON.stringify(req('9'))}\n`);
+    const { out, code } = await talk(log, 'per_event', `${JSON.stringify(req('9'))}\n`);
     expect(JSON.parse(out).id).toBe('9');
     expect(code).toBe(3);
-    const kinds = readRecords(join(dir, WIRE_LOG)).map((r) => r.kind);
-    expect(kinds).toEqual(['start', 'line', 'frame', 'reply', 'eof', 'exit']);
+    const kinds = log.records.map((r) => r.kind);
+    // End of input may come before or after the reply (the harness closed stdin at once).
+    expect(kinds.slice(0, 3)).toEqual(['start', 'line', 'frame']);
+    expect([...kinds.slice(3, 5)].sort()).toEqual(['eof', 'reply']);
+    expect(kinds.at(-1)).toBe('exit');
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    collector.forget(log);
+  }
+});
+
+test('the collector keeps only records from connections with the run key; frames are read from their text', async () => {
+  const log = collector.open({ hooks: {} });
+  try {
+    const [host, port] = [collector.address.split(':')[0]!, Number(collector.address.split(':')[1])];
+    const send = (lines: string[]): Promise<string> => new Promise((done) => {
+      const s = connect({ host, port });
+      let got = '';
+      s.setEncoding('utf8');
+      s.on('data', (c: string) => { got += c; });
+      s.on('close', () => done(got));
+      s.on('error', () => undefined);
+      s.write(lines.map((l) => `${l}\n`).join(''));
+      setTimeout(() => s.end(), 200);
+    });
+    // A stray writer without the key: refused, nothing kept.
+    await send([JSON.stringify({ hello: { key: 'guess', hook: 'a' } }), JSON.stringify({ seq: 1, record: { kind: 'reply', text: 'forged' } })]);
+    expect(log.records).toEqual([]);
+    expect(log.refused).toBe(1);
+    // With the key, a frame's claims about itself are replaced by what its text says.
+    await send([JSON.stringify({ hello: { key: log.key, hook: 'a' } }), JSON.stringify({ seq: 1, record: { kind: 'frame', text: JSON.stringify(req('7', 'sx')), method: 'lie', hook: 'other', pid: 1 } })]);
+    expect(log.records).toHaveLength(1);
+    expect(log.records[0]).toMatchObject({ kind: 'frame', hook: 'a', method: 'hooks/intercept', step: 'sx', ordinal: 0, attempt: 0 });
+    expect(log.records[0]!.pid).not.toBe(1);
+  } finally {
+    collector.forget(log);
   }
 });
 
 test('http: exact URL, token counted and redacted, scripted status and redirect', async () => {
-  const dir = runDir({ hooks: {} });
   const script: BackendScript = { hooks: { a: { intercept: [{ effects: [DENY] }, { none: true, http: { status: 307, location: '{redirect}' } }] } } };
   const token = 'secret-token-123';
-  const server = await ScriptedHttpBackend.start(() => ({ log: join(dir, WIRE_LOG), script }), token);
+  const log = collector.open(script);
+  const server = await ScriptedHttpBackend.start(() => log, token);
   try {
     const body = JSON.stringify({ ...req('1'), leaked: token });
     const first = await request(server.url('a'), { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
@@ -81,13 +113,13 @@ test('http: exact URL, token counted and redacted, scripted status and redirect'
     expect(second.statusCode).toBe(307);
     expect(second.headers.location).toBe(server.redirectUrl('a'));
     await second.body.dump();
-    const frames = readRecords(join(dir, WIRE_LOG)).filter((r) => r.kind === 'frame');
+    const frames = log.records.filter((r) => r.kind === 'frame');
     expect(frames[0]!.http).toMatchObject({ method: 'POST', url: '/hooks/a?via=ahp-conformance', authorization: { count: 1, matches: true } });
     expect(frames[0]!.secretSeen).toBe(true);
     expect(JSON.stringify(frames)).not.toContain(token);
     expect(frames[1]!.http).toMatchObject({ contentType: 'text/plain', authorization: { count: 0, matches: false } });
   } finally {
     await server.close();
-    rmSync(dir, { recursive: true, force: true });
+    collector.forget(log);
   }
 });

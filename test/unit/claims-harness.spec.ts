@@ -43,6 +43,7 @@ function errorLine(o: ClaimOutcome): string {
 
 const plan = (...claims: ResolvedClaim[]): RunPlan => ({
   runnerVersion: '0.0.0', createdAt: '2026-01-01T00:00:00Z', reportsDir: '/tmp/reports',
+  workDir: '/tmp/work', containment: { kind: 'pid-namespace' },
   claims: claims.map((claim) => ({ claim, reportDir: `/tmp/reports/${claim.implementation.name}` })),
 });
 
@@ -52,14 +53,14 @@ test.describe('loadClaim, role harness', () => {
     const claim = ok(loadClaim(file));
     expect(claim.role).toBe('harness');
     expect(claim.harness).toEqual({
-      command: join(dir, 'adapter.sh'), args: ['--config', '{config}'], cwd: dir, env: {}, lifecycles: ['persistent', 'per_event'],
+      command: join(dir, 'adapter.sh'), args: ['--config', '{config}'], cwd: dir, env: {}, passEnv: [], lifecycles: ['persistent', 'per_event'],
     });
     expect(claim.backend).toBeUndefined();
   });
 
   test('keeps cwd, env and lifecycles as given; a command without a slash is looked up on PATH', () => {
     const { dir, file } = claimFile(`${head('harness')}harness:\n  command: sh\n  args: [adapter.sh]\n  cwd: work\n  env: { HOME_X: a }\n  lifecycles: [per_event]\n`);
-    expect(ok(loadClaim(file)).harness).toEqual({ command: 'sh', args: ['adapter.sh'], cwd: join(dir, 'work'), env: { HOME_X: 'a' }, lifecycles: ['per_event'] });
+    expect(ok(loadClaim(file)).harness).toEqual({ command: 'sh', args: ['adapter.sh'], cwd: join(dir, 'work'), env: { HOME_X: 'a' }, passEnv: [], lifecycles: ['per_event'] });
   });
 
   test('does not require {config} in the args', () => {

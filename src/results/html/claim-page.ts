@@ -119,12 +119,17 @@ function failingLine(r: ClaimResults): string {
   return `<p>Failed: ${ids.map((id) => `<b>${esc(id)}</b> (${esc(where(id))})`).join('; ')}</p>`;
 }
 
-export function claimPage(r: ClaimResults, judgement: Judgement = {}): string {
+/** The meta tag naming the sha256 of the results.json a page shows (`ahp-conformance verify`). */
+export const RESULTS_DIGEST_META = 'ahp-results-sha256';
+
+export function claimPage(r: ClaimResults, judgement: Judgement = {}, resultsDigest?: string): string {
   const c = r.claim;
   const counts = Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
 <p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${failingLine(r)}
-<p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}</p></section>`;
+<p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}</p>${
+  r.containment && r.containment.kind !== 'pid-namespace' ? `<p>Containment: ${esc(r.containment.kind)}${r.containment.reason ? ` (${esc(r.containment.reason)})` : ''}: the implementation ran without kernel containment</p>` : ''
+}${resultsDigest ? `<p class="muted">results.json sha256 <code>${esc(resultsDigest)}</code></p>` : ''}</section>`;
   const claimed = `<h2>What was claimed</h2><table><tbody>
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
 <tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
@@ -147,5 +152,5 @@ export function claimPage(r: ClaimResults, judgement: Judgement = {}): string {
     '<h2>Checks</h2>', filters,
     checks.map((x) => checkBlock(r, x, judgement.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry)).join('\n'),
   ].join('\n');
-  return page(`${c.implementation.name} ${c.implementation.version}: ${r.verdict}`, body, FILTER_SCRIPT);
+  return page(`${c.implementation.name} ${c.implementation.version}: ${r.verdict}`, body, FILTER_SCRIPT, resultsDigest ? { [RESULTS_DIGEST_META]: resultsDigest } : {});
 }

@@ -24,14 +24,14 @@ code{background:var(--bg);padding:0 3px;border-radius:3px}.t-recv{color:#0550ae}
 `;
 
 /** A whole page: head with CSP, our style, the body, and our one script (optional). */
-export function page(title: string, body: string, script = ''): string {
+export function page(title: string, body: string, script = '', meta: Record<string, string> = {}): string {
   const hash = createHash('sha256').update(script).digest('base64');
   const csp = `default-src 'none'; style-src 'unsafe-inline'; img-src 'none'; script-src ${script ? `'sha256-${hash}'` : "'none'"}; base-uri 'none'; form-action 'none'`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${esc(title)}</title><style>${STYLE}</style></head>
+${Object.entries(meta).map(([k, v]) => `<meta name="${esc(k)}" content="${esc(v)}">\n`).join('')}<title>${esc(title)}</title><style>${STYLE}</style></head>
 <body><main>
 ${body}
 </main>${script ? `<script>${script}</script>` : ''}</body></html>

@@ -1,0 +1,48 @@
+// `ahp-conformance verify <reports dir or claim folder>... [--sha256 <hex>]`: check that
+// published reports are the ones a run wrote (src/results/verify.ts). Exit 0 when every
+// claim folder verifies, 1 when one does not, 2 for a path with no results in it.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { verifyClaimFolder } from '../results/verify.js';
+import { RESULTS_FILE } from '../results/write.js';
+import { UsageError } from './args.js';
+import { EXIT, type Io } from './io.js';
+import { show } from './judging.js';
+import { terminalLine } from './terminal.js';
+
+/** Claim folders: the path itself when it holds results.json, else its subfolders that do. */
+function claimFolders(path: string): string[] {
+  const p = resolve(path);
+  let st;
+  try {
+    st = statSync(p);
+  } catch {
+    throw new UsageError(`${path}: no such folder`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`${path}: not a folder (give a reports folder or a claim's report folder)`);
+  if (existsSync(join(p, RESULTS_FILE))) return [p];
+  return readdirSync(p, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && existsSync(join(p, e.name, RESULTS_FILE)))
+    .map((e) => join(p, e.name))
+    .sort();
+}
+
+export function verifyCommand(paths: string[], options: Record<string, string>, io: Io): number {
+  if (paths.length === 0) throw new UsageError('verify needs a reports folder or a claim report folder');
+  const expected = options.sha256;
+  if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected)) throw new UsageError('--sha256 takes the 64 hex digits the run printed');
+  const folders = paths.flatMap(claimFolders);
+  if (folders.length === 0) throw new UsageError(`no ${RESULTS_FILE} under ${paths.join(', ')}`);
+  if (expected !== undefined && folders.length !== 1) throw new UsageError('--sha256 checks one claim folder; name that folder');
+  let exit: number = EXIT.ok;
+  for (const dir of folders) {
+    const v = verifyClaimFolder(dir, expected);
+    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict})` : ''}`;
+    if (v.problems.length === 0) io.out(terminalLine(`${show(dir)}: verified: ${who}, results.json sha256 ${v.digest}`));
+    else {
+      exit = EXIT.finding;
+      io.out(terminalLine(`${show(dir)}: NOT VERIFIED: ${who}: ${v.problems.join('; ')}`));
+    }
+  }
+  return exit;
+}

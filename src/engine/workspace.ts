@@ -1,0 +1,47 @@
+// A check's workspace on disk: the per-check TMPDIR an implementation under test may
+// write, inside the run's work folder, and the confinement its processes run under
+// (drivers/containment.ts). The run's work folder and the reports folder are hidden from
+// every implementation: verdicts, the run plan and other checks' files are out of reach.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Confinement } from '../../drivers/containment.js';
+
+export interface RunFolders {
+  /** The run's work folder (per-check folders live here); hidden from implementations. */
+  workDir: string;
+  /** Where verdicts are written; hidden from implementations. */
+  reportsDir: string;
+}
+
+export interface CheckWorkspace {
+  /** The check's own folder: the implementation's TMPDIR, writable, removed after the check. */
+  readonly dir: string;
+  /** Contain a launch: writable are this check's folder and `alsoWritable` (the claim's working folder). */
+  confine(alsoWritable: readonly string[], supervise?: boolean): Confinement;
+  dispose(): void;
+}
+
+let fallbackWorkDir: string | undefined;
+
+/** Without a run plan (self-tests): one work folder per process, removed at exit. */
+function processWorkDir(): string {
+  if (!fallbackWorkDir) {
+    const dir = mkdtempSync(join(tmpdir(), 'ahp-work-'));
+    fallbackWorkDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return fallbackWorkDir;
+}
+
+export function checkWorkspace(run: RunFolders | undefined): CheckWorkspace {
+  const workDir = run?.workDir ?? processWorkDir();
+  mkdirSync(workDir, { recursive: true });
+  const dir = mkdtempSync(join(workDir, 'check-'));
+  const hidden = [workDir, ...(run ? [run.reportsDir] : [])];
+  return {
+    dir,
+    confine: (alsoWritable, supervise = false) => ({ writable: [dir, ...alsoWritable], hidden, supervise }),
+    dispose: () => rmSync(dir, { recursive: true, force: true, maxRetries: 2 }),
+  };
+}

@@ -1,0 +1,22 @@
+// What an implementation gets of the environment: the allow-list, its claim's env and
+// passEnv, and what the runner hands it; never the runner's own variables or secrets.
+import { test, expect } from '@playwright/test';
+import { implementationEnv } from '../../src/claims/environment.js';
+
+const runner = {
+  PATH: '/usr/bin', HOME: '/root', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC',
+  AHP_RUN_PLAN: '/reports/.run/plan.json', OTHER_VENDOR_TOKEN: 'secret-b', CI_SECRET: 'ci', VIRTUAL_ENV: '/venv',
+};
+
+test('the allow-list passes, the runner\'s own variables and other secrets do not', () => {
+  const env = implementationEnv({ env: {}, passEnv: [] }, { TMPDIR: '/work/check-1' }, runner);
+  expect(env).toEqual({ PATH: '/usr/bin', HOME: '/root', LANG: 'C.UTF-8', LC_ALL: 'C', TZ: 'UTC', TMPDIR: '/work/check-1' });
+});
+
+test('passEnv names pass as they are; env is added; what the runner hands over wins', () => {
+  const env = implementationEnv({ env: { LOG: 'debug', TMPDIR: '/mine' }, passEnv: ['VIRTUAL_ENV', 'NOT_SET'] }, { TMPDIR: '/work/check-2', ACME_TOKEN: 't' }, runner);
+  expect(env).toMatchObject({ VIRTUAL_ENV: '/venv', LOG: 'debug', TMPDIR: '/work/check-2', ACME_TOKEN: 't' });
+  expect(env).not.toHaveProperty('NOT_SET');
+  expect(env).not.toHaveProperty('OTHER_VENDOR_TOKEN');
+  expect(env).not.toHaveProperty('AHP_RUN_PLAN');
+});
