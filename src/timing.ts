@@ -5,13 +5,24 @@
 // The constants are allowances for the runner's own work and for starting processes on a
 // loaded machine; they only ever lengthen a wait, never decide a verdict by themselves.
 
+/**
+ * Patience: how long the runner keeps waiting for a reply after `timeoutMs` has passed
+ * before it fails a MUST. `timeoutMs` is the claim's promise, not a protocol rule the
+ * runner can judge on a loaded machine: a reply after it is judged on its content, and the
+ * check gets a warning with the measured latency.
+ */
+export function patienceMs(timeoutMs: number): number {
+  return 5 * timeoutMs;
+}
+
 /** Starting one implementation process (interpreter start-up, imports) on a loaded machine. */
 export const START_ALLOWANCE_MS = 5_000;
 
 /** Playwright's time limit for one check of claims whose longest exchange deadline is `timeoutMs`. */
 export function checkTimeLimitMs(timeoutMs: number): number {
-  // A check makes a few exchanges, each bounded by the deadline, and starts a few processes.
-  return 30_000 + 12 * timeoutMs;
+  // A check makes a few exchanges, each bounded by the deadline (one of them, failing, by
+  // the patience), and starts a few processes.
+  return 30_000 + 10 * timeoutMs + 2 * patienceMs(timeoutMs);
 }
 
 /** Extra time for a check that starts the implementation `launches` times (CheckSpec.launches). */

@@ -1,5 +1,6 @@
 // Command line of the reference backend:
 //   --transport stdio [--lifecycle persistent|per_event] [--fault <mode>] [--policy <file.json>]   (default persistent)
+//   (AHP_REFERENCE_START_BURN_MS=<n> in the environment: burn n ms of CPU before serving, a slow but correct start)
 //   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
 import { parseArgs } from 'node:util';
 import { faultMismatch, isFaultMode, type FaultMode } from './faults.js';

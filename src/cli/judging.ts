@@ -21,7 +21,7 @@ import { terminalLine } from './terminal.js';
 export function summaryLine(r: ClaimResults, dir: string, digest?: string): string {
   const c = r.counts;
   const parts = [`${c.passed} passed`, `${c.failed} failed`, c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
-    c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
+    c.incomplete ? `${c.incomplete} incomplete` : '', c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
   const reason = r.reason ? `: ${r.reason}${targets ? ` (${targets})` : ''}` : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
   const contained = r.containment?.kind === 'process-group' ? ` [containment: process-group${r.containment.reason ? `, ${r.containment.reason}` : ''}]` : '';

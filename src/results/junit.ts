@@ -42,11 +42,14 @@ function testcase(parent: XMLBuilder, c: CheckResult): void {
   if (c.status === 'failed') tc.ele('failure', attrs({ message: c.message.split('\n')[0] ?? '' })).txt(xmlText(c.message));
   else if (c.status === 'skipped' || c.status === 'not-applicable') tc.ele('skipped', attrs({ message: `${c.status}: ${c.message}` }));
   else if (c.status === 'warning') tc.ele('system-out').txt(xmlText(`warning: ${c.message}`));
+  // Could not judge: neither a pass nor a finding against the implementation.
+  else if (c.status === 'incomplete') tc.ele('error', attrs({ message: `incomplete: ${c.message.split('\n')[0] ?? ''}` })).txt(xmlText(c.message));
 }
 
 const tally = (checks: readonly CheckResult[]): Attributes => ({
   tests: String(checks.length),
   failures: String(checks.filter((c) => c.status === 'failed').length),
+  errors: String(checks.filter((c) => c.status === 'incomplete').length),
   skipped: String(checks.filter((c) => c.status === 'skipped' || c.status === 'not-applicable').length),
 });
 

@@ -5,7 +5,8 @@ import { LAUNCH_FAILURE_PREFIX } from './annotations.js';
 
 export const RESULTS_SCHEMA_VERSION = 1;
 
-export type CheckStatus = 'passed' | 'failed' | 'warning' | 'skipped' | 'not-applicable';
+/** `incomplete`: the check applies but could not judge (e.g. silence, when the follow-up got no reply). */
+export type CheckStatus = 'passed' | 'failed' | 'warning' | 'incomplete' | 'skipped' | 'not-applicable';
 export type Verdict = 'conformant' | 'nonconformant' | 'incomplete';
 
 export interface Evidence {
@@ -94,7 +95,7 @@ export interface LaunchRecord {
 }
 
 export function countStatuses(checks: readonly CheckResult[]): Record<CheckStatus, number> {
-  const counts: Record<CheckStatus, number> = { passed: 0, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0 };
+  const counts: Record<CheckStatus, number> = { passed: 0, failed: 0, warning: 0, incomplete: 0, skipped: 0, 'not-applicable': 0 };
   for (const c of checks) counts[c.status]++;
   return counts;
 }
@@ -104,7 +105,15 @@ export function countStatuses(checks: readonly CheckResult[]): Record<CheckStatu
  * as a warning and does not make the verdict nonconformant.
  */
 export function verdictOf(checks: readonly CheckResult[]): Verdict {
-  return checks.some((c) => c.status === 'failed' && c.level === 'MUST') ? 'nonconformant' : 'conformant';
+  if (checks.some((c) => c.status === 'failed' && c.level === 'MUST')) return 'nonconformant';
+  // A MUST check that could not judge leaves the verdict open: never conformant by default.
+  return checks.some((c) => c.status === 'incomplete' && c.level === 'MUST') ? 'incomplete' : 'conformant';
+}
+
+/** Why checks left a verdict open: the first MUST check that could not judge. */
+function openReason(checks: readonly CheckResult[]): string | undefined {
+  const c = checks.find((x) => x.status === 'incomplete' && x.level === 'MUST');
+  return c ? `${c.id} could not judge: ${c.message.split('\n')[0]}` : undefined;
 }
 
 /** A map key for a target (role, transport, lifecycle); sorts like the checks. */
@@ -133,6 +142,7 @@ export function targetResults(targets: readonly TargetKey[], checks: readonly Ch
     const launch = launches?.get(key);
     const verdict: Pick<TargetResult, 'verdict' | 'reason'> = mine.length === 0 ? { verdict: 'incomplete', reason: NO_CHECK }
       : launch?.failure && !launch.started ? { verdict: 'incomplete', reason: `${LAUNCH_FAILURE_PREFIX}${launch.failure}` }
+      : verdictOf(mine) === 'incomplete' ? { verdict: 'incomplete', reason: openReason(mine)! }
       : { verdict: verdictOf(mine) };
     return { ...t, ...verdict, counts: countStatuses(mine) };
   }).sort(byKey);

@@ -28,10 +28,17 @@ function attachmentJson<T>(result: TestResult, name: string): T | undefined {
   }
 }
 
-function transcriptOf(result: TestResult): TranscriptLine[] | undefined {
+/** Entries of a passing check's transcript kept in results.json: enough to see it was exercised. */
+const PASS_TRANSCRIPT_ENTRIES = 40;
+
+function transcriptOf(result: TestResult, bound?: number): TranscriptLine[] | undefined {
   const a = result.attachments.find((x) => x.name === ATTACHMENT.transcript && x.body);
   if (!a?.body) return undefined;
-  return a.body.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TranscriptLine);
+  const all = a.body.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TranscriptLine);
+  if (bound === undefined || all.length <= bound) return all;
+  const head = all.slice(0, bound - 1);
+  const last = all[all.length - 1]!;
+  return [...head, { ...last, note: `${all.length - bound} entries left out here (a passing check keeps ${bound}; the Playwright report has them all)${last.note ? `; ${last.note}` : ''}` }];
 }
 
 export default class ResultsReporter implements Reporter {
@@ -53,7 +60,7 @@ export default class ResultsReporter implements Reporter {
     let status: CheckStatus;
     let message = annotation(test, result, ANNOTATION.message) ?? '';
     if (result.status === 'skipped') {
-      status = annotated === 'not-applicable' ? 'not-applicable' : 'skipped';
+      status = annotated === 'not-applicable' ? 'not-applicable' : annotated === 'incomplete' ? 'incomplete' : 'skipped';
       message ||= result.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
     } else if (result.status === 'passed') {
       status = annotated === 'warning' ? 'warning' : 'passed';
@@ -80,10 +87,9 @@ export default class ResultsReporter implements Reporter {
     };
     const evidence = attachmentJson<Evidence>(result, ATTACHMENT.evidence);
     if (evidence) entry.evidence = evidence;
-    if (status === 'failed' || status === 'warning') {
-      const transcript = transcriptOf(result);
-      if (transcript) entry.transcript = transcript;
-    }
+    // Every check keeps its evidence: failures in full, passes bounded (a reviewer can see a pass was exercised).
+    const transcript = transcriptOf(result, status === 'failed' || status === 'warning' || status === 'incomplete' ? undefined : PASS_TRANSCRIPT_ENTRIES);
+    if (transcript) entry.transcript = transcript;
     const launches = this.launch.get(target.claimIndex) ?? new Map<string, LaunchRecord>();
     const launch = launches.get(targetKey(target)) ?? { started: false };
     const failure = annotation(test, result, ANNOTATION.launchFailure);

@@ -12,6 +12,7 @@ import { HARMLESS_TOOL, interceptRequest, newId, toolBeforeEvent, type Deliberat
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import { implementationEnv, type DeclaredEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
+import { patienceMs } from '../../src/timing.js';
 import { parseJsonStrict, type JsonValue } from '../../src/protocol/json.js';
 
 export interface HttpDetails {
@@ -35,6 +36,8 @@ export type Reply =
       /** stdio per_event: further stdout lines after the reply, and the exit status. */
       extraLines?: string[];
       exit?: { code: number | null; signal: string | null } | 'timeout';
+      /** ms from sending to the reply (per_event: including the process start). */
+      latencyMs?: number;
     }
   | {
       kind: 'none';
@@ -194,8 +197,10 @@ function skippedOf(lines: readonly Line[]): { skipped?: string[]; oversize?: num
  * by the deadline however fast lines come (checked on every line), and after at most
  * MAX_SEARCH_LINES lines / MAX_SEARCH_BYTES bytes without a reply.
  */
-export async function readReply(p: StdioProcess, timeoutMs: number, transcript: Transcript): Promise<Reply> {
-  const deadline = Date.now() + timeoutMs;
+export async function readReply(p: StdioProcess, timeoutMs: number, transcript: Transcript, patience = timeoutMs): Promise<Reply> {
+  const start = Date.now();
+  const deadline = start + patience;
+  const noReply = (): string => noReplyWithin(timeoutMs, patience);
   const finder = new ObjectFinder();
   let bytes = 0;
   for (;;) {
@@ -204,41 +209,49 @@ export async function readReply(p: StdioProcess, timeoutMs: number, transcript: 
     if (line.kind === 'line' || line.kind === 'oversize') {
       if (line.kind === 'line') bytes += line.bytes.byteLength;
       const found = finder.push(toLine(line));
-      if (found) return found.reply;
+      if (found) return { ...found.reply, latencyMs: Date.now() - start };
       const over = overBound(lines.length, bytes);
       if (over) {
         transcript.record({ dir: 'note', channel: 'stdio', note: `stopped reading: ${over} without a reply` });
         return { kind: 'none', why: `${over} without a reply${notObjects(lines)}`, ...skippedOf(lines) };
       }
       if (Date.now() < deadline) continue;
-      return { kind: 'none', why: `no reply within ${timeoutMs} ms${notObjects(lines)}`, ...skippedOf(lines) };
+      return { kind: 'none', why: `${noReply()}${notObjects(lines)}`, ...skippedOf(lines) };
     }
     if (line.kind === 'eof') {
       const exit = p.exited() ?? (await p.waitExit(500));
       return { kind: 'none', why: `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${notObjects(lines)}`, ...(exit ? { exit } : {}), ...skippedOf(lines) };
     }
-    return { kind: 'none', why: `no reply within ${timeoutMs} ms${notObjects(lines)}`, ...skippedOf(lines) };
+    return { kind: 'none', why: `${noReply()}${notObjects(lines)}`, ...skippedOf(lines) };
   }
+}
+
+/** "no reply within 2000 ms (timeoutMs); waited 10000 ms in all" */
+export function noReplyWithin(timeoutMs: number, patience: number): string {
+  return patience > timeoutMs ? `no reply within ${timeoutMs} ms (timeoutMs); waited ${patience} ms in all` : `no reply within ${timeoutMs} ms`;
 }
 
 /**
  * per_event, after the message and end of input: read stdout to its end (or the deadline,
  * or the bounds), then the exit status.
  */
-export async function readPerEvent(p: StdioProcess, timeoutMs: number, transcript: Transcript): Promise<Reply> {
+export async function readPerEvent(p: StdioProcess, timeoutMs: number, transcript: Transcript, patience = timeoutMs): Promise<Reply> {
+  const start = Date.now();
+  let latencyMs: number | undefined;
   const finder = new ObjectFinder();
   let found: Found | undefined;
   const extra: string[] = [];
   let count = 0;
   let bytes = 0;
   let over: string | undefined;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = start + patience;
   for (;;) {
     const line = await p.nextLine(Math.max(1, deadline - Date.now()));
     if (line.kind !== 'line' && line.kind !== 'oversize') break;
     count++;
     if (line.kind === 'line') bytes += line.bytes.byteLength;
     const l = toLine(line);
+    latencyMs ??= Date.now() - start;
     if (found) extra.push(l.text);
     else found = finder.push(l);
     over = overBound(count, bytes);
@@ -255,11 +268,12 @@ export async function readPerEvent(p: StdioProcess, timeoutMs: number, transcrip
     const partial = p.pendingBytes();
     if (lines.length) {
       const first = lines[0]!;
-      return { kind: 'reply', raw: first.text, utf8: first.utf8, ...parsed(first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit };
+      return { kind: 'reply', raw: first.text, utf8: first.utf8, ...parsed(first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit, ...(latencyMs !== undefined ? { latencyMs } : {}) };
     }
-    return { kind: 'none', why: partial ? `${partial} bytes without a final newline` : 'no output', exit };
+    const silent = exit === 'timeout' ? `no output, and the process did not exit (${noReplyWithin(timeoutMs, patience)})` : 'no output';
+    return { kind: 'none', why: partial ? `${partial} bytes without a final newline` : silent, exit };
   }
-  return { ...found.reply, extraLines: extra, exit };
+  return { ...found.reply, extraLines: extra, exit, ...(latencyMs !== undefined ? { latencyMs } : {}) };
 }
 
 const isDeliberate = (m: Outgoing): m is DeliberateProbe => typeof (m as DeliberateProbe).deliberate === 'string' && 'message' in m;
@@ -374,9 +388,25 @@ export class BackendSession {
     return run(await this.process());
   }
 
-  /** Read the next reply of the persistent process (see readReply). */
-  async readLine(p: StdioProcess, timeoutMs = this.timeoutMs): Promise<Reply> {
-    return readReply(p, timeoutMs, this.transcript);
+  /** Read the next reply of the persistent process (see readReply), with patience. */
+  async readLine(p: StdioProcess): Promise<Reply> {
+    return this.timed(await readReply(p, this.timeoutMs, this.transcript, this.patience));
+  }
+
+  /** How long the session waits for a reply before it fails: patience (src/timing.ts), not timeoutMs. */
+  get patience(): number {
+    return patienceMs(this.timeoutMs);
+  }
+
+  /** Replies that came after timeoutMs (each one's latency): a warning on the check. */
+  readonly late: number[] = [];
+
+  private timed(reply: Reply): Reply {
+    if (reply.kind === 'reply' && reply.latencyMs !== undefined && reply.latencyMs > this.timeoutMs) {
+      this.late.push(reply.latencyMs);
+      this.transcript.record({ dir: 'note', channel: this.transport, note: `the reply came after ${reply.latencyMs} ms, over timeoutMs (${this.timeoutMs} ms); judged on its content` });
+    }
+    return reply;
   }
 
   /**
@@ -384,7 +414,7 @@ export class BackendSession {
    * valid intercept and require that the next line is that intercept's reply. per_event:
    * no output and an exit. HTTP: whatever came back is returned for the check to judge.
    */
-  async notify(m: Outgoing): Promise<{ silent: boolean; got?: string; reply?: Reply; detail: string }> {
+  async notify(m: Outgoing): Promise<{ silent: boolean; undetermined?: true; got?: string; reply?: Reply; detail: string }> {
     const { text, note } = frame(m);
     if (this.transport === 'http') {
       const reply = await this.post(text, note, this.token);
@@ -412,25 +442,26 @@ export class BackendSession {
       return this.readLine(p);
     });
     const p = used!;
-    if (next.kind === 'none') return { silent: false, reply: next, detail: `cannot judge silence: the follow-up request got no reply (${next.why})` };
+    if (next.kind === 'none') return { silent: false, undetermined: true, reply: next, detail: `cannot judge silence: the follow-up request got no reply (${next.why})` };
     const v = next.value as { id?: unknown } | undefined;
     if (v?.id === follow.id) return { silent: true, reply: next, detail: 'the next reply was the follow-up reply' };
     // Either a reply to the notification, or the follow-up's reply under a wrong id (a
-    // different check's concern): a second reply within the deadline tells them apart.
-    const second = await this.readLine(p);
+    // different check's concern): a second reply within timeoutMs tells them apart (no
+    // patience: the usual case is that none comes).
+    const second = await readReply(p, this.timeoutMs, this.transcript);
     if (second.kind === 'none') return { silent: true, reply: next, detail: 'one reply for the two messages: the follow-up reply (under another id)' };
     return { silent: false, got: next.raw, reply: next, detail: 'two replies came back for a notification and one request' };
   }
 
   private async post(text: string, note: string | undefined, token: string | undefined): Promise<Reply> {
     const url = await this.httpUrl();
-    const out = await postJson(url, text, { timeoutMs: this.timeoutMs, transcript: this.transcript, ...(token ? { token } : {}), ...(note ? { note } : {}) });
-    if (!out.ok) return { kind: 'none', why: `${out.error}: ${out.message}` };
+    const out = await postJson(url, text, { timeoutMs: this.patience, transcript: this.transcript, ...(token ? { token } : {}), ...(note ? { note } : {}) });
+    if (!out.ok) return { kind: 'none', why: out.error === 'timeout' ? `${noReplyWithin(this.timeoutMs, this.patience)}: ${out.message}` : `${out.error}: ${out.message}` };
     const r = out.reply;
     const http: HttpDetails = { status: r.status, headers: r.headers, contentType: r.headers['content-type'] ?? '' };
     if (r.body.length === 0) return { kind: 'none', why: `HTTP ${r.status} with an empty body`, http };
     const utf8 = isUtf8(r.body);
-    return { kind: 'reply', raw: r.text, utf8, http, ...parsed(r.text, utf8) };
+    return this.timed({ kind: 'reply', raw: r.text, utf8, http, ...parsed(r.text, utf8), latencyMs: Math.round(r.ms) });
   }
 
   /** per_event: a fresh process gets one message, end of input, and must exit. */
@@ -440,7 +471,7 @@ export class BackendSession {
       if (note) this.transcript.record({ dir: 'note', channel: 'stdio', note });
       p.send(`${text}\n`);
       p.closeStdin();
-      return await readPerEvent(p, this.timeoutMs, this.transcript);
+      return this.timed(await readPerEvent(p, this.timeoutMs, this.transcript, this.patience));
     } finally {
       await p.stop();
     }

@@ -38,6 +38,8 @@ export interface Judge {
   warn(message: string, e?: Evidence): void;
   /** The check applies but cannot be exercised (e.g. no samples in the claim). */
   notApplicable(reason: string): never;
+  /** The check could not judge (e.g. silence, when the follow-up got no reply): never a failure. */
+  incomplete(reason: string, e?: Evidence): never;
   /** A note shown for a passed check. */
   note(message: string): void;
 }
@@ -137,6 +139,13 @@ const test = base.extend<Fixtures>({
         base.skip(true, reason);
         throw new Error('unreachable');
       },
+      incomplete: (reason, e) => {
+        if (e) evidence = { ...evidence, ...e };
+        status('incomplete');
+        message(reason);
+        base.skip(true, redact(reason));
+        throw new Error('unreachable');
+      },
       note: (m) => message(m),
     };
     try {
@@ -170,6 +179,10 @@ export function check(id: string, body: (f: CheckContext) => Promise<void>): [st
     if (spec.launches && spec.launches > 1) info.setTimeout(info.timeout + extraLaunchesMs(spec.launches, claim.timeoutMs));
     try {
       await body({ claim, target, spec, transcript, backend, harness, judge });
+      // A reply after timeoutMs was judged on its content; the claim's promise still did not hold.
+      if (backend.late.length) {
+        judge.warn(`${backend.late.length} repl${backend.late.length === 1 ? 'y' : 'ies'} came after timeoutMs (${claim.timeoutMs} ms): latency ${backend.late.map((ms) => `${ms} ms`).join(', ')}; judged on content (patience ${backend.patience} ms)`);
+      }
     } catch (err) {
       if (err instanceof LaunchError) {
         // A launch error quotes the implementation's stderr, which may hold a secret.

@@ -116,4 +116,18 @@ test.describe('Transcript', () => {
     expect(es[5]!.note).toContain('91 entries dropped');
     expect(es.slice(6).map((e) => e.text)).toEqual(['96', '97', '98', '99']);
   });
+  test('the bytes kept are bounded too: a stderr flood keeps its start and its end, about maxBytes in all', () => {
+    const tr = new Transcript({ maxBytes: 1024 * 1024 });
+    const chunk = 'e'.repeat(64 * 1024);
+    for (let i = 0; i < 2000; i++) tr.record({ dir: 'stderr', channel: 'stdio', text: `${i}:${chunk}` });
+    const es = tr.entries();
+    const kept = es.reduce((n, e) => n + e.text.length, 0);
+    expect(kept).toBeLessThanOrEqual(1024 * 1024);
+    expect(kept).toBeGreaterThan(512 * 1024);
+    expect(es[0]!.text.startsWith('0:')).toBe(true);
+    expect(es[es.length - 1]!.text.startsWith('1999:')).toBe(true);
+    const gap = es.find((e) => e.dir === 'note')!;
+    expect(gap.note).toMatch(/^transcript limit of 2000 entries or 1048576 bytes reached: \d+ entries dropped here$/);
+    expect(es.length - 1 + Number(/(\d+) entries dropped/.exec(gap.note!)![1])).toBe(2000);
+  });
 });

@@ -57,11 +57,11 @@ test('each target gets the verdict of its own checks, sorted by role, transport 
     check('base.b', 'backend', 'http', undefined, 'not-applicable'),
   ]);
   expect(verdicts(r)).toEqual(['backend/http conformant', 'backend/stdio/persistent conformant', 'harness/http nonconformant', 'harness/stdio/per_event conformant']);
-  expect(r.targets.find((t) => t.role === 'backend' && t.transport === 'http')?.counts).toEqual({ passed: 0, failed: 0, warning: 1, skipped: 0, 'not-applicable': 1 });
-  expect(r.targets.find((t) => t.role === 'harness' && t.transport === 'stdio')?.counts).toEqual({ passed: 1, failed: 1, warning: 0, skipped: 0, 'not-applicable': 0 });
+  expect(r.targets.find((t) => t.role === 'backend' && t.transport === 'http')?.counts).toEqual({ passed: 0, failed: 0, warning: 1, skipped: 0, 'not-applicable': 1, incomplete: 0 });
+  expect(r.targets.find((t) => t.role === 'harness' && t.transport === 'stdio')?.counts).toEqual({ passed: 1, failed: 1, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 });
   expect(r.verdict).toBe('nonconformant');
   expect(r.reason).toBeUndefined();
-  expect(r.counts).toEqual({ passed: 2, failed: 2, warning: 1, skipped: 0, 'not-applicable': 1 });
+  expect(r.counts).toEqual({ passed: 2, failed: 2, warning: 1, skipped: 0, 'not-applicable': 1, incomplete: 0 });
   expect(r.claim.lifecycles).toEqual(['persistent', 'per_event']);
   expect(r.checks.map((c) => `${c.id} ${c.role} ${c.transport}`)).toEqual([
     'base.a backend http', 'base.a backend stdio', 'base.a harness http', 'base.a harness stdio', 'base.b backend http', 'base.b harness stdio',
@@ -112,7 +112,7 @@ test('with one target, the claim reason is the target reason as it is', () => {
 test('a planned target where no check ran is incomplete; a claim where nothing ran is incomplete', () => {
   const partial = results([BS, HS], [check('base.a', 'backend', 'stdio', 'persistent', 'passed')]);
   expect(verdicts(partial)).toEqual(['backend/stdio/persistent conformant', 'harness/stdio/per_event incomplete']);
-  expect(partial.targets[1]?.counts).toEqual({ passed: 0, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0 });
+  expect(partial.targets[1]?.counts).toEqual({ passed: 0, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 });
   expect(partial.verdict).toBe('incomplete');
   expect(partial.reason).toMatch(/^harness\/stdio\/per_event: no check ran/);
   expectValid(partial);
@@ -126,7 +126,7 @@ test('a planned target where no check ran is incomplete; a claim where nothing r
 test('targets named only by checks are reported too, and claimVerdict agrees with buildClaimResults', () => {
   const checks = [check('base.a', 'harness', 'http', undefined, 'passed')];
   const targets = targetResults([], checks);
-  expect(targets).toEqual([{ role: 'harness', transport: 'http', verdict: 'conformant', counts: { passed: 1, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0 } }]);
+  expect(targets).toEqual([{ role: 'harness', transport: 'http', verdict: 'conformant', counts: { passed: 1, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 } }]);
   expect(claimVerdict(targets, checks)).toEqual({ verdict: 'conformant' });
 });
 
@@ -159,4 +159,16 @@ test('the summary line: unchanged for one target, with each target\'s verdict fo
   const incomplete = results([BS, HH], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.a', 'harness', 'http', undefined, 'failed')], launches);
   expect(summaryLine(incomplete, 'reports/demo')).toBe(
     'demo 1.0.0: incomplete: harness/http: could not start the implementation: spawn ENOENT (backend/stdio/persistent conformant, harness/http incomplete) -> reports/demo');
+});
+
+test('a MUST check that could not judge leaves its target and the claim incomplete, never conformant; a failure still wins', () => {
+  const open = results([BS], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.b', 'backend', 'stdio', 'persistent', 'incomplete')]);
+  expect(verdicts(open)).toEqual(['backend/stdio/persistent incomplete']);
+  expect(open.verdict).toBe('incomplete');
+  expect(open.reason).toMatch(/^base\.b could not judge/);
+  expect(open.counts.incomplete).toBe(1);
+  expectValid(open);
+  const failed = results([BS], [check('base.a', 'backend', 'stdio', 'persistent', 'failed'), check('base.b', 'backend', 'stdio', 'persistent', 'incomplete')]);
+  expect(failed.verdict).toBe('nonconformant');
+  expect(junitXml(open)).toContain('<error message="incomplete: ');
 });

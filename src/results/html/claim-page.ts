@@ -12,7 +12,7 @@ import { esc, escJson, token } from './escape.js';
 import { badge, page } from './page.js';
 
 /** Worst first: what a matrix cell shows when several checks cover one requirement. */
-const SEVERITY: CheckStatus[] = ['failed', 'warning', 'passed', 'not-applicable', 'skipped'];
+const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
 
 const projectName = (impl: string, t: TargetKey): string => [impl, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
 

@@ -6,7 +6,7 @@ import { targetKey, targetLabel } from '../model.js';
 import { esc } from './escape.js';
 import { badge, page } from './page.js';
 
-const SEVERITY: CheckStatus[] = ['failed', 'warning', 'passed', 'not-applicable', 'skipped'];
+const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
 const PROFILES = ['base', 'tool-interception', 'lifecycle-observation', 'stdio', 'http'];
 
 /** `reportDirs[i]` is the folder of `results[i]`, relative to the matrix page. */
