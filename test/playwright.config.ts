@@ -5,6 +5,8 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
+  // Verdicts under load run on their own (npm run test:load): they saturate the machine.
+  testIgnore: ['load/**'],
   fullyParallel: true,
   workers: '100%',
   forbidOnly: !!process.env.CI,
