@@ -116,6 +116,49 @@ export const FAULTS = {
     description: 'notifications get status 200 with the body {}',
     transport: 'http',
   },
+  'reject-unknown-nested': {
+    targets: ['base.unknown-fields'],
+    description: 'error -32602 when params.capabilities, a modify target advertisement or params.event.session has a member outside the known set for that object',
+  },
+  'family-fallback': {
+    targets: ['base.unknown-event'],
+    description: 'an undefined event type inside a known family ("tool.somethingNew") is handled as that family\'s first interceptable event and answered with a result',
+  },
+  'error-no-message': {
+    targets: ['base.unknown-method'],
+    description: 'method-not-found errors carry only a code, no message',
+  },
+  'integer-id-as-string': {
+    targets: ['base.unknown-method'],
+    description: 'replies to requests with an integer id carry that id as a string (7 comes back as "7")',
+  },
+  'reply-to-malformed-notifications': {
+    targets: ['base.notification-silence'],
+    description: 'notifications whose params or event are malformed (no event, event not an object, required event members missing) get error -32602 with id null',
+  },
+  'duplicate-error': {
+    targets: ['ti.duplicate-answered'],
+    description: 'the second and later delivery of an event id get error -32600 ("duplicate event")',
+  },
+  'duplicate-silent': {
+    targets: ['ti.duplicate-answered'],
+    description: 'the second and later delivery of an event id get no reply at all',
+  },
+  'deny-once': {
+    targets: ['ti.state-independent'],
+    description: 'a tool name and input is denied once per process: a later event (another event id) for the same tool and input gets effects []',
+  },
+  'wrong-id-late': {
+    targets: ['stdio.persistent-exchanges'],
+    description: 'from the 20th success reply of a process on, replies carry the id "<id>-late" (a string)',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
+  'log-errors-on-stdout': {
+    targets: ['stdio.stdout-clean'],
+    description: 'after each JSON-RPC error reply, a log line "reference backend: answered with error <code>" follows on stdout',
+    transport: 'stdio',
+  },
   'error-status-400': {
     targets: ['http.error-status'],
     description: 'JSON-RPC error responses are sent with HTTP status 400',

@@ -1,6 +1,7 @@
 // The reference backend's message handler, shared by both transports: one incoming
 // message (text or raw bytes) in, the reply to send (or null for none) out. It keeps no
-// state of its own; the only memory is `ctx.seen`, used by the flaky-duplicates fault.
+// state of its own; the only memory is `ctx.seen` and `ctx.counts`, used by the faults
+// that carry state across requests (flaky-duplicates, duplicate-*, deny-once, wrong-id-late).
 //
 // Order of judgement for one message:
 //   1. strict JSON (UTF-8, no duplicate keys)          else -32700, id null
@@ -23,8 +24,10 @@ import { matchRule, proposals, type JsonObject, type Policy, type Proposal } fro
 export interface HandlerContext {
   readonly policy: Policy;
   readonly fault?: FaultMode | undefined;
-  /** Event keys already answered (flaky-duplicates only); one set per process. */
+  /** Event keys already answered (flaky-duplicates, duplicate-*, deny-once only); one set per process. */
   readonly seen?: Set<string>;
+  /** Success replies sent so far by this process (wrong-id-late only). */
+  readonly counts?: { successes: number };
   /** The request's Authorization header (HTTP only); never copied into a reply unless the echo fault is on. */
   readonly authorization?: string | undefined;
 }
@@ -76,6 +79,8 @@ export function handle(input: string | Uint8Array, ctx: HandlerContext): string 
 export function respond(input: string | Uint8Array, ctx: HandlerContext): Reply | null {
   const reply = dispatch(input, ctx);
   if (reply !== null && ctx.fault === 'no-jsonrpc-member') delete reply.jsonrpc;
+  if (reply !== null && ctx.fault === 'integer-id-as-string' && typeof reply.id === 'number') reply.id = String(reply.id);
+  if (reply !== null && ctx.fault === 'error-no-message' && isObject(reply.error) && reply.error.code === RPC_CODES.methodNotFound) delete reply.error.message;
   return reply;
 }
 
@@ -97,6 +102,12 @@ function dispatch(input: string | Uint8Array, ctx: HandlerContext): Reply | null
   }
   const verdict = judgeIntercept(msg, ctx);
   if ('error' in verdict) return errorReply(id, verdict.error);
+  if ((ctx.fault === 'duplicate-error' || ctx.fault === 'duplicate-silent') && ctx.seen && isObject((msg.params as Record<string, unknown>).event)) {
+    const event = (msg.params as { event: Record<string, unknown> }).event;
+    const key = JSON.stringify(['delivered', event.source ?? null, event.id ?? null]);
+    if (ctx.seen.has(key)) return ctx.fault === 'duplicate-error' ? errorReply(id, { code: RPC_CODES.invalidRequest, message: 'duplicate event' }) : null;
+    ctx.seen.add(key);
+  }
   return successReply(id, verdict.effects, ctx);
 }
 
@@ -111,7 +122,27 @@ function notification(msg: Record<string, unknown>, ctx: HandlerContext): Reply 
     const error = notificationError(msg, ctx);
     if (error) return errorReply(null, error);
   }
+  if (ctx.fault === 'reply-to-malformed-notifications') {
+    const problem = malformedNotification(msg);
+    if (problem) return errorReply(null, invalidParams(`malformed notification at ${problem}`));
+  }
   return null;
+}
+
+/**
+ * Where a hooks/observe or hooks/intercept notification with a supported version (or none)
+ * is structurally broken: params, the event, or the event's required members. Version,
+ * event type and method faults are reply-to-bad-notifications' concern, not this one's.
+ */
+function malformedNotification(msg: Record<string, unknown>): string | undefined {
+  if (msg.method !== METHODS.observe && msg.method !== METHODS.intercept) return undefined;
+  const params = msg.params;
+  if (!isObject(params)) return '/params';
+  if (params.protocolVersion !== undefined && params.protocolVersion !== PROTOCOL_VERSION) return undefined;
+  const event = params.event;
+  if (!isObject(event)) return '/params/event';
+  if (typeof event.type === 'string' && !EVENT_TYPES.includes(event.type)) return undefined;
+  return structuralProblem(msg, params, event);
 }
 
 function isValidObservation(msg: Record<string, unknown>): boolean {
@@ -146,12 +177,17 @@ function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verd
   if (ctx.fault !== 'accept-any-version' && params.protocolVersion !== PROTOCOL_VERSION) return { error: ERRORS.version };
   const event = params.event;
   if (!isObject(event)) return lenient ? { effects: [] } : { error: invalidParams('params.event must be an object') };
-  const spec = typeof event.type === 'string' ? eventSpec(event.type) : undefined;
+  let spec = typeof event.type === 'string' ? eventSpec(event.type) : undefined;
+  if (!spec && ctx.fault === 'family-fallback' && typeof event.type === 'string') spec = familyFallback(event.type);
   if (!spec || !spec.interceptable) {
     return { error: ctx.fault === 'unknown-event-wrong-code' ? ERRORS.invalidRequest : ERRORS.event };
   }
   if (ctx.fault === 'reject-unknown-fields') {
     const where = unknownMemberAt(msg, params, event, spec.type);
+    if (where) return { error: invalidParams(`unknown member in ${where}`) };
+  }
+  if (ctx.fault === 'reject-unknown-nested') {
+    const where = unknownNestedMemberAt(params, event);
     if (where) return { error: invalidParams(`unknown member in ${where}`) };
   }
   // Under accept-any-version the version is judged as if it said "draft".
@@ -177,8 +213,23 @@ function decide(event: Record<string, unknown>, capabilities: unknown, ctx: Hand
     if (ctx.seen.has(key)) effects = [];
     else ctx.seen.add(key);
   }
+  if (ctx.fault === 'deny-once' && ctx.seen && effects.some((e) => e.type === 'deny')) {
+    const tool = isObject(event.tool) ? event.tool : {};
+    const call = JSON.stringify(['deny-once', tool.name ?? null, tool.input ?? null]);
+    const delivery = JSON.stringify(['deny-once', tool.name ?? null, tool.input ?? null, event.source ?? null, event.id ?? null]);
+    // The same event again (a duplicate) is answered alike; another event for the same call is let through.
+    if (ctx.seen.has(call) && !ctx.seen.has(delivery)) effects = [];
+    else ctx.seen.add(call).add(delivery);
+  }
   if (ctx.fault === 'effects-not-array' && effects.length === 0 && event.type === 'tool.before') return {};
   return effects;
+}
+
+/** family-fallback: the first interceptable event of the type's family ("tool.x" -> tool.before). */
+function familyFallback(type: string): ReturnType<typeof eventSpec> {
+  const family = type.split('.')[0];
+  const known = EVENT_TYPES.map((t) => eventSpec(t)).find((s) => s !== undefined && s.interceptable && s.type.split('.')[0] === family);
+  return known;
 }
 
 /** One proposal as the backend sends it, with the effect-level faults applied. */
@@ -232,6 +283,27 @@ function unknownMemberAt(msg: Record<string, unknown>, params: Record<string, un
   return undefined;
 }
 
+// ---------------------------------------------------------------- reject-unknown-nested
+
+const SESSION_MEMBERS = new Set(['id', 'cwd', 'workspaceRoots', 'model', 'agent', 'synthesized']);
+const CAPABILITY_MEMBERS = new Set(['effects', 'modify', 'flow', 'inject', 'elicitation', 'continuation']);
+const MODIFY_OPERATIONS = new Set(['replace', 'merge']);
+
+/** The first nested open object (capabilities, a modify target, the session) holding a member this fault does not know. */
+function unknownNestedMemberAt(params: Record<string, unknown>, event: Record<string, unknown>): string | undefined {
+  const caps = params.capabilities;
+  if (isObject(caps)) {
+    if (Object.keys(caps).some((k) => !CAPABILITY_MEMBERS.has(k))) return 'params.capabilities';
+    if (isObject(caps.modify)) {
+      for (const [target, ops] of Object.entries(caps.modify)) {
+        if (isObject(ops) && Object.keys(ops).some((k) => !MODIFY_OPERATIONS.has(k))) return `params.capabilities.modify.${target}`;
+      }
+    }
+  }
+  if (isObject(event.session) && Object.keys(event.session).some((k) => !SESSION_MEMBERS.has(k))) return 'params.event.session';
+  return undefined;
+}
+
 // ---------------------------------------------------------------- warm-up
 
 /**
@@ -271,5 +343,7 @@ function successReply(id: Id, effects: JsonValue, ctx: HandlerContext): Reply {
   if (ctx.fault === 'echo-authorization' && ctx.authorization !== undefined) {
     result.extensions = { 'com.example.debug': { authorization: ctx.authorization } };
   }
+  if (ctx.counts) ctx.counts.successes++;
+  if (ctx.fault === 'wrong-id-late' && (ctx.counts?.successes ?? 0) >= 20) return { jsonrpc: '2.0', id: `${id}-late`, result };
   return { jsonrpc: '2.0', id: ctx.fault === 'wrong-id' ? `${id}-reply` : id, result };
 }

@@ -20,7 +20,7 @@ function main(): void {
     const from = cpuMs();
     while (cpuMs() - from < burnMs);
   }
-  const ctx: HandlerContext = { policy: opts.policy, fault: opts.fault, seen: new Set<string>() };
+  const ctx: HandlerContext = { policy: opts.policy, fault: opts.fault, seen: new Set<string>(), counts: { successes: 0 } };
 
   if (opts.transport === 'stdio') {
     // per_event compiles on its one message; persistent pays once, up front.

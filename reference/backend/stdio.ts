@@ -17,7 +17,11 @@ const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const LF = 0x0a;
 
 function frame(reply: Reply, fault: FaultMode | undefined): string {
-  return (fault === 'pretty-print' ? JSON.stringify(reply, null, 2) : JSON.stringify(reply)) + '\n';
+  const text = (fault === 'pretty-print' ? JSON.stringify(reply, null, 2) : JSON.stringify(reply)) + '\n';
+  // The log-errors-on-stdout fault: a diagnostic after every error reply, on the wrong stream.
+  const error = reply.error as { code?: unknown } | undefined;
+  if (fault === 'log-errors-on-stdout' && error !== undefined) return `${text}reference backend: answered with error ${String(error.code)}\n`;
+  return text;
 }
 
 /** Exit once everything written so far has been handed to the OS. */

@@ -71,12 +71,12 @@ export const CHECKS: readonly CheckSpec[] = [
   check({
     id: 'base.unknown-fields', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
     title: 'Unknown fields in open objects do not change the result',
-    expectation: 'unknown members added to the message, params and event envelope give the same result as the clean request',
+    expectation: 'an unknown member in each open object of a request (the message, params, the event envelope, the session, capabilities and an advertised modify target), one object at a time and all at once, gives the same result as the clean request',
   }),
   check({
     id: 'base.unknown-event', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
     title: 'An unknown event type gets error -32002',
-    expectation: 'a request whose event type is not defined gets a JSON-RPC error with code -32002 and the request id',
+    expectation: 'requests whose event type is not defined (a reverse-DNS name, a new member of a known family such as tool.somethingNew, a defined name in other case, a bare word) each get a JSON-RPC error with code -32002 and the request id',
   }),
   check({
     id: 'base.extension-keys', seed: 4, level: 'MUST', profile: 'base', requirements: ['AHP-EXT-001'],
@@ -86,12 +86,12 @@ export const CHECKS: readonly CheckSpec[] = [
   check({
     id: 'base.unknown-method', seed: 7, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
     title: 'An unknown method gets a JSON-RPC error',
-    expectation: 'a request for method "hooks/bogus" gets a JSON-RPC error with the request id',
+    expectation: 'requests for method "hooks/bogus" with a string id and with integer ids each get a JSON-RPC error object (integer code, string message) carrying the request id unchanged, of the same JSON type',
   }),
   check({
     id: 'base.notification-silence', seed: 7, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-002'],
     title: 'No reply to any notification',
-    expectation: 'notifications with an unsupported version, an unknown event or an unknown method get no reply at all',
+    expectation: 'notifications with an unsupported version, an unknown event, an unknown method, or malformed params or event (no params, no event, an event that is not an object or lacks required members, hooks/intercept without an id) get no reply at all',
   }),
   check({
     id: 'base.invalid-params', seed: 7, level: 'SHOULD', profile: 'base', requirements: ['AHP-CORE-003'],
@@ -136,8 +136,18 @@ export const CHECKS: readonly CheckSpec[] = [
   }),
   check({
     id: 'ti.duplicate-delivery', level: 'SHOULD', profile: 'tool-interception', requirements: ['AHP-CORE-004'],
-    title: 'A duplicate delivery of the same event is tolerated',
-    expectation: 'sending the same request twice gives semantically equal results',
+    title: 'A duplicate delivery of the same event gets the same answer',
+    expectation: 'sending the same request twice gives semantically equal results (an error or no reply to the duplicate is ti.duplicate-answered\'s)',
+  }),
+  check({
+    id: 'ti.duplicate-answered', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CORE-004', 'AHP-RPC-002'],
+    title: 'A duplicate delivery of the same event is answered with a result',
+    expectation: 'the same request sent twice gets a success result both times: no JSON-RPC error and no silence for the duplicate',
+  }),
+  check({
+    id: 'ti.state-independent', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-001', 'AHP-DEC-002'], lifecycles: ['persistent'],
+    title: 'Earlier decisions in the same process do not change later answers',
+    expectation: 'in one process, a harmless call, the claim\'s deny and modify samples, each asked again as a new call after the others were decided, get the same effect types as the first time',
   }),
   // ---------------------------------------------------------------- lifecycle observation (backend side)
   check({
@@ -154,12 +164,12 @@ export const CHECKS: readonly CheckSpec[] = [
   check({
     id: 'stdio.stdout-clean', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'],
     title: 'Nothing but protocol messages on stdout',
-    expectation: 'no banner, log or progress output on stdout at start-up or between exchanges (stderr is free)',
+    expectation: 'no banner, log or progress output on stdout at start-up, between exchanges or on error paths (unknown method, unsupported version, unknown event, invalid params, unparseable input, a malformed notification); stderr is free',
   }),
   check({
     id: 'stdio.persistent-exchanges', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['persistent'],
-    title: 'A persistent process answers many exchanges',
-    expectation: 'several sequential intercepts on one process each get exactly one reply line with the matching id',
+    title: 'A persistent process answers a long run of exchanges',
+    expectation: '50 sequential intercepts on one process each get exactly one reply with the matching id and the same result as the first request of the same content, and the process stays up',
   }),
   check({
     id: 'stdio.per-event-exit', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['per_event'],

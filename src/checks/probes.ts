@@ -85,6 +85,21 @@ export function lifecycleEvents(): Obj[] {
   ];
 }
 
+/** A claim's sample call (src/claims/load.ts) as the runner asks about it. */
+export interface SampleCall {
+  tool: ToolCall;
+  effects?: string[];
+  modify?: Obj;
+}
+
+/** The intercept for a claim's sample: its own advertisement, else `kind` (modify with replace and merge on input). */
+export function sampleRequest(s: SampleCall, kind: 'deny' | 'modify', id = newId()): Obj {
+  const effects = s.effects ?? [kind];
+  const capabilities: Obj = { effects };
+  if (effects.includes('modify')) capabilities.modify = s.modify ?? { input: { replace: true, merge: true } };
+  return interceptRequest(toolBeforeEvent(s.tool, id), capabilities);
+}
+
 /** A message that is wrong on purpose; `why` goes into the evidence. */
 export interface DeliberateProbe {
   message: Obj | string;

@@ -1,19 +1,11 @@
 // Tool Interception profile, backend side.
-import { HARMLESS_TOOL, interceptRequest, toolBeforeEvent } from '../../src/checks/probes.js';
-import type { Sample } from '../../src/claims/load.js';
+import { HARMLESS_TOOL, interceptRequest, sampleRequest, toolBeforeEvent } from '../../src/checks/probes.js';
 import { applyModifyResponse, EditRejected } from '../../src/protocol/edit.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { check, test } from '../support/fixtures.js';
-import { clip, isObj, replyObject, successResult } from '../support/expect.js';
+import { clip, describeReply, eachProbe, isObj, received, replyObject, successResult } from '../support/expect.js';
 
 type Obj = Record<string, unknown>;
-
-const sampleRequest = (s: Sample, kind: 'deny' | 'modify'): Obj => {
-  const effects = s.effects ?? [kind];
-  const capabilities: Obj = { effects };
-  if (effects.includes('modify')) capabilities.modify = s.modify ?? { input: { replace: true, merge: true } };
-  return interceptRequest(toolBeforeEvent(s.tool), capabilities);
-};
 
 const effectsOf = (result: Obj): Obj[] => (Array.isArray(result.effects) ? result.effects.filter(isObj) : []);
 
@@ -98,9 +90,59 @@ test(...check('ti.duplicate-delivery', async ({ claim, backend, judge }) => {
   const sample = claim.backend!.samples.deny[0];
   const req = sample ? sampleRequest(sample, 'deny') : interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
   const first = successResult(judge, await backend.request(req), req, 'a success result');
-  const second = successResult(judge, await backend.request(req), req, 'the same result for the duplicate');
+  const reply = await backend.request(req);
+  const v = reply.kind === 'reply' && isObj(reply.value) ? reply.value : undefined;
+  if (!v || !isObj(v.result)) {
+    // An error or silence for the duplicate is a MUST failure, judged by ti.duplicate-answered.
+    return judge.incomplete(`the duplicate got no success result to compare with the first (${describeReply(reply)}); ti.duplicate-answered judges that`, {
+      sent: req, received: received(reply), expected: 'a success result for the duplicate, semantically equal to the first',
+    });
+  }
+  judge.evidence({ sent: req, received: received(reply), expected: 'semantically equal results for both deliveries' });
+  const second = v.result;
   const semantic = (r: Obj): string => JSON.stringify(effectsOf(r).map((e) => e.type).sort());
   if (semantic(first) !== semantic(second)) {
     judge.warn(`the duplicate delivery of event ${String(req.id)} got a different result: first ${semantic(first)}, then ${semantic(second)}`);
   }
+}));
+
+test(...check('ti.duplicate-answered', async ({ claim, backend, judge }) => {
+  const sample = claim.backend!.samples.deny[0];
+  const req = sample ? sampleRequest(sample, 'deny') : interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
+  const first = await backend.request(req);
+  const v = first.kind === 'reply' && isObj(first.value) ? first.value : undefined;
+  if (!v || !isObj(v.result)) {
+    return judge.incomplete(`the first delivery got no success result (${describeReply(first)}), so tolerance of a duplicate cannot be judged; ti.result-valid judges the first reply`, {
+      sent: req, received: received(first), expected: 'a success result for the first delivery',
+    });
+  }
+  successResult(judge, await backend.request(req), req, 'a success result for the duplicate delivery (the same request again), as for the first');
+}));
+
+/** What a result decides: effect types, with target and operation for modify (free text such as a reason may name the event). */
+const decision = (r: Obj): string => JSON.stringify(Array.isArray(r.effects)
+  ? r.effects.map((e) => (isObj(e) ? [e.type, e.target, e.operation].filter((x) => x !== undefined).join('/') : typeof e)) : r.effects);
+
+test(...check('ti.state-independent', async ({ claim, backend, judge }) => {
+  const deny = claim.backend!.samples.deny[0];
+  const modify = claim.backend!.samples.modify[0];
+  const kinds = [
+    { label: 'the harmless call', build: () => interceptRequest(toolBeforeEvent(HARMLESS_TOOL)) },
+    ...(deny ? [{ label: `deny sample ${deny.tool.name}`, build: () => sampleRequest(deny, 'deny') }] : []),
+    ...(modify ? [{ label: `modify sample ${modify.tool.name}`, build: () => sampleRequest(modify, 'modify') }] : []),
+  ];
+  if (kinds.length === 1) judge.note('the claim lists no samples: only the harmless call was asked again');
+  // First round: each call decided once, in one process.
+  const first = new Map<string, string>();
+  for (const k of kinds) {
+    const req = k.build();
+    first.set(k.label, decision(successResult(judge, await backend.request(req), req, `a success result for ${k.label}`)));
+  }
+  // Second round, in reverse order, each as a new call (new event and call id): the same
+  // call content right after its own decision, and the harmless call right after a deny.
+  await eachProbe(judge, [...kinds].reverse(), 'for each call asked again, the effect types it got the first time in this process', (k) => `${k.label}, asked again as a new call`, async (k, j) => {
+    const req = k.build();
+    const again = decision(successResult(j, await backend.request(req), req, `the effect types of the first time: ${first.get(k.label)}`));
+    if (again !== first.get(k.label)) j.fail(`got ${clip(again, 200)} after the earlier decisions, ${clip(first.get(k.label)!, 200)} the first time`);
+  });
 }));

@@ -2,6 +2,7 @@
 // fails, what was sent, what came back and what was expected.
 import type { JsonValue } from '../../src/protocol/json.js';
 import type { Reply } from './backend-session.js';
+import type { Evidence } from '../../src/results/model.js';
 import type { Judge } from './fixtures.js';
 
 type Obj = Record<string, unknown>;
@@ -49,9 +50,82 @@ export function errorResponse(judge: Judge, r: Reply, request: Obj, code?: numbe
     judge.fail(`expected ${expected}, got ${'result' in v ? 'a success result' : 'a response without an error object'}: ${clip(JSON.stringify(v), 200)}`);
   }
   const e = v.error as Obj;
+  const shape = errorShapeProblem(e);
+  if (shape) judge.fail(`expected ${expected}, got a malformed JSON-RPC error object (${shape}): ${clip(JSON.stringify(e), 200)}`);
   if (code !== undefined && e.code !== code) judge.fail(`expected ${expected}, got error code ${JSON.stringify(e.code)} (${JSON.stringify(e.message ?? '')})`);
-  if (v.id !== request.id) judge.fail(`expected ${expected}, got the error with id ${JSON.stringify(v.id)}`);
+  if (v.id !== request.id) judge.fail(`expected ${expected}, got the error with id ${JSON.stringify(v.id)}${typeof v.id !== typeof request.id ? ` (a ${jsonType(v.id)}, the request id is a ${jsonType(request.id)})` : ''}`);
   return e;
+}
+
+/** What is wrong with a JSON-RPC error object's shape (code an integer, message a string), or undefined. */
+export function errorShapeProblem(e: Obj): string | undefined {
+  const problems: string[] = [];
+  if (!('code' in e)) problems.push('no code');
+  else if (typeof e.code !== 'number' || !Number.isInteger(e.code)) problems.push(`code ${JSON.stringify(e.code)} is not an integer`);
+  if (!('message' in e)) problems.push('no message');
+  else if (typeof e.message !== 'string') problems.push(`message ${JSON.stringify(e.message)} is not a string`);
+  return problems.length ? problems.join(', ') : undefined;
+}
+
+export function jsonType(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** A probe's own failure inside eachProbe (caught there, never a check failure by itself). */
+class ProbeFailure extends Error {}
+
+/**
+ * Several probes in one check, each judged on its own (soft assertions): every failing probe
+ * is named, each probe's sent and received messages are kept as evidence, and the check
+ * fails once at the end. Warnings, notes and `incomplete` pass through to the check.
+ */
+export async function eachProbe<T>(judge: Judge, probes: readonly T[], expected: string, label: (p: T) => string, run: (probe: T, j: Judge) => Promise<void>): Promise<void> {
+  const sent: unknown[] = [];
+  const got: unknown[] = [];
+  const failures: string[] = [];
+  const record = (e: Evidence | undefined, slot: { sent?: unknown; received?: unknown }): void => {
+    if (e?.sent !== undefined) slot.sent = e.sent;
+    if (e?.received !== undefined) slot.received = e.received;
+  };
+  try {
+    for (const probe of probes) {
+      const slot: { sent?: unknown; received?: unknown } = {};
+      const sub: Judge = {
+        evidence: (e) => record(e, slot),
+        fail: (m, e) => {
+          record(e, slot);
+          throw new ProbeFailure(m);
+        },
+        warn: (m, e) => {
+          record(e, slot);
+          judge.warn(`${label(probe)}: ${m}`);
+        },
+        notApplicable: (r) => judge.notApplicable(r),
+        incomplete: (r, e) => {
+          record(e, slot);
+          sent.push(slot.sent);
+          got.push(slot.received);
+          judge.evidence({ sent, received: got, expected });
+          return judge.incomplete(`${label(probe)}: ${r}`);
+        },
+        note: (m) => judge.note(`${label(probe)}: ${m}`),
+      };
+      try {
+        await run(probe, sub);
+      } catch (err) {
+        if (!(err instanceof ProbeFailure)) throw err;
+        failures.push(`${label(probe)}: ${err.message}`);
+      }
+      sent.push(slot.sent);
+      got.push(slot.received);
+    }
+  } finally {
+    judge.evidence({ sent, received: got, expected });
+  }
+  if (failures.length) judge.fail(failures.length === 1 ? failures[0]! : `${failures.length} of ${probes.length} probes failed:\n${failures.join('\n')}`);
 }
 
 export { isObj, clip };

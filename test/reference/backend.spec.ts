@@ -308,7 +308,7 @@ test.describe('policy', () => {
 // ------------------------------------------------------------------ fault table
 
 test.describe('fault table', () => {
-  test('every target is a check id, and each backend check has exactly one fault', () => {
+  test('every target is a check id, and each backend check has at least one fault', () => {
     const targeted = new Map<string, string[]>();
     for (const mode of FAULT_MODES) {
       const spec = FAULTS[mode];
@@ -320,7 +320,8 @@ test.describe('fault table', () => {
       }
     }
     for (const c of CHECKS.filter((c) => c.roles.includes('backend'))) {
-      expect(targeted.get(c.id), c.id).toHaveLength(1);
+      // Several modes may target one check: one per class of fault the check judges.
+      expect(targeted.get(c.id)?.length ?? 0, c.id).toBeGreaterThan(0);
     }
   });
 
@@ -366,6 +367,7 @@ const CORPUS: [string, string | Uint8Array | Obj][] = [
   ['unknown-event', intercept({ ...toolBefore('e-ue', 'rm_rf'), type: 'tool.exploded' })],
   ['observe-only-event', intercept(sessionEnd('e-oo'))],
   ['unknown-method', { jsonrpc: '2.0', id: 'e-um', method: 'hooks/bogus', params: {} }],
+  ['integer-id', { jsonrpc: '2.0', id: 7, method: 'hooks/bogus', params: {} }],
   ['capabilities-method', { jsonrpc: '2.0', id: 'e-cm', method: 'hooks/capabilities', params: { protocolVersion: 'draft' } }],
   ['observe-as-request', { ...observe(sessionEnd('e-or')), id: 'e-or' }],
   ['no-params', { jsonrpc: '2.0', id: 'e-np', method: 'hooks/intercept' }],
@@ -412,7 +414,7 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
     check: (f) => { expect(effectsOf(f)).toEqual([{ ...RM_DENY, code: 'dangerous_delete' }]); },
   },
   'unknown-method-result': {
-    changes: ['unknown-method', 'capabilities-method', 'observe-as-request'],
+    changes: ['unknown-method', 'integer-id', 'capabilities-method', 'observe-as-request'],
     check: (f, c) => { expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, result: { protocolVersion: 'draft', effects: [] } }); },
   },
   'reply-to-bad-notifications': {
@@ -472,7 +474,43 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
     changes: ['observe-valid'],
     check: (f) => { expect(f).toEqual({ jsonrpc: '2.0', id: null, result: { protocolVersion: 'draft', effects: [] } }); },
   },
+  'reject-unknown-nested': {
+    changes: ['unknown-fields'],
+    check: (f) => expectError(f, RPC_CODES.invalidParams, 'e-uf'),
+  },
+  'family-fallback': {
+    changes: ['unknown-event'],
+    check: (f) => { expect(f).toEqual({ jsonrpc: '2.0', id: 'e-ue', result: { protocolVersion: 'draft', effects: [] } }); },
+  },
+  'error-no-message': {
+    changes: ['unknown-method', 'integer-id', 'capabilities-method', 'observe-as-request'],
+    check: (f, c) => { expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, error: { code: RPC_CODES.methodNotFound } }); },
+  },
+  'integer-id-as-string': {
+    changes: ['integer-id'],
+    check: (f, c) => { expect(f).toEqual({ ...c, id: '7' }); },
+  },
+  'reply-to-malformed-notifications': {
+    changes: ['observe-garbage-params'],
+    check: (f, c) => { expect(c).toBeNull(); expectError(f, RPC_CODES.invalidParams, null); },
+  },
+  'duplicate-error': {
+    changes: ['rm_rf-again'],
+    check: (f) => expectError(f, RPC_CODES.invalidRequest, 'e-rm'),
+  },
+  'duplicate-silent': {
+    changes: ['rm_rf-again'],
+    check: (f) => { expect(f).toBeNull(); },
+  },
+  'deny-once': {
+    // The corpus asks about rm_rf {path: "/"} again in a later event (with unknown members).
+    changes: ['unknown-fields'],
+    check: (f, c) => { expect(effectsOf(c)).toEqual([RM_DENY]); expect(f).toEqual({ ...c, result: { protocolVersion: 'draft', effects: [] } }); },
+  },
+  // Fewer than 20 success replies in the corpus: wrong-id-late is shown by its own test below.
+  'wrong-id-late': { changes: [] },
   // Binding faults live in the transports: the handler's replies do not change.
+  'log-errors-on-stdout': { changes: [] },
   'pretty-print': { changes: [] },
   'stdout-banner': { changes: [] },
   'exit-after-first': { changes: [] },
@@ -481,6 +519,24 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   'observe-200-body': { changes: [] },
   'error-status-400': { changes: [] },
 };
+
+test.describe('faults that carry state across requests', () => {
+  test('wrong-id-late: from the 20th success reply of a process on, the id is wrong', () => {
+    const ctx = ctxOf('wrong-id-late', { counts: { successes: 0 } });
+    for (let i = 1; i <= 25; i++) {
+      const reply = send(intercept(toolBefore(`e-${i}`, 'read_file')), ctx);
+      expect(reply?.id, `reply ${i}`).toBe(i < 20 ? `e-${i}` : `e-${i}-late`);
+    }
+  });
+
+  test('deny-once: a duplicate of the denied event is denied again, a new event for the same call is not', () => {
+    const ctx = ctxOf('deny-once');
+    expect(effectsOf(send(intercept(toolBefore('e-1', 'rm_rf', { path: '/' })), ctx))).toEqual([RM_DENY]);
+    expect(effectsOf(send(intercept(toolBefore('e-1', 'rm_rf', { path: '/' })), ctx))).toEqual([RM_DENY]);
+    expect(effectsOf(send(intercept(toolBefore('e-2', 'rm_rf', { path: '/' })), ctx))).toEqual([]);
+    expect(effectsOf(send(intercept(toolBefore('e-3', 'rm_rf', { path: '/tmp' })), ctx))).toEqual([RM_DENY]);
+  });
+});
 
 test.describe('faults change exactly the replies they describe', () => {
   test('the conforming corpus replies are what the rules say', () => {
