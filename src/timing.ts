@@ -66,3 +66,50 @@ export function perEventEofWaitMs(timeoutMs: number): number {
 export function collectorAckWaitMs(timeoutMs: number): number {
   return Math.max(2_000, timeoutMs);
 }
+
+// ---------------------------------------------------------------- harness role: what the
+// runner writes into registrations and how it judges a harness's timing. A harness's
+// timing is judged against latencies measured in the same run, never against wall-clock
+// margins alone, so a loaded machine slows both sides of a comparison alike.
+
+/**
+ * The `timeoutMs` the runner writes into an intercept subscription of a stdio hook: the
+ * wanted deadline plus twice the scripted backend's measured start-up (a per_event
+ * harness's deadline includes starting the process, and so does a persistent backend's
+ * first exchange). HTTP hooks (a server in the runner) get the wanted deadline.
+ */
+export function registrationTimeoutMs(wantedMs: number, startupMs: number | undefined): number {
+  return Math.round(wantedMs + 2 * Math.max(0, startupMs ?? 0));
+}
+
+/** The deadline ti.deadline writes (before start-up scaling): short, so a harness that waits 4x shows. */
+export const DEADLINE_PROBE_MS = 1_000;
+
+/** How late the scripted backend's deny comes in ti.deadline (scenario b), after the registered deadline's start. */
+export function lateReplyDelayMs(registeredMs: number): number {
+  return Math.round(1.5 * registeredMs);
+}
+
+/**
+ * How much later than expected a harness's next observable act may come: a floor for
+ * timer and scheduling jitter plus twice the slowest of its own normal turnarounds
+ * (reply received -> its next act) measured in the same run.
+ */
+export function actToleranceMs(turnaroundsMs: readonly number[]): number {
+  return Math.round(250 + 2 * Math.max(0, ...turnaroundsMs));
+}
+
+/** How long a scripted observer hangs in lo.observer-isolation (longer than any tolerance it is judged by). */
+export function observerHangMs(timeoutMs: number): number {
+  return Math.max(4_000, 2 * timeoutMs);
+}
+
+/**
+ * per_event scripted backend: how long it waits for end of input after the one message,
+ * before it answers (a conforming harness closes stdin right after writing the line).
+ * A fraction of the hook's deadline, so the answer still comes in time and a harness that
+ * closes stdin only after the reply is seen (a `no-eof` record) without failing its calls.
+ */
+export function perEventEofFirstWaitMs(timeoutMs: number): number {
+  return Math.max(100, Math.round(timeoutMs / 4));
+}

@@ -135,7 +135,10 @@ export class ScriptedHttpBackend {
       const byStep = step !== undefined ? hookScript.byStep?.[step] : undefined;
       a = byStep ? answerFor(byStep, attempt!, {}) : answerFor(hookScript.intercept, ordinal!, {});
     }
-    else if (method === 'hooks/observe') a = answerFor(hookScript.observe, ordinal!, { none: true });
+    else if (method === 'hooks/observe') {
+      const byStep = step !== undefined ? hookScript.observeByStep?.[step] : undefined;
+      a = byStep ? answerFor(byStep, attempt!, { none: true }) : answerFor(hookScript.observe, ordinal!, { none: true });
+    }
     else a = { none: true, http: { status: 400 } };
 
     const send = (): void => {
@@ -146,7 +149,7 @@ export class ScriptedHttpBackend {
       if (out) headers['content-type'] = a.http?.contentType ?? 'application/json';
       else if (a.http?.contentType) headers['content-type'] = a.http.contentType;
       if (a.http?.location) headers.location = new URL(a.http.location.replace('{redirect}', `/redirected/${encodeURIComponent(hook)}`), this.origin).href;
-      record({ kind: 'reply', text: out, http: { status }, ...(a.http?.location ? { note: `Location: ${headers.location}` } : {}) });
+      record({ kind: 'reply', text: out, ...(method ? { method } : {}), ...(step !== undefined ? { step } : {}), http: { status }, ...(a.http?.location ? { note: `Location: ${headers.location}` } : {}) });
       if (res.destroyed) return;
       try {
         res.writeHead(status, headers).end(out);

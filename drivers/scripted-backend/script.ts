@@ -57,6 +57,8 @@ export interface HookScript {
    * the other steps are not consumed. Takes precedence over `intercept`.
    */
   byStep?: Record<string, Answer[]>;
+  /** The same for hooks/observe: per step (tool events), by attempt; takes precedence over `observe`. */
+  observeByStep?: Record<string, Answer[]>;
 }
 
 export interface BackendScript {
@@ -77,7 +79,7 @@ export interface WireRecord {
     | 'frame' // one received message (reassembled if it spanned lines)
     | 'reply' // what the backend sent back
     | 'eof' // stdin closed
-    | 'no-eof' // per_event: the process ended without seeing EOF after its message
+    | 'no-eof' // per_event: no EOF within the bound after its message (before its answer, or after it)
     | 'exit' // the backend process exits
     | 'probe'; // probeFile check at reply time
   text?: string;
@@ -95,6 +97,8 @@ export interface WireRecord {
   attempt?: number;
   argv?: string[];
   lifecycle?: string;
+  /** start: ms from the process's own start to this record (its start-up, measured by itself). */
+  uptimeMs?: number;
   path?: string;
   exists?: boolean;
   http?: {

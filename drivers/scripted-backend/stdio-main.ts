@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { answerFor, nowMs, probeOf as probeStep, stdioReplyText, type Answer, type BackendScript } from './script.js';
 import { scanLine } from '../json-scan.js';
 import { CollectorReporter, type Sent } from './reporter.js';
+import { collectorAckWaitMs, perEventEofFirstWaitMs, perEventEofWaitMs } from '../../src/timing.js';
 
 const MAX_PENDING_BYTES = 4 * 1024 * 1024;
 
@@ -38,8 +39,9 @@ if (!collector || !key) {
 // The runner derives these from the claim's timeoutMs (src/timing.ts) and passes them here.
 const timeoutMs = numberArg('timeout-ms', 2_000);
 const LIFETIME_MS = numberArg('lifetime-ms', 120_000);
-const PER_EVENT_EOF_WAIT_MS = Math.max(2_000, timeoutMs);
-const ACK_WAIT_MS = Math.max(2_000, timeoutMs);
+const PER_EVENT_EOF_WAIT_MS = perEventEofWaitMs(timeoutMs);
+const PER_EVENT_EOF_FIRST_MS = perEventEofFirstWaitMs(timeoutMs);
+const ACK_WAIT_MS = collectorAckWaitMs(timeoutMs);
 
 let exiting = false;
 const reporter = new CollectorReporter(collector, key, hook, () => finish(0, 'the runner went away', false));
@@ -51,7 +53,9 @@ const ready = reporter.script.then((s) => {
 /** Report a record; resolves once the runner has it (the order of records is the order of events). */
 const record = (r: Sent): ReturnType<CollectorReporter['record']> => reporter.record(r, ACK_WAIT_MS);
 
-void record({ kind: 'start', argv: process.argv.slice(2), lifecycle });
+// uptimeMs: how long this process took from its own start to here (interpreter start-up,
+// imports): the runner scales the deadlines it writes by it (src/timing.ts).
+void record({ kind: 'start', argv: process.argv.slice(2), lifecycle, uptimeMs: Math.round(performance.now()) });
 
 function finish(code: number, note?: string, report = true): void {
   if (exiting) return;
@@ -76,6 +80,7 @@ const pending = new Set<Promise<void>>();
 let frames = 0;
 let firstAnswerExit: number | undefined;
 let sawEof = false;
+let noEofRecorded = false;
 
 async function answer(a: Answer, request: Record<string, unknown>): Promise<void> {
   if (a.delayMs) await sleep(a.delayMs);
@@ -84,7 +89,8 @@ async function answer(a: Answer, request: Record<string, unknown>): Promise<void
   if (!a.none) {
     const text = stdioReplyText(a, request);
     // The runner has the reply on record before the harness can see it.
-    await record({ kind: 'reply', text, method: String(request.method ?? '') });
+    const step = probeStep(request);
+    await record({ kind: 'reply', text, method: String(request.method ?? ''), ...(step !== undefined ? { step } : {}) });
     await new Promise<void>((resolve) => {
       if (!process.stdout.write(text)) process.stdout.once('drain', resolve);
       else resolve();
@@ -116,9 +122,17 @@ function onFrame(text: string, lines: number): void {
       const byStep = ack.attempt !== undefined ? hookScript.byStep?.[probeStep(m) ?? ''] : undefined;
       a = byStep ? answerFor(byStep, ack.attempt!, {}) : answerFor(hookScript.intercept, ack.ordinal ?? 0, {});
     }
-    else if (method === 'hooks/observe') a = answerFor(hookScript.observe, ack.ordinal ?? 0, { none: true });
+    else if (method === 'hooks/observe') {
+      const byStep = ack.attempt !== undefined ? hookScript.observeByStep?.[probeStep(m) ?? ''] : undefined;
+      a = byStep ? answerFor(byStep, ack.attempt!, { none: true }) : answerFor(hookScript.observe, ack.ordinal ?? 0, { none: true });
+    }
     else return;
-    if (lifecycle === 'per_event' && first) firstAnswerExit = a.exit;
+    if (lifecycle === 'per_event' && first) {
+      firstAnswerExit = a.exit;
+      // per_event: the message is all there is; read to end of input (bounded) before
+      // answering, as a backend that reads its whole input would.
+      await eofOrBound();
+    }
     await answer(a, m);
   })().catch(() => undefined);
   pending.add(handled);
@@ -126,12 +140,21 @@ function onFrame(text: string, lines: number): void {
   if (lifecycle === 'per_event' && first) void perEventEnd(handled);
 }
 
+/** per_event, before answering: end of input, or a `no-eof` record once the bound has passed. */
+async function eofOrBound(): Promise<void> {
+  const until = nowMs() + PER_EVENT_EOF_FIRST_MS;
+  while (!sawEof && nowMs() < until) await sleep(10);
+  if (sawEof) return;
+  noEofRecorded = true;
+  await record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_FIRST_MS} ms after the message; answering anyway` });
+}
+
 /** per_event: after the one message, wait for its reply and for EOF (bounded), then exit. */
 async function perEventEnd(reply: Promise<void>): Promise<void> {
   await reply;
   const until = nowMs() + PER_EVENT_EOF_WAIT_MS;
   while (!sawEof && nowMs() < until) await sleep(20);
-  if (!sawEof) await record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_WAIT_MS} ms after the reply` });
+  if (!sawEof && !noEofRecorded) await record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_WAIT_MS} ms after the reply` });
   finish(firstAnswerExit ?? 0);
 }
 

@@ -44,7 +44,12 @@ interface Delivery {
   readonly timeoutMs: number;
 }
 
-export async function runInterceptChain(run: Run, event: AhpEvent, targets: readonly Target[]): Promise<ChainOutcome> {
+/** What the intercepts of one call advertise (no-deny-when-host-refuses fault: nothing for refused calls). */
+export interface ChainOptions {
+  readonly advertiseNothing?: boolean;
+}
+
+export async function runInterceptChain(run: Run, event: AhpEvent, targets: readonly Target[], options: ChainOptions = {}): Promise<ChainOutcome> {
   const original = (event.tool as { input: JsonObject }).input;
   let input = original;
   let called = 0;
@@ -52,11 +57,12 @@ export async function runInterceptChain(run: Run, event: AhpEvent, targets: read
   let denial: { verdict: ChainVerdict; reason: string } | undefined;
 
   // concurrent-interceptors fault: everyone is asked at once (with the original input).
-  const early = run.fault === 'concurrent-interceptors' ? await Promise.all(targets.map((t) => deliver(run, t, event))) : undefined;
+  const early = run.fault === 'concurrent-interceptors' ? await Promise.all(targets.map((t) => deliver(run, t, event, options))) : undefined;
 
   for (const [i, target] of targets.entries()) {
-    const current = withInput(event, input);
-    const delivery = early ? early[i]! : await deliver(run, target, current);
+    // chain-original-input fault: later interceptors see the original input (edits still chain below).
+    const current = withInput(event, run.fault === 'chain-original-input' ? original : input);
+    const delivery = early ? early[i]! : await deliver(run, target, current, options);
     called++;
     if (denial) continue; // deny-continues-chain fault: asked, but nothing can change a denial
     const judged: Judgement = delivery.exchange.ok
@@ -93,19 +99,26 @@ export async function runInterceptChain(run: Run, event: AhpEvent, targets: read
 }
 
 /** Send one intercept to one interceptor, with at most one identical retry. */
-async function deliver(run: Run, target: Target, event: AhpEvent): Promise<Delivery> {
+async function deliver(run: Run, target: Target, event: AhpEvent, options: ChainOptions): Promise<Delivery> {
   const transport = run.transportFor(target.hook);
-  const timeoutMs = run.fault === 'no-deadline' ? NO_DEADLINE_CAP_MS : target.subscription.timeoutMs;
+  const configured = target.subscription.timeoutMs;
+  // no-deadline: however late; late-reply-accepted: one more timeoutMs of grace.
+  const timeoutMs = run.fault === 'no-deadline' ? NO_DEADLINE_CAP_MS : run.fault === 'late-reply-accepted' ? 2 * configured : configured;
   const deadline = new Deadline(timeoutMs);
+  const started = Date.now();
   let rpcId = run.rpcIdFor(event.id as string);
-  let message = interceptMessage(event, rpcId, run.fault);
+  let message = interceptMessage(event, rpcId, run.fault, options.advertiseNothing);
   let exchange = await transport.intercept(message, rpcId, deadline);
+  if (run.fault === 'deadline-4x' && !exchange.ok && exchange.failure.startsWith('no reply within')) {
+    // The late reply is ignored, but the failure policy waits for 4 x the deadline.
+    await new Promise((r) => setTimeout(r, Math.max(0, started + 4 * configured - Date.now())));
+  }
   if (!exchange.ok && exchange.retryable && deadline.remaining() >= RETRY_MIN_REMAINING_MS) {
     run.audit(`${target.hook.id}: retrying after: ${exchange.failure}`);
     if (run.fault === 'retry-new-id') {
       const fresh = { ...event, id: newEventId() };
       rpcId = run.rpcIdFor(fresh.id);
-      message = interceptMessage(fresh, rpcId, run.fault);
+      message = interceptMessage(fresh, rpcId, run.fault, options.advertiseNothing);
     }
     exchange = await transport.intercept(message, rpcId, deadline);
   }

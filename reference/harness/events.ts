@@ -7,6 +7,8 @@ import type { JsonObject, ScenarioSession, SessionOutcome } from './config.js';
 import type { FaultMode } from './faults.js';
 
 export const HARNESS = { name: 'reference-harness', version: '0.1.0' } as const;
+/** adapter-identity fault: what events name instead of the harness. */
+const ADAPTER = { name: 'reference-harness-adapter', version: '0.1.0' } as const;
 export const SOURCE = 'ahp://ahp-conformance/reference-harness';
 
 /** What the harness can enforce at tool.before, and advertises on every intercept. */
@@ -51,11 +53,12 @@ function sessionOf(session: ScenarioSession): JsonObject {
 
 /**
  * The common envelope. Faults: `no-harness-version` drops harness from every event but
- * session.start; `bare-extension-key` adds an unnamespaced extension key.
+ * session.start; `adapter-identity` names the adapter; `bare-extension-key` adds an
+ * unnamespaced extension key.
  */
 function envelope(type: string, session: ScenarioSession, fault: FaultMode | undefined, id = newEventId()): AhpEvent {
   const event: AhpEvent = { id, source: SOURCE, type, time: now() };
-  if (fault !== 'no-harness-version' || type === 'session.start') event.harness = { ...HARNESS };
+  if (fault !== 'no-harness-version' || type === 'session.start') event.harness = { ...(fault === 'adapter-identity' ? ADAPTER : HARNESS) };
   event.session = sessionOf(session);
   if (fault === 'bare-extension-key') event.extensions = { trace: 'ref-1' };
   return event;

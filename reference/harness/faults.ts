@@ -160,6 +160,53 @@ export const FAULTS = {
     description: 'prints "reference-harness: using bearer token <token>" to stderr before each request',
     transport: 'http',
   },
+  // ---- issue 10: faults that earlier checks let pass
+  'chain-original-input': {
+    targets: ['ti.modify-input'],
+    description: 'a later interceptor is sent the originally requested input, not the input as edited by those before it (the edits still chain into the executed input)',
+  },
+  'deadline-4x': {
+    targets: ['ti.deadline'],
+    description: 'a reply after timeoutMs is ignored, but the failure policy is applied only at 4 x timeoutMs',
+  },
+  'late-reply-accepted': {
+    targets: ['ti.deadline'],
+    description: 'a reply that comes up to one more timeoutMs after the deadline is still used (the failure policy applies at 2 x timeoutMs)',
+  },
+  'await-observers': {
+    targets: ['lo.observer-isolation'],
+    description: 'the tool runs only once its tool.before observations are delivered (awaited, bounded by the harness\'s 2 s observation limit); the outcome is unchanged',
+  },
+  'eof-after-reply': {
+    targets: ['stdio.per-event-eof'],
+    description: 'per_event intercepts: stdin is closed only after the reply line was read (observations: right after the message)',
+    transport: 'stdio',
+    lifecycle: 'per_event',
+  },
+  'no-deny-when-host-refuses': {
+    targets: ['ti.capabilities-deny'],
+    description: 'capabilities.effects is [] on intercepts of calls the host will ask about or deny (a deny is still honoured)',
+  },
+  'adapter-identity': {
+    targets: ['base.harness-metadata'],
+    description: 'events name the adapter ("reference-harness-adapter") instead of the harness the report names',
+  },
+  'subscriptions-optional': {
+    targets: ['base.registration-validated'],
+    description: 'a hook without a subscriptions member is accepted as subscribing to nothing (valid in the newer snapshot 1d98c19, not in 2b5da580)',
+  },
+  'retire-after-timeout': {
+    targets: ['ti.failure-policy'],
+    description: 'after an intercept times out, the persistent backend is retired and the next intercept to that hook fails locally without being sent',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
+  'no-recovery-after-malformed': {
+    targets: ['ti.failure-policy'],
+    description: 'after a reply line that is not JSON, every later reply of that persistent backend is treated as malformed (intercepts are still sent)',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
 } as const satisfies Record<string, FaultSpec>;
 
 export type FaultMode = keyof typeof FAULTS;

@@ -37,7 +37,7 @@ async function main(): Promise<number> {
   const { config } = loaded;
   if (args.fault) say(`fault mode ${args.fault} is on`);
 
-  const registration = loadRegistration(config.registration, args.fault === 'skip-registration-validation');
+  const registration = loadRegistration(config.registration, args.fault === 'skip-registration-validation', args.fault === 'subscriptions-optional');
   if (!registration.ok) {
     say(`registration refused: ${registration.reason}`);
     writeReport(config.report, rejectedReport(registration.reason));

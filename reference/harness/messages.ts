@@ -9,13 +9,17 @@ export type Message = Record<string, unknown>;
 const jsonrpc = (fault: FaultMode | undefined): string => (fault === 'jsonrpc-1' ? '1.0' : '2.0');
 const version = (fault: FaultMode | undefined): string => (fault === 'version-0.1' ? '0.1' : PROTOCOL_VERSION);
 
-function advertised(fault: FaultMode | undefined): Message {
+function advertised(fault: FaultMode | undefined, nothing: boolean): Message {
   if (fault === 'no-deny-capability') return { ...TOOL_BEFORE_CAPABILITIES, effects: ['modify'] };
+  if (nothing) return { effects: [] };
   return TOOL_BEFORE_CAPABILITIES;
 }
 
-/** hooks/intercept for `event`; `rpcId` is the event id except under the id-differs fault. */
-export function interceptMessage(event: AhpEvent, rpcId: string, fault?: FaultMode): Message {
+/**
+ * hooks/intercept for `event`; `rpcId` is the event id except under the id-differs fault.
+ * `advertiseNothing`: the no-deny-when-host-refuses fault, for a call the host refuses.
+ */
+export function interceptMessage(event: AhpEvent, rpcId: string, fault?: FaultMode, advertiseNothing = false): Message {
   let sent = event;
   if (fault === 'input-as-string') {
     const tool = event.tool as Record<string, unknown>;
@@ -25,7 +29,7 @@ export function interceptMessage(event: AhpEvent, rpcId: string, fault?: FaultMo
     jsonrpc: jsonrpc(fault),
     id: rpcId,
     method: METHODS.intercept,
-    params: { protocolVersion: version(fault), event: sent, capabilities: advertised(fault) },
+    params: { protocolVersion: version(fault), event: sent, capabilities: advertised(fault, advertiseNothing) },
   };
 }
 

@@ -19,7 +19,7 @@ export class Observations {
     void this.deliverAll(event, OBSERVE_LIMIT_MS);
   }
 
-  /** observer-failure-denies fault only: deliver and report whether every delivery succeeded. */
+  /** observer-failure-denies and await-observers faults only: deliver and report whether every delivery succeeded. */
   async publishAndWait(event: AhpEvent, limitMs: number): Promise<boolean> {
     return this.deliverAll(event, limitMs);
   }

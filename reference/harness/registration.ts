@@ -49,11 +49,21 @@ const LOOSE_DEFAULT_TIMEOUT_MS = 2000;
 const LOOSE_DEFAULT_POLICY: FailurePolicy = 'fail-closed';
 
 /** Validate, then extract. `skipValidation` is the skip-registration-validation fault. */
-export function loadRegistration(doc: JsonValue, skipValidation = false): RegistrationResult {
+export function loadRegistration(doc: JsonValue, skipValidation = false, optionalSubscriptions = false): RegistrationResult {
   if (skipValidation) return { ok: true, hooks: extractLoosely(doc) };
-  const reason = rejectionReason(doc);
+  const reason = rejectionReason(optionalSubscriptions ? withPlaceholderSubscriptions(doc) : doc);
   if (reason !== undefined) return { ok: false, reason };
   return { ok: true, hooks: extractLoosely(doc) };
+}
+
+/**
+ * subscriptions-optional fault: validate as if every hook without `subscriptions` had one
+ * (the hook itself then subscribes to nothing), as the newer snapshot 1d98c19 allows.
+ */
+function withPlaceholderSubscriptions(doc: JsonValue): JsonValue {
+  if (!isObject(doc) || !Array.isArray(doc.hooks)) return doc;
+  const placeholder = [{ events: ['session.end'], mode: 'observe', content: { default: 'metadata' } }];
+  return { ...doc, hooks: doc.hooks.map((h) => (isObject(h) && !('subscriptions' in h) ? { ...h, subscriptions: placeholder } : h)) };
 }
 
 /** Why the document must be refused, or undefined when it may be used. */

@@ -11,6 +11,7 @@ import {
 import type { StepReport } from './report.js';
 import type { Run } from './run.js';
 import { runSentinel } from './sentinel.js';
+import { OBSERVE_LIMIT_MS } from './observe.js';
 
 /** observer-failure-denies fault: how long an awaited observation may take. */
 const AWAITED_OBSERVATION_MS = 1000;
@@ -57,7 +58,7 @@ export async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
     report = { id: step.id, outcome: 'denied-by-failure-policy', reason: SYNTHETIC_DENIAL_REASON };
   } else {
     const interceptors = targetsFor(run.hooks, 'tool.before', 'intercept', fault === 'loose-dispatch');
-    const chain = await runInterceptChain(run, before, interceptors);
+    const chain = await runInterceptChain(run, before, interceptors, { advertiseNothing: fault === 'no-deny-when-host-refuses' && step.host !== 'allow' });
     effectiveInput = chain.input;
     if (chain.verdict !== 'allowed') {
       report = { id: step.id, outcome: chain.verdict, ...(chain.reason !== undefined ? { reason: chain.reason } : {}) };
@@ -71,7 +72,8 @@ export async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
 
   // Observations after settlement carry the effective input (lo.effective-content).
   const observedInput = fault === 'observe-original-input' ? requested : effectiveInput;
-  if (fault !== 'observer-failure-denies') run.observations.publish(withInput(before, observedInput));
+  if (fault === 'await-observers') await run.observations.publishAndWait(withInput(before, observedInput), OBSERVE_LIMIT_MS);
+  else if (fault !== 'observer-failure-denies') run.observations.publish(withInput(before, observedInput));
   if (executed && step.tool.name === run.sentinelTool) {
     try {
       runSentinel(step.marker, effectiveInput);

@@ -246,7 +246,7 @@ export const CHECKS: readonly CheckSpec[] = [
   hcheck({
     id: 'base.harness-metadata', seed: 8, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
     title: 'Every event names the originating harness',
-    expectation: 'every event carries harness.name and harness.version as non-empty strings, also without a preceding session.start',
+    expectation: 'every event carries harness.name and harness.version as non-empty strings, also without a preceding session.start, naming the harness the adapter report names (not the adapter)',
   }),
   hcheck({
     id: 'base.no-weakening', seed: 9, level: 'MUST', profile: 'base', requirements: ['AHP-SEC-001', 'AHP-DEC-003'],
@@ -267,7 +267,7 @@ export const CHECKS: readonly CheckSpec[] = [
   hcheck({
     id: 'ti.capabilities-deny', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CAP-002'],
     title: 'Every tool.before intercept advertises deny',
-    expectation: 'params.capabilities.effects is a list that contains "deny"',
+    expectation: 'params.capabilities.effects is a list that contains "deny" on every tool.before intercept: the typical session and calls the host allows, asks about or denies, parallel calls, and calls after an edit, a deny and a failure',
   }),
   hcheck({
     id: 'ti.serial-order', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-COMP-001'],
@@ -287,7 +287,7 @@ export const CHECKS: readonly CheckSpec[] = [
   hcheck({
     id: 'ti.modify-input', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
     title: 'modify of the tool input is applied exactly',
-    expectation: 'the sentinel runs with the input our applyModifyResponse computes: replace substitutes, merge is shallow and keeps null, and edits of two interceptors chain in order',
+    expectation: 'the sentinel runs with the input our applyModifyResponse computes: replace substitutes, merge is shallow and keeps null, and edits of two interceptors chain in order (the second interceptor is sent the input as the first edited it)',
   }),
   hcheck({
     id: 'ti.modify-atomic', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CORE-003'],
@@ -354,7 +354,7 @@ export const CHECKS: readonly CheckSpec[] = [
   hcheck({
     id: 'stdio.per-event-eof', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['per_event'],
     title: 'A per_event backend gets one message, then end of input',
-    expectation: 'every per_event backend process receives exactly one line and then EOF on stdin',
+    expectation: 'every per_event backend process receives exactly one line and then EOF on stdin, before it answers (the scripted backend reads to end of input, bounded, before replying)',
   }),
   // ---------------------------------------------------------------- http binding (harness side)
   hcheck({

@@ -192,7 +192,7 @@ test.describe('base (harness)', () => {
     if (attempts.length === 0) judge.fail('no hooks/intercept reached the interceptor', { received: summary(run) });
     if (attempts.length === 1) judge.notApplicable('the harness did not retry after the retryable failure (retries are optional)');
     const [first, ...retries] = attempts;
-    const deadline = harness.timeoutMs;
+    const deadline = harness.deadlineOf('a');
     for (const r of retries) {
       const a = messageOf(first!)!;
       const b = messageOf(r)!;
@@ -226,6 +226,23 @@ test.describe('base (harness)', () => {
       const ok = isObj(h) && typeof h.name === 'string' && h.name !== '' && typeof h.version === 'string' && h.version !== '';
       if (!ok) judge.fail(`a ${eventType(f)} event to hook ${f.hook} has harness ${JSON.stringify(h)}`, { received: f.text, expected: spec.expectation });
     }
+    // The originating harness, not the adapter: the events name what the adapter report names.
+    const reported = run.report?.harness;
+    if (!isObj(reported) || typeof reported.name !== 'string' || reported.name === '') {
+      judge.note(`the adapter report names no harness (${JSON.stringify(reported ?? null)}), so the events' harness could not be compared with it`);
+      return;
+    }
+    const differing = events.filter((f) => {
+      const h = eventOf(f)!.harness as Record<string, unknown>;
+      return h.name !== reported.name || (typeof reported.version === 'string' && h.version !== reported.version);
+    });
+    if (differing.length) {
+      const named = [...new Set(differing.map((f) => JSON.stringify(eventOf(f)!.harness)))].join(', ');
+      judge.fail(`${differing.length} of ${events.length} events name ${named}, but the adapter report names the harness ${JSON.stringify(reported)}: events must name the originating harness, not the adapter`, {
+        received: differing.slice(0, 3).map((f) => f.text), expected: spec.expectation,
+      });
+    }
+    judge.note(`every event names ${JSON.stringify(reported)}, as the adapter report does`);
   }));
 
   test(...check('base.no-weakening', async ({ harness, judge, spec }) => {

@@ -107,6 +107,16 @@ test.describe('stdio (harness)', () => {
       const hook = mine[0]!.hook;
       if (n > 1) judge.fail(`a per_event process of hook ${hook} received ${n} messages`, { received: mine.filter((r) => r.kind === 'frame').map((r) => r.text), expected: spec.expectation });
       if (n === 1 && !mine.some((r) => r.kind === 'eof')) judge.fail(`a per_event process of hook ${hook} never saw end of input after its message`, { received: summary(run), expected: spec.expectation });
+      // The scripted backend reads to end of input (bounded) before it answers, as a
+      // backend that reads its whole input would: EOF must come before the reply.
+      const reply = mine.findIndex((r) => r.kind === 'reply');
+      const eof = mine.findIndex((r) => r.kind === 'eof');
+      const noEof = mine.find((r) => r.kind === 'no-eof');
+      if (n === 1 && reply >= 0 && (eof < 0 || eof > reply)) {
+        judge.fail(`a per_event process of hook ${hook} got end of input only after its reply${noEof?.note ? ` (${noEof.note})` : ''}: a backend that reads its input to the end before answering would wait for the harness's deadline`, {
+          received: mine.map((r) => `${r.kind}${r.note ? ` (${r.note})` : ''}`), expected: spec.expectation,
+        });
+      }
     }
   }));
 });

@@ -6,10 +6,12 @@ import { deepEqualJson } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { check, test, type Judge } from '../support/fixtures.js';
-import { intercept, SENTINEL_TOOL, tool, type HarnessRun, type HarnessSession, type HookPlan } from '../support/harness-session.js';
+import { intercept, observe, SENTINEL_TOOL, tool, type HarnessRun, type HarnessSession, type HookPlan, type Subscription } from '../support/harness-session.js';
+import type { WireRecord } from '../../drivers/scripted-backend/script.js';
+import { actToleranceMs, DEADLINE_PROBE_MS, lateReplyDelayMs } from '../../src/timing.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import {
-  eventOf, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, reportedOutcome, requireUsable, stepOf, summary,
+  between, eventOf, frames, INTERCEPT, isObj, messageOf, OBSERVE, observationOf, paramsOf, Phases, ran, replyOf, reportedAs, reportedOutcome, requestOf, requireUsable, stepOf, summary, toolInputOf,
 } from '../support/harness-judge.js';
 
 type Obj = Record<string, unknown>;
@@ -87,13 +89,41 @@ test.describe('tool-interception (harness)', () => {
   }));
 
   test(...check('ti.capabilities-deny', async ({ harness, judge, spec }) => {
-    const run = await probeCapabilities(harness, judge);
-    const got = intercepts(run, 'a');
-    if (got.length === 0) judge.fail('no hooks/intercept arrived', { received: summary(run) });
-    for (const f of got) {
-      const effects = (paramsOf(f)?.capabilities as Obj | undefined)?.effects;
-      if (!Array.isArray(effects) || !effects.includes('deny')) judge.fail(`params.capabilities.effects is ${JSON.stringify(effects)}`, { received: f.text, expected: spec.expectation });
+    // Every tool.before intercept, in every kind of scenario the other checks use: the
+    // typical session, and calls the host allows, asks about (refused) or denies, calls at
+    // once, a second interceptor after an edit, after a deny and after a failure.
+    const typical = await probeCapabilities(harness, judge);
+    const merge = { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } };
+    const varied = await harness.run({
+      label: 'host allow / ask-refuse / deny, parallel calls, an edit, a deny and a failure before the next call',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })], script: { byStep: { edited: [{ effects: [merge] }], denied: [{ effects: [DENY] }], failed: [{ raw: 'not json' }] } } },
+        { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-closed' })] },
+      ],
+      steps: [
+        tool('allowed', { n: 1 }), tool('asks', { n: 2 }, 'ask-refuse'), tool('blocked', { n: 3 }, 'deny'),
+        { kind: 'parallel', id: 'both', steps: [tool('p1', { n: 4 }), tool('p2', { n: 5 })] },
+        tool('edited', { n: 6 }), tool('denied', { n: 7 }), tool('failed', { n: 8 }), tool('last', { n: 9 }, 'ask-refuse'),
+      ],
+    });
+    requireUsable(judge, varied, ['allowed', 'asks', 'blocked', 'p1', 'p2', 'edited', 'denied', 'failed', 'last']);
+    const HOSTS: Record<string, string> = { asks: 'ask-refuse', blocked: 'deny', last: 'ask-refuse' };
+    let seen = 0;
+    const lacking: string[] = [];
+    for (const run of [typical, varied]) {
+      for (const f of frames(run, { method: INTERCEPT })) {
+        seen++;
+        const effects = (paramsOf(f)?.capabilities as Obj | undefined)?.effects;
+        if (!Array.isArray(effects) || !effects.includes('deny')) {
+          const step = stepOf(f) ?? '?';
+          lacking.push(`run "${run.label}", hook ${f.hook}, call "${step}" (host ${HOSTS[step] ?? 'allow'}): params.capabilities.effects is ${JSON.stringify(effects)}`);
+          judge.evidence({ received: { [`${f.hook}/${stepOf(f) ?? '?'}`]: f.text } });
+        }
+      }
     }
+    if (seen === 0) judge.fail('no hooks/intercept arrived', { received: summary(typical) });
+    if (lacking.length) judge.fail(`${lacking.length} of ${seen} tool.before intercepts do not advertise deny:\n${lacking.join('\n')}`, { expected: spec.expectation });
+    judge.note(`${seen} tool.before intercepts in 2 runs, each advertising deny`);
   }));
 
   test(...check('ti.serial-order', async ({ harness, judge, spec }) => {
@@ -184,7 +214,14 @@ test.describe('tool-interception (harness)', () => {
         steps: [tool('chained', { path: 'notes.txt', mode: '0600' })],
       });
       requireUsable(judge, chain, ['chained']);
-      const expected = expectedInput(expectedInput(chain.inputs.chained!, ea)!, eb);
+      // What b was asked about: the input as a edited it (seed edit check 7), judged from b's own request.
+      const afterA = expectedInput(chain.inputs.chained!, ea);
+      const toB = intercepts(chain, 'b', 'chained')[0];
+      if (!toB) judge.fail(`interceptor b received no hooks/intercept for the call (${reportedAs(chain, 'chained')})`, { received: summary(chain), expected: spec.expectation });
+      if (!deepEqualJson(toolInputOf(toB!) ?? null, afterA ?? null)) {
+        judge.fail(`interceptor b was sent tool.input ${JSON.stringify(toolInputOf(toB!))}, not the input as edited by a: edits must chain serially over the effective value`, { sent: { a: ea }, received: toB!.text, expected: JSON.stringify(afterA) });
+      }
+      const expected = expectedInput(afterA!, eb);
       const m = chain.markers.chained;
       if (!m || !deepEqualJson(m.executedInput, expected)) {
         judge.fail(`edits of two interceptors did not chain: the call ${m ? `ran with ${JSON.stringify(m.executedInput)}` : 'did not run'}`, { sent: { a: ea, b: eb }, received: summary(chain), expected: JSON.stringify(expected) });
@@ -266,20 +303,82 @@ test.describe('tool-interception (harness)', () => {
   }));
 
   test(...check('ti.deadline', async ({ harness, judge, spec }) => {
-    const timeoutMs = 500;
+    // Deadlines judged against the harness's own latencies in the same run: after a request
+    // that gets no reply, the harness's next observable act must come within the deadline
+    // plus a tolerance derived from its normal turnarounds (reply -> next act).
+    //   normal       every interceptor answers at once (turnaround samples)
+    //   late         a1 denies at 1.5 x its deadline (fail-open): the tool has run by then
+    //   hang         a2 never replies (fail-open): b's request is the next act
+    //   hang-closed  c never replies (fail-closed): the tool.after observation (or the next
+    //                call's first request) is the next act, and the call does not run
+    //   after        a normal call
+    await harness.prepare();
+    const deadline = harness.registeredTimeoutMs(DEADLINE_PROBE_MS);
+    const lateMs = lateReplyDelayMs(deadline);
+    const hang: Answer = { delayMs: 6 * deadline, none: true };
+    const open = (extra: Partial<Subscription> = {}): Subscription => intercept(['tool.before'], { failurePolicy: 'fail-open', timeoutMs: DEADLINE_PROBE_MS, ...extra });
+    const chainOrder = ['a1', 'a2', 'b', 'c'];
     const run = await harness.run({
-      label: `a deny that comes 1500 ms after a ${timeoutMs} ms deadline, fail-open`,
-      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open', timeoutMs })], script: { intercept: [{ delayMs: timeoutMs + 1500, effects: [DENY] }] } }],
-      steps: [tool('t1', { path: 'notes.txt' })],
+      label: `deadline ${deadline} ms: a deny ${lateMs} ms late (fail-open), no reply (fail-open, fail-closed)`,
+      hooks: [
+        { name: 'a1', subscriptions: [open()], script: { byStep: { late: [{ delayMs: lateMs, effects: [DENY] }] } } },
+        { name: 'a2', subscriptions: [open()], script: { byStep: { hang: [hang] } } },
+        { name: 'b', subscriptions: [open({ timeoutMs: undefined })] },
+        { name: 'c', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-closed', timeoutMs: DEADLINE_PROBE_MS })], script: { byStep: { 'hang-closed': [hang] } } },
+        { name: 'obs', subscriptions: [observe(['tool.after'])] },
+      ],
+      steps: ['normal', 'late', 'hang', 'hang-closed', 'after'].map((id) => tool(id, { path: `${id}.txt` })),
     });
-    requireUsable(judge, run, ['t1']);
-    const m = run.markers.t1;
-    if (!m) judge.fail('the call did not run: the late deny was applied, or the deadline did not apply the fail-open policy', { received: summary(run), expected: spec.expectation });
-    if (!deepEqualJson(m!.executedInput, run.inputs.t1)) judge.fail('the call ran with a changed input', { received: m!.executedInput, expected: JSON.stringify(run.inputs.t1) });
-    const reply = run.records.find((r) => r.kind === 'reply' && r.hook === 'a');
-    const ranAt = run.markerTimes.t1;
-    if (reply && ranAt !== undefined && ranAt > reply.t) {
-      judge.fail(`the call ran only after the late reply (${Math.round(ranAt - reply.t)} ms after it): the harness waited past its ${timeoutMs} ms deadline`, { received: summary(run), expected: spec.expectation });
+    requireUsable(judge, run, ['normal', 'late', 'hang', 'hang-closed', 'after']);
+    const delayed: Record<string, string> = { late: 'a1', hang: 'a2', 'hang-closed': 'c' };
+    // Normal turnarounds: a prompt reply -> the harness's next request (or tool.after).
+    const samples: number[] = [];
+    for (const step of ['normal', 'late', 'hang', 'hang-closed', 'after']) {
+      for (let i = 0; i < chainOrder.length; i++) {
+        const from = chainOrder[i]!;
+        if (delayed[step] === from) continue;
+        const next = i + 1 < chainOrder.length ? requestOf(run, chainOrder[i + 1]!, step) : observationOf(run, 'obs', 'tool.after', step);
+        const d = between(replyOf(run, from, step), next);
+        if (d !== undefined && d >= 0) samples.push(d);
+      }
     }
+    if (samples.length === 0) judge.fail('no prompt reply was followed by another request or observation, so the harness\'s normal turnaround could not be measured', { received: summary(run), expected: spec.expectation });
+    const tolerance = actToleranceMs(samples);
+    const limit = deadline + tolerance;
+    const how = `the deadline is ${deadline} ms; tolerance ${tolerance} ms (src/timing.ts: 250 ms + 2 x the slowest of ${samples.length} normal turnarounds measured in this run, ${Math.round(Math.max(...samples))} ms)`;
+    judge.note(`deadline ${deadline} ms${harness.measuredStartupMs !== undefined ? ` (${DEADLINE_PROBE_MS} ms + 2 x the scripted backend's measured start-up of ${harness.measuredStartupMs} ms)` : ''}; ${how}`);
+    const phases = new Phases();
+    const timed = (phase: string, hook: string, step: string, nextName: string, next: WireRecord | undefined): void => {
+      const asked = requestOf(run, hook, step);
+      if (!asked) return phases.fail(phase, `interceptor ${hook} never received the "${step}" call (${reportedAs(run, step)})`, summary(run));
+      if (!next) return phases.fail(phase, `after ${hook} gave no reply within the deadline, ${nextName} never came (${reportedAs(run, step)})`, summary(run));
+      const took = next.t - asked.t;
+      if (took > limit) {
+        phases.fail(phase, `${nextName} came ${Math.round(took)} ms after ${hook} received its request and gave no reply within the deadline; ${how}: the harness waited past its deadline`, { request: asked.text, next: next.text });
+      }
+    };
+    // (a) no reply, fail-open: b is the next act.
+    timed('hang (fail-open)', 'a2', 'hang', 'the request to the next interceptor b', requestOf(run, 'b', 'hang'));
+    // (a) no reply, fail-closed: tool.after of the denied call, or the next call's first request.
+    const closedNext = [observationOf(run, 'obs', 'tool.after', 'hang-closed'), requestOf(run, 'a1', 'after')].filter((r): r is WireRecord => r !== undefined).sort((x, y) => x.t - y.t)[0];
+    timed('hang (fail-closed)', 'c', 'hang-closed', 'the harness\'s next event (tool.after, or the next call)', closedNext);
+    if (ran(run, 'hang-closed')) phases.fail('hang (fail-closed)', `the call ran although fail-closed interceptor c never replied (${reportedAs(run, 'hang-closed')})`, summary(run));
+    // (b) a deny 1.5 x the deadline late, fail-open: the harness has moved on and run the tool.
+    timed('late deny (fail-open)', 'a1', 'late', 'the request to the next interceptor a2', requestOf(run, 'a2', 'late'));
+    const m = run.markers.late;
+    const lateReply = replyOf(run, 'a1', 'late');
+    if (!m) {
+      const outcome = reportedOutcome(run, 'late');
+      phases.fail('late deny (fail-open)', outcome === 'denied-by-backend'
+        ? `the call did not run and ${reportedAs(run, 'late')}: the deny that came ${lateMs} ms after the request (past the ${deadline} ms deadline) was applied`
+        : `the call did not run after the deadline passed under fail-open (${reportedAs(run, 'late')})`, summary(run));
+    } else {
+      if (!deepEqualJson(m.executedInput, run.inputs.late)) phases.fail('late deny (fail-open)', `the call ran with a changed input ${JSON.stringify(m.executedInput)}`, { expected: run.inputs.late });
+      const ranAt = run.markerTimes.late;
+      if (lateReply && ranAt !== undefined && ranAt > lateReply.t) {
+        phases.fail('late deny (fail-open)', `the call ran only ${Math.round(ranAt - lateReply.t)} ms after the late reply was sent: the harness waited past its ${deadline} ms deadline`, summary(run));
+      }
+    }
+    phases.judge(judge, spec.expectation, summary(run));
   }));
 });

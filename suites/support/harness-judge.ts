@@ -105,3 +105,62 @@ export function requireUsable(judge: Judge, run: HarnessRun, steps: readonly str
 }
 
 export { hookId };
+
+// ---------------------------------------------------------------- timing and delivery
+// A harness's timing is judged against its own latencies measured in the same run
+// (src/timing.ts actToleranceMs), never against wall-clock margins alone.
+
+/** The first hooks/intercept a hook received for a scenario step. */
+export function requestOf(run: HarnessRun, hook: string, step: string): WireRecord | undefined {
+  return run.records.find((r) => r.kind === 'frame' && r.hook === hook && r.method === INTERCEPT && stepOf(r) === step);
+}
+
+/** The first intercept reply a hook's scripted backend sent for a scenario step. */
+export function replyOf(run: HarnessRun, hook: string, step: string): WireRecord | undefined {
+  return run.records.find((r) => r.kind === 'reply' && r.hook === hook && r.step === step && r.method === INTERCEPT);
+}
+
+/** The first hooks/observe of an event type for a step that a hook received. */
+export function observationOf(run: HarnessRun, hook: string, type: string, step: string): WireRecord | undefined {
+  return run.records.find((r) => r.kind === 'frame' && r.hook === hook && r.method === OBSERVE && eventType(r) === type && stepOf(r) === step);
+}
+
+/** ms from `from` to `to`, when both happened. */
+export function between(from: { t: number } | number | undefined, to: { t: number } | number | undefined): number | undefined {
+  const a = typeof from === 'number' ? from : from?.t;
+  const b = typeof to === 'number' ? to : to?.t;
+  return a === undefined || b === undefined ? undefined : b - a;
+}
+
+/** What the adapter reports for a step, in words (for messages that name a cause only after checking it). */
+export function reportedAs(run: HarnessRun, step: string): string {
+  const s = run.report?.steps?.find((x) => x.id === step);
+  if (!s) return `the adapter reports nothing for "${step}"${run.reportProblem ? ` (${run.reportProblem})` : ''}`;
+  return `the adapter reports "${s.outcome}"${s.reason ? ` (${JSON.stringify(s.reason.slice(0, 120))})` : ''}`;
+}
+
+/**
+ * Soft assertions for multi-phase checks: every failing phase is collected with its own
+ * evidence, and the check fails once, listing all of them.
+ */
+export class Phases {
+  private readonly failed: { phase: string; message: string; evidence?: unknown }[] = [];
+
+  fail(phase: string, message: string, evidence?: unknown): void {
+    this.failed.push({ phase, message, ...(evidence !== undefined ? { evidence } : {}) });
+  }
+
+  get count(): number {
+    return this.failed.length;
+  }
+
+  /** Fails the check with every failing phase (no-op when none failed). */
+  judge(judge: Judge, expected: string, received?: unknown): void {
+    if (this.failed.length === 0) return;
+    const lines = this.failed.map((f) => `- ${f.phase}: ${f.message}`);
+    judge.fail(`${this.failed.length} failing phase${this.failed.length === 1 ? '' : 's'}:\n${lines.join('\n')}`, {
+      received: { phases: this.failed, ...(received !== undefined ? { runs: received } : {}) },
+      expected,
+    });
+  }
+}

@@ -21,7 +21,9 @@ import { WireCollector, type RunLog } from '../../drivers/scripted-backend/colle
 import type { BackendScript, HookScript, WireRecord } from '../../drivers/scripted-backend/script.js';
 import { implementationEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
-import { adapterRunDeadlineMs, backendSettleMs, scriptedBackendLifetimeMs, sharedRunWaitMs } from '../../src/timing.js';
+import { adapterRunDeadlineMs, backendSettleMs, registrationTimeoutMs, scriptedBackendLifetimeMs, sharedRunWaitMs, START_ALLOWANCE_MS } from '../../src/timing.js';
+import { nowMs } from '../../drivers/scripted-backend/script.js';
+import { spawn } from 'node:child_process';
 
 type Obj = Record<string, unknown>;
 
@@ -125,6 +127,10 @@ export class HarnessSession {
   private http?: ScriptedHttpBackend;
   private collector?: WireCollector;
   private current: RunLog | undefined;
+  /** The scripted backend's start-up on this machine, measured in this session (stdio only). */
+  private startupMs: number | undefined;
+  /** The intercept deadlines of the last registration, per hook name (what the harness was told). */
+  private registered: Record<string, number> = {};
   /** The secret in the bearer variable: random per session, so a leak is unmistakable. */
   readonly token = `ahp-canary-${randomBytes(12).toString('hex')}`;
 
@@ -153,11 +159,89 @@ export class HarnessSession {
     return this.collector;
   }
 
+  /**
+   * The intercept deadline written for a subscription (src/timing.ts): the check's wanted
+   * deadline (the claim's timeoutMs unless the check sets one), scaled for stdio hooks by
+   * the scripted backend's start-up measured in this session, so a correct harness whose
+   * deadline includes starting the backend does not time out on a loaded machine.
+   */
+  registeredTimeoutMs(wantedMs: number | undefined, transport: Transport = this.transport): number {
+    return registrationTimeoutMs(wantedMs ?? this.timeoutMs, transport === 'stdio' ? this.startupMs : undefined);
+  }
+
+  /** The intercept deadline the last registration gave a hook (the smallest of its intercept subscriptions). */
+  deadlineOf(hook: string): number {
+    return this.registered[hook] ?? this.registeredTimeoutMs(undefined);
+  }
+
+  /**
+   * Take the measurements the registration's deadlines derive from (stdio: the scripted
+   * backend's start-up), so a check can compute what it will write (registeredTimeoutMs)
+   * before it builds its script.
+   */
+  async prepare(): Promise<void> {
+    if (this.transport === 'stdio') await this.measureStartup();
+  }
+
+  /** The scripted backend's measured start-up (ms), where a stdio hook made it matter. */
+  get measuredStartupMs(): number | undefined {
+    return this.startupMs;
+  }
+
+  /**
+   * Measure how long the scripted backend takes to start on this machine now: the runner
+   * starts it itself (as a harness would) and times spawn -> its first record at the
+   * collector. Once per session, before the first registration with a stdio hook; later
+   * runs raise it with the start-up each backend process reports about itself.
+   */
+  private async measureStartup(): Promise<void> {
+    if (this.startupMs !== undefined) return;
+    const collector = await this.wireCollector();
+    const log = collector.open({ hooks: {} });
+    const t0 = nowMs();
+    let measured: number | undefined;
+    try {
+      const child = spawn(process.execPath, [STDIO_MAIN, '--collector', collector.address, '--key', log.key, '--hook', 'start-up-probe', '--lifecycle', 'per_event', '--lifetime-ms', String(START_ALLOWANCE_MS), '--timeout-ms', String(this.timeoutMs)], { stdio: ['pipe', 'ignore', 'ignore'] });
+      child.on('error', () => undefined);
+      const until = t0 + START_ALLOWANCE_MS;
+      while (nowMs() < until) {
+        const start = log.records.find((r) => r.kind === 'start');
+        if (start) {
+          measured = start.t - t0;
+          break;
+        }
+        if (child.exitCode !== null) break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      child.stdin?.end();
+      await log.whenIdle(1_000);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    } finally {
+      collector.forget(log);
+    }
+    this.startupMs = Math.round(measured ?? START_ALLOWANCE_MS);
+    this.transcript.record({
+      dir: 'note', channel: 'stdio',
+      note: `scripted backend start-up measured: ${this.startupMs} ms${measured === undefined ? ' (no record in time; the allowance is used)' : ''}; the intercept deadlines written for stdio hooks are the wanted deadline + 2 x start-up (src/timing.ts)`,
+    });
+  }
+
+  /** Raise the start-up measurement with what a run's backend processes report about themselves. */
+  private learnStartup(records: readonly WireRecord[]): void {
+    const reported = records.filter((r) => r.kind === 'start' && typeof r.uptimeMs === 'number').map((r) => r.uptimeMs!);
+    if (reported.length && this.startupMs !== undefined) this.startupMs = Math.max(this.startupMs, ...reported);
+  }
+
   /** The registration for these hooks, pointing at the scripted backend of this run. */
   async registration(hooks: readonly HookPlan[], runDir: string, log: RunLog, lifetimeMs: number): Promise<Obj> {
     const entries: Obj[] = [];
+    if (hooks.some((h) => (h.transport ?? this.transport) === 'stdio')) await this.measureStartup();
+    this.registered = {};
     for (const h of hooks) {
       const transport = h.transport ?? this.transport;
+      const subscriptions = h.subscriptions.map((s) => (s.mode === 'intercept' ? { ...s, timeoutMs: this.registeredTimeoutMs(s.timeoutMs, transport) } : s));
+      const deadlines = subscriptions.flatMap((s) => (s.timeoutMs !== undefined ? [s.timeoutMs] : []));
+      if (deadlines.length) this.registered[h.name] = Math.min(...deadlines);
       let t: Obj;
       if (transport === 'stdio') {
         const lifecycle = h.lifecycle ?? this.lifecycle ?? 'persistent';
@@ -165,7 +249,7 @@ export class HarnessSession {
         const collector = (await this.wireCollector()).address;
         t = {
           type: 'stdio', command, lifecycle,
-          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), '--timeout-ms', String(this.timeoutMs), ...(h.extraArgs ?? [])],
+          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), '--timeout-ms', String(this.registered[h.name] ?? this.timeoutMs), ...(h.extraArgs ?? [])],
         };
       } else {
         t = { type: 'http', url: (await this.httpBackend()).url(h.name) };
@@ -174,7 +258,7 @@ export class HarnessSession {
         id: hookId(h.name),
         transport: t,
         ...(h.bearer ? { authentication: { type: 'bearer', tokenEnv: TOKEN_ENV } } : {}),
-        subscriptions: h.subscriptions.map((s) => (s.mode === 'intercept' ? { timeoutMs: this.timeoutMs, ...s } : s)),
+        subscriptions,
       });
     }
     return { protocolVersion: 'draft', hooks: entries };
@@ -237,8 +321,12 @@ export class HarnessSession {
     this.current = log;
 
     const toolCount = opts.steps.reduce((k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' ? 1 : 0), 0);
-    const deadlineMs = adapterRunDeadlineMs(this.timeoutMs, toolCount);
-    const valid = await this.registration(opts.hooks, runDir, log, scriptedBackendLifetimeMs(this.timeoutMs, toolCount));
+    // Every deadline of the run derives from the largest intercept deadline written into
+    // the registration (src/timing.ts); the start-up measurement it needs is taken first.
+    if (opts.hooks.some((h) => (h.transport ?? this.transport) === 'stdio')) await this.measureStartup();
+    const longest = Math.max(this.timeoutMs, ...opts.hooks.flatMap((h) => h.subscriptions.filter((s) => s.mode === 'intercept').map((s) => this.registeredTimeoutMs(s.timeoutMs, h.transport ?? this.transport))));
+    const deadlineMs = adapterRunDeadlineMs(longest, toolCount);
+    const valid = await this.registration(opts.hooks, runDir, log, scriptedBackendLifetimeMs(longest, toolCount));
     const registration = opts.registration ? opts.registration(structuredClone(valid)) : valid;
     const inputs: Record<string, Obj> = {};
     const toolStep = (s: ToolStepPlan): Obj => {
@@ -272,6 +360,7 @@ export class HarnessSession {
       this.collector?.forget(log);
     }
     const records = [...log.records];
+    this.learnStartup(records);
     if (log.refused) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.refused} connection(s) to the wire collector without this run's key were refused` });
     if (log.dropped) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.dropped} wire record(s) past the bound were not kept` });
     this.transcribe(opts.label, records, started);

@@ -286,7 +286,7 @@ test('a scenario against a persistent stdio backend: denials, edits, host refusa
 // ------------------------------------------------------------------ 4. fault modes
 
 test.describe('fault modes', () => {
-  test('every target is a harness check id, and each harness check has exactly one fault', () => {
+  test('every target is a harness check id, and each harness check has a fault', () => {
     const targeted = new Map<string, string[]>();
     for (const mode of FAULT_MODES) {
       const spec = FAULTS[mode];
@@ -296,7 +296,8 @@ test.describe('fault modes', () => {
         targeted.set(id, [...(targeted.get(id) ?? []), mode]);
       }
     }
-    for (const c of CHECKS.filter((c) => c.roles.includes('harness'))) expect(targeted.get(c.id), c.id).toHaveLength(1);
+    // Several modes may target one check (issue 10: each false pass is a mode of its own).
+    for (const c of CHECKS.filter((c) => c.roles.includes('harness'))) expect(targeted.get(c.id)?.length ?? 0, c.id).toBeGreaterThanOrEqual(1);
   });
 
   test('the command line accepts every fault mode, by flag and by environment', async () => {

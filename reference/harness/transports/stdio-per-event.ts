@@ -56,6 +56,8 @@ export class PerEventStdio implements Transport {
         size += chunk.length;
         if (size > MAX_LINE_BYTES) return finish(fail('reply exceeds the size limit'));
         chunks.push(chunk);
+        // eof-after-reply fault: end of input only once the reply line is here.
+        if (this.fault === 'eof-after-reply' && chunk.includes(LF)) child.stdin?.end();
         // Without EOF the backend may never exit: take its first complete line as the reply.
         if (this.fault === 'per-event-no-eof' && chunk.includes(LF)) {
           const first = linesOf(Buffer.concat(chunks))[0] ?? Buffer.alloc(0);
@@ -66,7 +68,7 @@ export class PerEventStdio implements Transport {
       child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
         finish(this.judgeOutput(linesOf(Buffer.concat(chunks)), code, signal));
       });
-      this.send(child, message);
+      this.send(child, message, this.fault !== 'eof-after-reply');
     });
   }
 
@@ -106,9 +108,9 @@ export class PerEventStdio implements Transport {
     return launched.child;
   }
 
-  private send(child: ChildProcess, message: Message): void {
+  private send(child: ChildProcess, message: Message, end = true): void {
     child.stdin?.write(stdioFrame(message, this.fault));
-    if (this.fault !== 'per-event-no-eof') child.stdin?.end();
+    if (end && this.fault !== 'per-event-no-eof') child.stdin?.end();
   }
 
   private reapLater(child: ChildProcess): void {

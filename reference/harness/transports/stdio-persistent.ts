@@ -19,6 +19,8 @@ interface Proc {
   readonly child: ChildProcess;
   gone: boolean;
   readonly lenient: LenientReassembler;
+  /** no-recovery-after-malformed fault: a malformed line was seen; every later reply counts as malformed. */
+  poisoned?: boolean;
 }
 
 interface Waiter {
@@ -33,6 +35,8 @@ export class PersistentStdio implements Transport {
   private readonly waiting = new Map<string, Waiter>();
   /** Ids sent and settled (answered or abandoned at the deadline): their replies are dropped. */
   private readonly settled = new Set<string>();
+  /** retire-after-timeout fault: the process was retired; the next intercept fails locally. */
+  private retired = false;
 
   constructor(private readonly cfg: StdioTransportConfig, private readonly fault: FaultMode | undefined) {}
 
@@ -71,6 +75,11 @@ export class PersistentStdio implements Transport {
 
   private exchange(message: Message, rpcId: string, deadline: Deadline): Promise<Exchange> {
     deadline.start();
+    if (this.retired) {
+      // retire-after-timeout fault: the next intercept fails here, never sent.
+      this.retired = false;
+      return Promise.resolve(fail('backend retired after a timeout'));
+    }
     const proc = this.ensure();
     if (typeof proc === 'string') return Promise.resolve(fail(proc));
     return new Promise<Exchange>((resolve) => {
@@ -83,7 +92,10 @@ export class PersistentStdio implements Transport {
           resolve(exchange);
         },
       };
-      const timer = setTimeout(() => waiter.settle(fail(`no reply within ${deadline.ms} ms`)), deadline.remaining());
+      const timer = setTimeout(() => {
+        waiter.settle(fail(`no reply within ${deadline.ms} ms`));
+        if (this.fault === 'retire-after-timeout') this.retire(proc);
+      }, deadline.remaining());
       this.settled.delete(rpcId);
       this.waiting.set(rpcId, waiter);
       this.write(proc, message);
@@ -131,15 +143,26 @@ export class PersistentStdio implements Transport {
     return proc;
   }
 
+  /** retire-after-timeout fault: stop the process; the next intercept is failed without sending. */
+  private retire(proc: Proc): void {
+    this.retired = true;
+    if (this.current === proc) this.current = undefined;
+    void stopGracefully(proc.child, 0);
+  }
+
   private onLine(proc: Proc, line: Buffer): void {
     let value: JsonValue;
+    if (proc.poisoned) return this.failWaitersOf(proc, 'reply line is not one JSON object');
     if (this.fault === 'lenient-framing') {
       const v = proc.lenient.push(line);
       if (v === undefined) return;
       value = v;
     } else {
       const parsed = parseReplyLine(line);
-      if (!parsed.ok) return this.failWaitersOf(proc, parsed.failure);
+      if (!parsed.ok) {
+        if (this.fault === 'no-recovery-after-malformed') proc.poisoned = true;
+        return this.failWaitersOf(proc, parsed.failure);
+      }
       value = parsed.value;
     }
     const id = (value as { id?: unknown }).id;
