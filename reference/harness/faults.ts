@@ -195,6 +195,12 @@ export const FAULTS = {
     targets: ['base.registration-validated'],
     description: 'a hook without a subscriptions member is accepted as subscribing to nothing (valid in the newer snapshot 1d98c19, not in 2b5da580)',
   },
+  'framing-timeout': {
+    targets: ['stdio.framing-rejected'],
+    description: 'a reply line that is not JSON is not rejected: the rest of that reply is ignored and the intercept runs into its deadline (then the failure policy applies)',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
   'retire-after-timeout': {
     targets: ['ti.failure-policy'],
     description: 'after an intercept times out, the persistent backend is retired and the next intercept to that hook fails locally without being sent',

@@ -4,10 +4,28 @@
 // invalid under it); stricter rules of older drafts are not invented.
 type Obj = Record<string, unknown>;
 
+/**
+ * Upstream snapshots by commit. `draft` as judged today is 2b5da580 (../shared/ahp-spec);
+ * the newer 1d98c19 relaxes some rules (a hook may leave out `subscriptions`, a result may
+ * leave out `effects`). Corpus entries and failure classes say in which snapshots they are
+ * invalid, so a later snapshot can be judged without inventing rules for it.
+ */
+export const SNAPSHOTS = { draft: '2b5da580', newer: '1d98c19' } as const;
+export type SnapshotCommit = (typeof SNAPSHOTS)[keyof typeof SNAPSHOTS];
+/** The snapshot every check judges today (claims say `snapshot: draft`). */
+export const JUDGED_SNAPSHOT: SnapshotCommit = SNAPSHOTS.draft;
+
+/** Does something that holds in `snapshots` (all of them when unset) apply to the judged snapshot? */
+export function appliesTo(snapshots: readonly SnapshotCommit[] | undefined, snapshot: SnapshotCommit = JUDGED_SNAPSHOT): boolean {
+  return snapshots === undefined || snapshots.includes(snapshot);
+}
+
 export interface CorpusEntry {
   readonly id: string;
   readonly why: string;
   readonly mutate: (registration: Obj) => void;
+  /** Snapshots in which the document is invalid (unset: every snapshot we know). */
+  readonly invalidIn?: readonly SnapshotCommit[];
 }
 
 const hooks = (r: Obj): Obj[] => r.hooks as Obj[];
@@ -17,7 +35,8 @@ const sub = (r: Obj, mode: 'intercept' | 'observe'): Obj => {
   throw new Error(`corpus base registration has no ${mode} subscription`);
 };
 
-export const REGISTRATION_CORPUS: readonly CorpusEntry[] = [
+/** Every entry, whatever its snapshots; REGISTRATION_CORPUS is the part the judged snapshot holds invalid. */
+export const REGISTRATION_CORPUS_ALL: readonly CorpusEntry[] = [
   { id: 'no-protocol-version', why: 'protocolVersion is missing', mutate: (r) => { delete r.protocolVersion; } },
   { id: 'old-protocol-version', why: 'protocolVersion is "0.1", not "draft"', mutate: (r) => { r.protocolVersion = '0.1'; } },
   { id: 'empty-hooks', why: 'hooks is empty', mutate: (r) => { r.hooks = []; } },
@@ -42,4 +61,11 @@ export const REGISTRATION_CORPUS: readonly CorpusEntry[] = [
   { id: 'hook-id-not-reverse-dns', why: 'a hook id is "scripted", not a reverse-DNS name', mutate: (r) => { firstHook(r).id = 'scripted'; } },
   { id: 'literal-token', why: 'bearer authentication holds a literal token instead of tokenEnv/tokenRef', mutate: (r) => { firstHook(r).authentication = { type: 'bearer', token: 'a-literal-secret' }; } },
   { id: 'unknown-event-name', why: 'a subscription names the event "tool.befor"', mutate: (r) => { (sub(r, 'observe').events as string[]).push('tool.befor'); } },
+  {
+    id: 'subscriptions-missing', why: 'a hook has no subscriptions member (required in 2b5da580; 1d98c19 makes it optional)', invalidIn: [SNAPSHOTS.draft],
+    mutate: (r) => { delete hooks(r)[hooks(r).length - 1]!.subscriptions; },
+  },
 ];
+
+/** The corpus base.registration-validated sends: the documents invalid in the judged snapshot. */
+export const REGISTRATION_CORPUS: readonly CorpusEntry[] = REGISTRATION_CORPUS_ALL.filter((e) => appliesTo(e.invalidIn));

@@ -7,7 +7,8 @@ import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { check, test } from '../support/fixtures.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool } from '../support/harness-session.js';
-import { callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, requireUsable, stepOf, summary, toolInputOf } from '../support/harness-judge.js';
+import { between, callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, Phases, ran, replyOf, reportedAs, requireUsable, stepOf, summary, toolInputOf } from '../support/harness-judge.js';
+import { actToleranceMs, observerHangMs } from '../../src/timing.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
 
@@ -48,8 +49,37 @@ test.describe('lifecycle-observation (harness)', () => {
       steps: [{ kind: 'session.start' }, tool('t1', { path: 'a.txt' }), tool('t2', { path: 'b.txt' })],
     });
     requireUsable(judge, run, ['t1', 't2']);
+    const phases = new Phases();
     const notRun = ['t1', 't2'].filter((s) => !ran(run, s));
-    if (notRun.length) judge.fail(`${notRun.join(' and ')} did not run: a failing observer changed the outcome of the call`, { received: summary(run), expected: spec.expectation });
+    if (notRun.length) phases.fail('failing observers', `${notRun.join(' and ')} did not run (${notRun.map((s) => reportedAs(run, s)).join('; ')}): a failing observer changed the outcome of the call`, summary(run));
+
+    // Timing, judged against the same run: with an observer that hangs, the tool runs as
+    // soon after the interceptor's reply as it does with a healthy observer.
+    const steps = ['warm', 'healthy', 'hang', 'healthy-again'];
+    const hang: Answer = { delayMs: observerHangMs(harness.timeoutMs), none: true };
+    const timed = await harness.run({
+      label: 'an observer that answers at once, then hangs on one call',
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'])] },
+        { name: 'obs', subscriptions: [observe(['tool.before', 'tool.after'])], script: { observeByStep: { hang: [hang] } } },
+      ],
+      steps: steps.map((id) => tool(id, { path: `${id}.txt` })),
+    });
+    requireUsable(judge, timed, steps);
+    // reply of the interceptor -> the tool ran (its marker was written)
+    const delay = (step: string): number | undefined => between(replyOf(timed, 'a', step), timed.markerTimes[step]);
+    const healthy = ['warm', 'healthy', 'healthy-again'].map(delay).filter((d): d is number => d !== undefined);
+    const hung = delay('hang');
+    if (!ran(timed, 'hang')) phases.fail('hanging observer', `the call did not run while an observer hung (${reportedAs(timed, 'hang')})`, summary(timed));
+    else if (healthy.length === 0 || hung === undefined) phases.fail('hanging observer', 'the healthy calls did not run after the interceptor\'s reply, so the timing could not be compared', summary(timed));
+    else {
+      const base = Math.max(...healthy);
+      const tolerance = actToleranceMs(healthy);
+      if (hung > base + tolerance) {
+        phases.fail('hanging observer', `with an observer that hangs, the tool ran ${Math.round(hung)} ms after the interceptor's reply; with a healthy observer it ran within ${Math.round(base)} ms (${healthy.map((d) => Math.round(d)).join(', ')} ms); tolerance ${tolerance} ms (src/timing.ts: 250 ms + 2 x the slowest healthy delay): observers must not delay the tool`, summary(timed));
+      } else judge.note(`with a hanging observer the tool ran ${Math.round(hung)} ms after the interceptor's reply; healthy: ${healthy.map((d) => Math.round(d)).join(', ')} ms`);
+    }
+    phases.judge(judge, spec.expectation);
   }));
 
   test(...check('lo.call-identity', async ({ harness, judge, spec }) => {

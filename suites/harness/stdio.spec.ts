@@ -3,7 +3,8 @@
 import { check, test } from '../support/fixtures.js';
 import { intercept, observe, tool } from '../support/harness-session.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
-import { frames, INTERCEPT, ran, requireUsable, stepOf, summary } from '../support/harness-judge.js';
+import { between, frames, INTERCEPT, Phases, ran, replyOf, reportedAs, reportedOutcome, requireUsable, stepOf, summary } from '../support/harness-judge.js';
+import { actToleranceMs } from '../../src/timing.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
 
@@ -41,20 +42,40 @@ test.describe('stdio (harness)', () => {
 
   test(...check('stdio.framing-rejected', async ({ harness, judge, spec }) => {
     const run = await harness.run({
-      label: 'pretty-printed deny, deny after a banner (fail-open)',
+      label: 'a well-framed no-effect answer, a pretty-printed deny, a deny after a banner (fail-open)',
       hooks: [{
         name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })],
         script: { byStep: { pretty: [{ effects: [DENY], framing: 'pretty' }], banner: [{ effects: [DENY], framing: 'banner' }] } },
       }],
-      steps: [tool('pretty', { n: 1 }), tool('banner', { n: 2 })],
+      steps: [tool('framed', { n: 0 }), tool('pretty', { n: 1 }), tool('banner', { n: 2 }), tool('framed-again', { n: 3 })],
     });
-    requireUsable(judge, run, ['pretty', 'banner']);
+    requireUsable(judge, run, ['framed', 'pretty', 'banner', 'framed-again']);
+    const phases = new Phases();
+    // reply -> the tool ran: a harness that rejects the framing runs the call (fail-open) about
+    // as soon after the reply as after a well-framed answer; one that merely waits for its
+    // deadline runs it only then.
+    const delay = (step: string): number | undefined => between(replyOf(run, 'a', step), run.markerTimes[step]);
+    const normal = ['framed', 'framed-again'].map(delay).filter((d): d is number => d !== undefined);
+    const tolerance = actToleranceMs(normal);
+    const limit = Math.max(0, ...normal) + tolerance;
     for (const step of ['pretty', 'banner']) {
-      if (!frames(run, { hook: 'a', method: INTERCEPT }).some((f) => stepOf(f) === step)) judge.fail(`the "${step}" call sent no intercept`, { received: summary(run) });
+      const what = step === 'pretty' ? 'pretty-printed' : 'banner-prefixed';
+      if (!frames(run, { hook: 'a', method: INTERCEPT }).some((f) => stepOf(f) === step)) {
+        phases.fail(step, `the "${step}" call sent no intercept (${reportedAs(run, step)})`, summary(run));
+        continue;
+      }
       if (!ran(run, step)) {
-        judge.fail(`the ${step === 'pretty' ? 'pretty-printed' : 'banner-prefixed'} deny was honoured: a badly framed reply must be an operational failure (fail-open: the call runs)`, { received: summary(run), expected: spec.expectation });
+        phases.fail(step, reportedOutcome(run, step) === 'denied-by-backend'
+          ? `the ${what} deny was honoured (${reportedAs(run, step)}): a badly framed reply must be an operational failure (fail-open: the call runs)`
+          : `the call did not run after a ${what} reply under fail-open (${reportedAs(run, step)})`, summary(run));
+        continue;
+      }
+      const took = delay(step);
+      if (normal.length && took !== undefined && took > limit) {
+        phases.fail(step, `the call ran ${Math.round(took)} ms after the ${what} reply, against ${normal.map((d) => Math.round(d)).join(', ')} ms after well-framed answers (tolerance ${tolerance} ms, src/timing.ts); the registered deadline is ${harness.deadlineOf('a')} ms: the harness waited for its deadline instead of rejecting the framing`, summary(run));
       }
     }
+    phases.judge(judge, spec.expectation);
   }));
 
   test(...check('stdio.persistent-reuse', async ({ harness, judge, spec }) => {

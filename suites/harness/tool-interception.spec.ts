@@ -9,6 +9,7 @@ import { check, test, type Judge } from '../support/fixtures.js';
 import { intercept, observe, SENTINEL_TOOL, tool, type HarnessRun, type HarnessSession, type HookPlan, type Subscription } from '../support/harness-session.js';
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
 import { actToleranceMs, DEADLINE_PROBE_MS, lateReplyDelayMs } from '../../src/timing.js';
+import { appliesTo, JUDGED_SNAPSHOT, SNAPSHOTS, type SnapshotCommit } from '../../src/checks/registration-corpus.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import {
   between, eventOf, frames, INTERCEPT, isObj, messageOf, OBSERVE, observationOf, paramsOf, Phases, ran, replyOf, reportedAs, reportedOutcome, requestOf, requireUsable, stepOf, summary, toolInputOf,
@@ -255,51 +256,101 @@ test.describe('tool-interception (harness)', () => {
   test(...check('ti.failure-policy', async ({ harness, judge, spec, target }) => {
     // Each failure class, as an answer built around the effects a harness that wrongly
     // accepted it would apply: a deny under fail-open, nothing under fail-closed, so an
-    // accepted failure always shows in the outcome.
-    const classes: Record<string, (effects: unknown[]) => Answer> = {
-      'malformed-json': () => ({ raw: `{"jsonrpc":"2.0","id":"x","result":{"protocolVersion":"draft","effects":[] ${GARBAGE}` }),
-      'jsonrpc-error': () => ({ error: { code: -32003, message: `backend unavailable: ${GARBAGE}` } }),
-      'no-effects': () => ({ omitEffects: true, resultExtra: { note: GARBAGE } }),
-      'no-result-version': (effects) => ({ effects, resultVersion: null }),
-      'wrong-result-version': (effects) => ({ effects, resultVersion: '1999-01-01' }),
-      'mismatched-id': (effects) => ({ effects, id: 'wrong' }),
-      'wrong-jsonrpc': (effects) => ({ effects, jsonrpc: '1.0' }),
-      'deny-empty-reason': () => ({ effects: [{ type: 'deny', reason: '' }] }),
+    // accepted failure always shows in the outcome. A class is credited only when its
+    // intercept provably reached the scripted backend, and after each class a healthy call
+    // to the same hook must be delivered and honoured (a deny under fail-open, no effect
+    // under fail-closed). Every failing phase is reported, each with its evidence.
+    await harness.prepare();
+    interface FailureClass {
+      answer: (effects: unknown[], deadline: number) => Answer;
+      /** Snapshots in which the answer is an operational failure (unset: all we know). */
+      snapshots?: readonly SnapshotCommit[];
+    }
+    const all: Record<string, FailureClass> = {
+      'malformed-json': { answer: () => ({ raw: `{"jsonrpc":"2.0","id":"x","result":{"protocolVersion":"draft","effects":[] ${GARBAGE}` }) },
+      'jsonrpc-error': { answer: () => ({ error: { code: -32003, message: `backend unavailable: ${GARBAGE}` } }) },
+      // 1d98c19 lets a result leave out effects (no effect); 2b5da580 requires them.
+      'no-effects': { answer: () => ({ omitEffects: true, resultExtra: { note: GARBAGE } }), snapshots: [SNAPSHOTS.draft] },
+      'no-result-version': { answer: (effects) => ({ effects, resultVersion: null }) },
+      'wrong-result-version': { answer: (effects) => ({ effects, resultVersion: '1999-01-01' }) },
+      'mismatched-id': { answer: (effects) => ({ effects, id: 'wrong' }) },
+      'wrong-jsonrpc': { answer: (effects) => ({ effects, jsonrpc: '1.0' }) },
+      'deny-empty-reason': { answer: () => ({ effects: [{ type: 'deny', reason: '' }] }) },
+      // The reply comes twice the deadline late: a harness that waited would apply it.
+      timeout: { answer: (effects, deadline) => ({ effects, delayMs: 2 * deadline }) },
       ...(target.transport === 'http' ? {
-        'http-500': (effects: unknown[]) => ({ effects, http: { status: 500 } }),
-        'http-202': (effects: unknown[]) => ({ effects, http: { status: 202 } }),
-        'http-404': (effects: unknown[]) => ({ effects, http: { status: 404 } }),
-        'http-text-plain': (effects: unknown[]) => ({ effects, http: { contentType: 'text/plain' } }),
+        'http-500': { answer: (effects: unknown[]) => ({ effects, http: { status: 500 } }) },
+        'http-202': { answer: (effects: unknown[]) => ({ effects, http: { status: 202 } }) },
+        'http-404': { answer: (effects: unknown[]) => ({ effects, http: { status: 404 } }) },
+        'http-text-plain': { answer: (effects: unknown[]) => ({ effects, http: { contentType: 'text/plain' } }) },
       } : target.lifecycle === 'per_event' ? {
-        'exit-status-3': (effects: unknown[]) => ({ effects, exit: 3 }),
+        'exit-status-3': { answer: (effects: unknown[]) => ({ effects, exit: 3 }) },
       } : {}),
     };
-    const names = Object.keys(classes);
+    const classes = Object.fromEntries(Object.entries(all).filter(([, c]) => appliesTo(c.snapshots)));
+    // The timeout first: what a harness does right after a timeout is where it goes wrong.
+    const names = ['timeout', ...Object.keys(classes).filter((n) => n !== 'timeout')];
+    const healthyOf = (n: string): string => `after-${n}`;
     const runPolicy = async (policy: 'fail-open' | 'fail-closed'): Promise<HarnessRun> => {
       const effects = policy === 'fail-open' ? [DENY] : [];
+      const deadline = harness.registeredTimeoutMs(undefined);
+      const byStep: Record<string, Answer[]> = {};
+      for (const n of names) {
+        byStep[n] = [classes[n]!.answer(effects, deadline)];
+        byStep[healthyOf(n)] = [{ effects }];
+      }
       const hooks: HookPlan[] = [
-        { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })], script: { byStep: Object.fromEntries(names.map((n) => [n, [classes[n]!(effects)]])) } },
+        { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })], script: { byStep } },
         { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
       ];
-      const run = await harness.run({ label: `${names.length} failure classes, ${policy}`, hooks, steps: names.map((n) => tool(n, { path: `${n}.txt` })) });
-      requireUsable(judge, run, names);
+      // Each class is followed by the next class, then by its own healthy call: the event right
+      // after a failure is itself a failure class whose delivery must be proven, and every
+      // class still gets a healthy call on the same hook after it.
+      const steps = names.flatMap((n, i) => [tool(n, { path: `${n}.txt` }), ...(i > 0 ? [tool(healthyOf(names[i - 1]!), { path: `${names[i - 1]}.txt` })] : [])]);
+      steps.push(tool(healthyOf(names[names.length - 1]!), { path: `${names[names.length - 1]}.txt` }));
+      const run = await harness.run({ label: `${names.length} failure classes, each followed by a healthy call, ${policy}`, hooks, steps });
+      requireUsable(judge, run, steps.map((x) => x.id));
       return run;
     };
+    const phases = new Phases();
+    const delivered = (run: HarnessRun, step: string): boolean => intercepts(run, 'a', step).length > 0;
+    const framesOf = (run: HarnessRun, step: string): string[] => frames(run).filter((f) => stepOf(f) === step).map((f) => `${f.hook}: ${f.text ?? ''}`);
+    const judgePolicy = (run: HarnessRun, policy: 'fail-open' | 'fail-closed'): void => {
+      for (const n of names) {
+        const phase = `${policy} ${n}`;
+        const evidence = { frames: framesOf(run, n), outcome: reportedAs(run, n) };
+        if (!delivered(run, n)) {
+          phases.fail(phase, `the call's hooks/intercept never reached interceptor a (no frame for it), so its outcome proves nothing about this failure class; ${reportedAs(run, n)}`, evidence);
+        } else if (policy === 'fail-open' && (!ran(run, n) || intercepts(run, 'b', n).length === 0)) {
+          phases.fail(phase, `fail-open did not continue: ${ran(run, n) ? 'b was not called' : `the call did not run (${reportedAs(run, n)})`}`, evidence);
+        } else if (policy === 'fail-closed' && (ran(run, n) || intercepts(run, 'b', n).length > 0)) {
+          phases.fail(phase, `fail-closed did not deny: ${ran(run, n) ? `the call ran (${reportedAs(run, n)})` : 'b was called'}`, evidence);
+        }
+        const h = healthyOf(n);
+        const hp = `${policy} healthy call after ${n}`;
+        const hEvidence = { frames: framesOf(run, h), outcome: reportedAs(run, h) };
+        if (!delivered(run, h)) {
+          phases.fail(hp, `a healthy call after the ${n} failure never reached interceptor a (no frame for it): the harness did not recover; ${reportedAs(run, h)}`, hEvidence);
+        } else if (policy === 'fail-open' && (ran(run, h) || intercepts(run, 'b', h).length > 0)) {
+          phases.fail(hp, `a's deny for a healthy call after the ${n} failure was not honoured: ${ran(run, h) ? `the call ran (${reportedAs(run, h)})` : 'b was called'}`, hEvidence);
+        } else if (policy === 'fail-closed' && !ran(run, h)) {
+          phases.fail(hp, `a healthy call after the ${n} failure, answered with no effect, did not run (${reportedAs(run, h)}): the harness did not recover`, hEvidence);
+        } else if (policy === 'fail-closed' && intercepts(run, 'b', h).length === 0) {
+          phases.fail(hp, `after a's no-effect answer to a healthy call after the ${n} failure, b was not called`, hEvidence);
+        }
+      }
+    };
     const open = await runPolicy('fail-open');
-    const openBad = names.filter((n) => !ran(open, n) || intercepts(open, 'b', n).length === 0);
-    if (openBad.length) {
-      judge.fail(`fail-open did not continue after: ${openBad.map((n) => `${n} (${ran(open, n) ? 'b not called' : 'the call did not run'})`).join(', ')}`, { received: summary(open), expected: spec.expectation });
-    }
+    judgePolicy(open, 'fail-open');
     const closed = await runPolicy('fail-closed');
-    const closedBad = names.filter((n) => ran(closed, n) || intercepts(closed, 'b', n).length > 0);
-    if (closedBad.length) {
-      judge.fail(`fail-closed did not deny after: ${closedBad.map((n) => `${n} (${ran(closed, n) ? 'the call ran' : 'b was called'})`).join(', ')}`, { received: summary(closed), expected: spec.expectation });
-    }
+    judgePolicy(closed, 'fail-closed');
+    phases.judge(judge, spec.expectation, { 'fail-open': summary(open), 'fail-closed': summary(closed) });
     const leaky = (closed.report?.steps ?? []).filter((s) => s.reason?.includes(GARBAGE));
     if (leaky.length) judge.warn(`the denial reason repeats backend text for ${leaky.map((s) => s.id).join(', ')}; a synthetic denial should give a generic reason`, { received: leaky });
     const mislabelled = names.filter((n) => reportedOutcome(closed, n) && reportedOutcome(closed, n) !== 'denied-by-failure-policy');
     if (mislabelled.length) judge.note(`the report does not call these fail-closed denials denied-by-failure-policy: ${mislabelled.join(', ')}`);
-    judge.note(`failure classes: ${names.join(', ')}`);
+    const skipped = Object.keys(all).filter((n) => !(n in classes));
+    judge.note(`failure classes (snapshot ${JUDGED_SNAPSHOT}): ${names.join(', ')}; each delivered, then a healthy call delivered and honoured${skipped.length ? `; not failures in ${JUDGED_SNAPSHOT}: ${skipped.join(', ')}` : ''}`);
   }));
 
   test(...check('ti.deadline', async ({ harness, judge, spec }) => {

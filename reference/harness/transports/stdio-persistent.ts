@@ -21,6 +21,8 @@ interface Proc {
   readonly lenient: LenientReassembler;
   /** no-recovery-after-malformed fault: a malformed line was seen; every later reply counts as malformed. */
   poisoned?: boolean;
+  /** framing-timeout fault: a malformed line was seen; the rest is ignored until the next message. */
+  muted?: boolean;
 }
 
 interface Waiter {
@@ -98,6 +100,7 @@ export class PersistentStdio implements Transport {
       }, deadline.remaining());
       this.settled.delete(rpcId);
       this.waiting.set(rpcId, waiter);
+      proc.muted = false;
       this.write(proc, message);
     });
   }
@@ -153,6 +156,7 @@ export class PersistentStdio implements Transport {
   private onLine(proc: Proc, line: Buffer): void {
     let value: JsonValue;
     if (proc.poisoned) return this.failWaitersOf(proc, 'reply line is not one JSON object');
+    if (proc.muted) return;
     if (this.fault === 'lenient-framing') {
       const v = proc.lenient.push(line);
       if (v === undefined) return;
@@ -161,6 +165,10 @@ export class PersistentStdio implements Transport {
       const parsed = parseReplyLine(line);
       if (!parsed.ok) {
         if (this.fault === 'no-recovery-after-malformed') proc.poisoned = true;
+        if (this.fault === 'framing-timeout') {
+          proc.muted = true;
+          return;
+        }
         return this.failWaitersOf(proc, parsed.failure);
       }
       value = parsed.value;
