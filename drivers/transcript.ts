@@ -1,7 +1,8 @@
 // Bounded, redacted record of everything that crossed a transport: the evidence attached
 // to a conformance finding. Bytes are kept exactly (base64) when they are not valid UTF-8,
-// secrets are removed at record time, and both the entry count and the entry size are
-// capped so a misbehaving implementation cannot exhaust memory.
+// secrets are removed at record time, and the entry count, the entry size and the bytes
+// kept in all are capped so a misbehaving implementation cannot exhaust memory (or fill
+// results.json: a stderr flood once made one check's transcript 127 MB).
 import { Buffer, isUtf8 } from 'node:buffer';
 import { performance } from 'node:perf_hooks';
 
@@ -71,18 +72,24 @@ export class Transcript {
   private readonly startPerf = performance.now();
   private readonly maxEntries: number;
   private readonly maxBytesPerEntry: number;
+  private readonly maxBytes: number;
   private secrets: string[] = []; // longest first, so a secret containing another is removed whole
   private secretBytes: Buffer[] = [];
   // Over the entry cap we keep the first half and a ring of the most recent half: the
   // start (handshake) and the end (where it failed) are what a reader needs.
+  // Each half is also bounded in bytes (half of maxBytes each).
   private readonly head: TranscriptEntry[] = [];
-  private tail: TranscriptEntry[] = [];
+  private headBytes = 0;
+  /** The tail's entries from `tailStart` on (a queue: old entries leave at the front). */
+  private tail: (TranscriptEntry | undefined)[] = [];
   private tailStart = 0;
+  private tailBytes = 0;
   private dropped = 0;
 
-  constructor(opts?: { maxEntries?: number; maxBytesPerEntry?: number; secrets?: string[] }) {
+  constructor(opts?: { maxEntries?: number; maxBytesPerEntry?: number; maxBytes?: number; secrets?: string[] }) {
     this.maxEntries = Math.max(2, Math.floor(opts?.maxEntries ?? 2000));
     this.maxBytesPerEntry = Math.max(16, Math.floor(opts?.maxBytesPerEntry ?? 256 * 1024));
+    this.maxBytes = Math.max(2 * this.maxBytesPerEntry, Math.floor(opts?.maxBytes ?? 1024 * 1024));
     for (const s of opts?.secrets ?? []) this.addSecret(s);
   }
 
@@ -136,8 +143,8 @@ export class Transcript {
   }
 
   entries(): readonly TranscriptEntry[] {
-    if (this.dropped === 0) return [...this.head, ...this.tail];
-    const ordered = [...this.tail.slice(this.tailStart), ...this.tail.slice(0, this.tailStart)];
+    const ordered = this.tail.slice(this.tailStart) as TranscriptEntry[];
+    if (this.dropped === 0) return [...this.head, ...ordered];
     const first = ordered[0];
     const gap: TranscriptEntry = {
       t: first ? first.t : 0,
@@ -145,7 +152,7 @@ export class Transcript {
       dir: 'note',
       channel: first ? first.channel : 'stdio',
       text: '',
-      note: `transcript limit of ${this.maxEntries} entries reached: ${this.dropped} entries dropped here`,
+      note: `transcript limit of ${this.maxEntries} entries or ${this.maxBytes} bytes reached: ${this.dropped} entries dropped here`,
     };
     return [...this.head, gap, ...ordered];
   }
@@ -164,22 +171,28 @@ export class Transcript {
   private push(entry: TranscriptEntry): void {
     const headCap = Math.ceil(this.maxEntries / 2);
     const tailCap = this.maxEntries - headCap - 1; // one slot for the gap note
-    if (this.head.length < headCap) {
+    const size = entryBytes(entry);
+    if (this.tail.length === 0 && this.head.length < headCap && this.headBytes + size <= this.maxBytes / 2) {
       this.head.push(entry);
+      this.headBytes += size;
       return;
     }
-    if (this.tail.length < tailCap && this.dropped === 0) {
-      this.tail.push(entry);
-      return;
-    }
-    // ring over the tail
     if (tailCap <= 0) {
       this.dropped++;
       return;
     }
-    this.tail[this.tailStart] = entry;
-    this.tailStart = (this.tailStart + 1) % tailCap;
-    this.dropped++;
+    this.tail.push(entry);
+    this.tailBytes += size;
+    // Drop the oldest of the tail while it is over its count or its bytes (the latest entry always stays).
+    while (this.tail.length - this.tailStart > tailCap || (this.tailBytes > this.maxBytes / 2 && this.tail.length - this.tailStart > 1)) {
+      this.tailBytes -= entryBytes(this.tail[this.tailStart]!);
+      this.tail[this.tailStart++] = undefined; // let it go now, not at the next compaction
+      this.dropped++;
+    }
+    if (this.tailStart > 64 && this.tailStart * 2 > this.tail.length) {
+      this.tail = this.tail.slice(this.tailStart);
+      this.tailStart = 0;
+    }
   }
 
   private redactEntry(e: TranscriptEntry): void {
@@ -202,6 +215,11 @@ export class Transcript {
       }
     }
   }
+}
+
+/** What an entry costs, roughly, in bytes kept. */
+function entryBytes(e: TranscriptEntry): number {
+  return e.text.length + (e.base64?.length ?? 0) + (e.note?.length ?? 0) + 64;
 }
 
 const ARROWS: Record<Direction, string> = { send: '>>', recv: '<<', stderr: '!!', exit: '--', note: '--' };
