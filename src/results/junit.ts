@@ -22,10 +22,16 @@ const NOT_XML_ATTRIBUTE = /[^\u0020-\u007e\u00a0-\ud7ff\ue000-\ufffd\u{10000}-\u
 const NAMED: Record<string, string> = { '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 const visible = (c: string): string => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
+// xmlbuilder2 escapes `&` only where it does not start something that looks like a
+// reference (`&amp;`, `&#0;`, `&foo;` pass through as written), which is not well-formed
+// for `&#0;` or an undefined entity: every `&` is written as `&amp;` here, which the
+// builder then leaves alone, so each reads back as the `&` it was.
+const AMPERSAND = /&/g;
+
 /** Any string as XML 1.0 element text: unrepresentable characters shown as `\uXXXX`, `\r`. */
-export const xmlText = (s: string): string => s.replace(NOT_XML_TEXT, visible);
+export const xmlText = (s: string): string => s.replace(NOT_XML_TEXT, visible).replace(AMPERSAND, '&amp;');
 /** Any string as an XML 1.0 attribute value that reads back as written: also `\t`, `\n`, `\r`. */
-export const xmlAttribute = (s: string): string => s.replace(NOT_XML_ATTRIBUTE, visible);
+export const xmlAttribute = (s: string): string => s.replace(NOT_XML_ATTRIBUTE, visible).replace(AMPERSAND, '&amp;');
 
 type Attributes = Record<string, string>;
 const attrs = (a: Attributes): Attributes => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, xmlAttribute(v)]));

@@ -58,9 +58,9 @@ const check = (id: string, status: CheckStatus, message = HOSTILE): CheckResult 
   status, message, durationMs: 1,
 });
 
-test('the escapes: XML-forbidden and control characters visible, markup left to the builder', () => {
-  expect(xmlAttribute(HOSTILE)).toBe(HOSTILE_ATTRIBUTE);
-  expect(xmlText(HOSTILE)).toBe(HOSTILE_TEXT);
+test('the escapes: XML-forbidden and control characters visible, & written as &amp;, the rest of markup left to the builder', () => {
+  expect(xmlAttribute(HOSTILE)).toBe(HOSTILE_ATTRIBUTE.replace('&', '&amp;'));
+  expect(xmlText(HOSTILE)).toBe(HOSTILE_TEXT.replace('&', '&amp;'));
   expect(xmlText('plain text, tab\there\nand a line')).toBe('plain text, tab\there\nand a line');
 });
 
@@ -82,6 +82,15 @@ test('hostile strings in every field: junit.xml is well-formed and reads back es
   // Nothing raw: no ESC, no C0 control but LF, no CR, no noncharacter, no lone surrogate.
   expect(xml).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufffe\uffff]/);
   expect(xml).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/);
+});
+
+test('text that looks like references (&#0;, an undefined entity, &amp;) is well-formed and reads back as written', () => {
+  // The builder leaves `&name;` and `&#n;` unescaped: `&#0;` and `&foo;` would not be well-formed.
+  const refs = 'a &#0; b &foo; c &amp; d &#65; e &#x0; f &lt;';
+  const elements = parseStrict(junitXml(results([check('x.failed', 'failed', refs)])));
+  const failure = elements.find((e) => e.name === 'failure')!;
+  expect(failure.attributes.message).toBe(refs);
+  expect(failure.text).toBe(refs);
 });
 
 test('results without targets (an incomplete claim) with a hostile reason are well-formed too', () => {
