@@ -2,7 +2,7 @@
 // our wire validator rejects (no rule invented beyond the snapshot), each applied to a
 // registration that is itself valid, for both transports.
 import { test, expect } from '@playwright/test';
-import { REGISTRATION_CORPUS } from '../../src/checks/registration-corpus.js';
+import { appliesTo, JUDGED_SNAPSHOT, REGISTRATION_CORPUS, REGISTRATION_CORPUS_ALL, SNAPSHOTS } from '../../src/checks/registration-corpus.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 
 function base(transport: 'stdio' | 'http'): Record<string, unknown> {
@@ -33,4 +33,13 @@ for (const transport of ['stdio', 'http'] as const) {
 
 test('corpus ids are unique', () => {
   expect(new Set(REGISTRATION_CORPUS.map((e) => e.id)).size).toBe(REGISTRATION_CORPUS.length);
+});
+
+test('corpus entries carry snapshot applicability: only the judged snapshot\'s invalid documents are sent', () => {
+  const missing = REGISTRATION_CORPUS_ALL.find((e) => e.id === 'subscriptions-missing');
+  expect(missing?.invalidIn).toEqual([SNAPSHOTS.draft]);
+  expect(JUDGED_SNAPSHOT).toBe(SNAPSHOTS.draft);
+  expect(REGISTRATION_CORPUS.map((e) => e.id)).toContain('subscriptions-missing');
+  expect(appliesTo(missing!.invalidIn, SNAPSHOTS.newer)).toBe(false);
+  for (const e of REGISTRATION_CORPUS_ALL) expect(REGISTRATION_CORPUS.includes(e)).toBe(appliesTo(e.invalidIn));
 });
