@@ -16,7 +16,9 @@
 //   <command> <args>                  the implementation, PID 1 of its namespace
 // Inside, `/` is read-only; the check's own folders (its TMPDIR, the claim's working
 // folder) are writable; the runner's work folder and the reports folder are hidden
-// behind empty read-only tmpfs mounts. The implementation keeps root's identity (the
+// behind empty read-only tmpfs mounts; the runner's own folder (its code, node_modules)
+// stays read-only even inside a writable folder (a claim whose working folder holds the
+// checkout once could rewrite the suites later workers load). The implementation keeps root's identity (the
 // toolchains live in root's home) but loses CAP_SYS_ADMIN and friends, so it cannot
 // remount, unmount or join another namespace.
 //
@@ -45,6 +47,11 @@ export interface Confinement {
   /** Folders replaced by an empty read-only folder (the runner's work folder, the reports folder). */
   hidden: string[];
   /**
+   * Folders that stay read-only even when a writable folder holds them or is one of them
+   * (the runner's own package); writable folders inside them stay writable.
+   */
+  readOnly?: string[];
+  /**
    * Keep the container alive after the command exits, until the runner tears it down;
    * the command's exit status is written to fd 3 as one line. Used for harness adapters,
    * whose backends may still be draining when the adapter exits.
@@ -56,10 +63,13 @@ export interface Confinement {
 const DROPPED_CAPS = ['sys_admin', 'sys_module', 'sys_rawio', 'sys_ptrace', 'sys_boot', 'sys_time', 'net_admin', 'mknod', 'sys_chroot'];
 const MAX_WRITABLE = 5;
 
-// Positional parameters: <supervise 0|1> <n> <early dir>... <n> <hidden dir>... <n> <late dir>... <command> <args>...
+// Positional parameters: <supervise 0|1> <n> <early dir>... <n> <covered dir>... <n> <late dir>... <command> <args>...
 // Early writable folders (outside every hidden one) are bound to themselves before `/`
-// turns read-only, so hidden folders inside them stay hidden. Late ones (inside a hidden
-// folder) are opened first (fds 5-9) and bound back at their own paths once it is hidden.
+// turns read-only, so hidden folders inside them stay hidden. Covered folders, parents
+// first, are `h:<dir>` (hidden: an empty tmpfs over it) or `r:<dir>` (read-only: bound
+// recursively onto itself, so writable and hidden folders already inside it stay so, then
+// made read-only). Late writable folders (inside a hidden one) are opened first (fds 5-9)
+// and bound back at their own paths once it is hidden.
 const SETUP = [
   'set -e',
   'sup=$1; shift',
@@ -70,7 +80,13 @@ const SETUP = [
   'while [ "$i" -lt "$late_n" ]; do eval "d=\\${$j}"; eval "exec $((5 + i))<\\"\\$d\\""; eval "w$i=\\$d"; i=$((i + 1)); j=$((j + 1)); done',
   'mount -o remount,bind,ro /',
   'i=0',
-  'while [ "$i" -lt "$nh" ]; do if [ -d "$1" ]; then mount -t tmpfs -o size=1m,mode=755 ahp-hidden "$1"; eval "h$i=\\$1"; else eval "h$i="; fi; shift; i=$((i + 1)); done',
+  'while [ "$i" -lt "$nh" ]; do',
+  '  case $1 in',
+  '    r:*) d=${1#r:}; if [ -d "$d" ]; then mount --rbind -- "$d" "$d"; else d=; fi ;;',
+  '    *) d=${1#h:}; if [ -d "$d" ]; then mount -t tmpfs -o size=1m,mode=755 ahp-hidden "$d"; else d=; fi ;;',
+  '  esac',
+  '  eval "h$i=\\$d"; shift; i=$((i + 1))',
+  'done',
   'shift',
   'i=0',
   'while [ "$i" -lt "$late_n" ]; do eval "d=\\$w$i"; mkdir -p -- "$d"; mount --no-canonicalize --bind "/proc/self/fd/$((5 + i))" "$d"; mount -o remount,bind,rw "$d"; eval "exec $((5 + i))<&-"; shift; i=$((i + 1)); done',
@@ -104,6 +120,9 @@ export function containedCommand(command: string, args: readonly string[], c: Co
   const writable = [...new Set(c.writable)].filter(isDir);
   const hidden = [...new Set(c.hidden)].filter((h) => !writable.includes(h));
   const late = writable.filter((w) => hidden.some((h) => inside(w, h))).slice(0, MAX_WRITABLE);
+  const covered = [...hidden.map((h) => ({ dir: h, arg: `h:${h}` })), ...[...new Set(c.readOnly ?? [])].map((r) => ({ dir: r, arg: `r:${r}` }))]
+    .sort((a, b) => a.dir.length - b.dir.length)
+    .map((x) => x.arg);
   const early = writable.filter((w) => !late.includes(w));
   return {
     command: 'setpriv',
@@ -113,7 +132,7 @@ export function containedCommand(command: string, args: readonly string[], c: Co
       'sh', '-c', SETUP, 'ahp-contain',
       c.supervise ? '1' : '0',
       String(early.length), ...early,
-      String(hidden.length), ...hidden,
+      String(covered.length), ...covered,
       String(late.length), ...late,
       command, ...args,
     ],

@@ -1,11 +1,13 @@
 // A check's workspace on disk: the per-check TMPDIR an implementation under test may
 // write, inside the run's work folder, and the confinement its processes run under
 // (drivers/containment.ts). The run's work folder and the reports folder are hidden from
-// every implementation: verdicts, the run plan and other checks' files are out of reach.
+// every implementation: verdicts, the run plan and other checks' files are out of reach;
+// the runner's own folder is read-only for every implementation.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Confinement } from '../../drivers/containment.js';
+import { packageRoot } from '../package-root.js';
 
 export interface RunFolders {
   /** The run's work folder (per-check folders live here); hidden from implementations. */
@@ -41,7 +43,8 @@ export function checkWorkspace(run: RunFolders | undefined): CheckWorkspace {
   const hidden = [workDir, ...(run ? [run.reportsDir] : [])];
   return {
     dir,
-    confine: (alsoWritable, supervise = false) => ({ writable: [dir, ...alsoWritable], hidden, supervise }),
+    // The runner's own folder stays read-only, even when a claim's working folder holds it.
+    confine: (alsoWritable, supervise = false) => ({ writable: [dir, ...alsoWritable], hidden, readOnly: [packageRoot()], supervise }),
     dispose: () => rmSync(dir, { recursive: true, force: true, maxRetries: 2 }),
   };
 }
