@@ -8,6 +8,18 @@
 export const ALLOWED_ENV = ['PATH', 'HOME', 'LANG', 'LANGUAGE', 'TZ'] as const;
 const ALLOWED_PREFIX = 'LC_';
 
+/**
+ * Variables the runner sets for itself (the run plan, shards and merges: src/engine; the
+ * harness adapter's config and test token: suites/support/harness-session.ts) and that
+ * Playwright sets in its workers. An implementation never gets them from the runner's
+ * environment: a claim listing one in `passEnv` is refused (src/claims/load.ts), and
+ * implementationEnv skips them anyway.
+ */
+export const RUNNER_ENV: readonly string[] = [
+  'AHP_RUN_PLAN', 'AHP_SHARD', 'AHP_MERGE_REPORTS', 'AHP_ADAPTER_CONFIG', 'AHP_CONFORMANCE_TEST_TOKEN',
+  'TEST_WORKER_INDEX', 'TEST_PARALLEL_INDEX',
+];
+
 export interface DeclaredEnv {
   /** The claim's `env:` map. */
   env: Record<string, string>;
@@ -27,6 +39,7 @@ export function implementationEnv(declared: DeclaredEnv, given: Record<string, s
     if ((ALLOWED_ENV as readonly string[]).includes(k) || k.startsWith(ALLOWED_PREFIX)) env[k] = v;
   }
   for (const k of declared.passEnv) {
+    if (RUNNER_ENV.includes(k)) continue;
     const v = from[k];
     if (v !== undefined) env[k] = v;
   }

@@ -8,6 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { findOnPath } from '../../drivers/processes.js';
 import { claimRoles } from '../engine/plan.js';
 import { checkImplementation, ClaimLimitError, parseClaimYaml, readClaimText } from './limits.js';
+import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 
@@ -124,6 +125,13 @@ function resolveCwd(cwd: string | undefined, dir: string, where: string): string
   return path;
 }
 
+/** A `passEnv` list, refused if it names a variable the runner sets for itself. */
+function passEnvOf(list: string[] | undefined, where: string): string[] {
+  const own = (list ?? []).find((n) => RUNNER_ENV.includes(n));
+  if (own !== undefined) throw new ClaimProblem(`${where}: ${own} is a variable the runner sets for itself; no implementation gets it`);
+  return list ?? [];
+}
+
 function checkUrlTemplate(url: string, hasCommand: boolean, where: string): void {
   if (url.includes('{port}') && !hasCommand) throw new ClaimProblem(`${where}: "{port}" needs a command that starts the server`);
   let parsed: URL;
@@ -160,7 +168,7 @@ function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir:
         args: s.args ?? [],
         cwd: resolveCwd(s.cwd, dir, `${where}.cwd`),
         env: s.env ?? {},
-        passEnv: s.passEnv ?? [],
+        passEnv: passEnvOf(s.passEnv, `${where}.passEnv`),
         lifecycles: s.lifecycle === undefined ? ['persistent'] : Array.isArray(s.lifecycle) ? s.lifecycle : [s.lifecycle],
       };
     } else {
@@ -176,7 +184,7 @@ function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir:
         url: h.url,
         cwd: resolveCwd(h.cwd, dir, `${where}.cwd`),
         env: h.env ?? {},
-        passEnv: h.passEnv ?? [],
+        passEnv: passEnvOf(h.passEnv, `${where}.passEnv`),
         readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
         ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
       };
@@ -253,7 +261,7 @@ export function loadClaim(file: string): ClaimOutcome {
         args: h.args ?? [],
         cwd: resolveCwd(h.cwd, dir, 'harness.cwd'),
         env: h.env ?? {},
-        passEnv: h.passEnv ?? [],
+        passEnv: passEnvOf(h.passEnv, 'harness.passEnv'),
         lifecycles: h.lifecycles ?? ['persistent', 'per_event'],
       };
     }

@@ -56,6 +56,37 @@ function sameNameIgnoringCase(outcomes: readonly ClaimOutcome[]): string | undef
   return undefined;
 }
 
+/**
+ * The first claim that would get another claim's bearer token, as one line: its `passEnv`
+ * names that claim's token variable, or it names the same token variable itself.
+ */
+function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefined {
+  const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
+  const owners = new Map<string, ResolvedClaim>();
+  for (const c of claims) {
+    const t = c.backend?.http?.tokenEnv;
+    if (t === undefined) continue;
+    const first = owners.get(t);
+    if (first) {
+      return `${show(c.file)}: backend.http.auth.tokenEnv ${t} is the token variable of ${show(first.file)} too; ` +
+        'each claim of a run needs a token variable of its own (an implementation gets only its own token)';
+    }
+    owners.set(t, c);
+  }
+  for (const c of claims) {
+    const lists: [string, readonly string[] | undefined][] = [
+      ['backend.stdio.passEnv', c.backend?.stdio?.passEnv], ['backend.http.passEnv', c.backend?.http?.passEnv], ['harness.passEnv', c.harness?.passEnv],
+    ];
+    for (const [where, names] of lists) {
+      for (const n of names ?? []) {
+        const owner = owners.get(n);
+        if (owner && owner !== c) return `${show(c.file)}: ${where}: ${n} is the token variable of ${show(owner.file)}; no claim gets another claim's token`;
+      }
+    }
+  }
+  return undefined;
+}
+
 function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
   const names = claims.map((c) => c.implementation.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
@@ -137,7 +168,7 @@ export async function runCommand(files: string[], options: Record<string, string
   const errors = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'error' }> => o.kind === 'error');
   for (const e of errors) io.err(terminalLine(`ahp-conformance: ${e.message}`));
   if (errors.length) return EXIT.badInput;
-  const clash = sameNameIgnoringCase(outcomes);
+  const clash = sameNameIgnoringCase(outcomes) ?? anotherClaimsToken(outcomes);
   if (clash) {
     io.err(terminalLine(`ahp-conformance: ${clash}`));
     return EXIT.badInput;

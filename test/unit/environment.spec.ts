@@ -20,3 +20,10 @@ test('passEnv names pass as they are; env is added; what the runner hands over w
   expect(env).not.toHaveProperty('OTHER_VENDOR_TOKEN');
   expect(env).not.toHaveProperty('AHP_RUN_PLAN');
 });
+
+test('the runner\'s own variables never pass, even when passEnv names them (the loader refuses such claims too)', () => {
+  const env = implementationEnv({ env: {}, passEnv: ['AHP_RUN_PLAN', 'TEST_WORKER_INDEX', 'VIRTUAL_ENV'] }, {}, { ...runner, TEST_WORKER_INDEX: '3' });
+  expect(env).not.toHaveProperty('AHP_RUN_PLAN');
+  expect(env).not.toHaveProperty('TEST_WORKER_INDEX');
+  expect(env).toHaveProperty('VIRTUAL_ENV', '/venv');
+});
