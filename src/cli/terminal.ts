@@ -21,6 +21,18 @@ export function terminalLine(text: string): string {
   return text.replace(UNSAFE, escaped);
 }
 
+/** The same as {@link UNSAFE} but for line feeds and tabs: multi-line output, each line safe. */
+const UNSAFE_IN_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Lines of text for the terminal (Playwright's progress output, which quotes check
+ * messages and transcripts): line feeds and tabs stay, every other character
+ * {@link terminalLine} escapes is shown escaped, carriage returns and escape sequences included.
+ */
+export function terminalText(text: string): string {
+  return text.replace(UNSAFE_IN_LINES, escaped);
+}
+
 /** Besides what JSON already escapes: C1 controls, line separators, bidi controls, lone surrogates. */
 const UNSAFE_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 

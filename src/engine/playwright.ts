@@ -1,10 +1,19 @@
 // Starting Playwright Test (`test`, `merge-reports`) with this package's config as a child
-// process: its output goes straight to ours, or is kept (bounded) for when it fails.
+// process: its output goes to ours, or is kept (bounded) for when it fails.
+//
+// Playwright's progress output quotes check messages and transcripts, which hold text from
+// the implementation under test; Playwright passes escape sequences in them through raw when
+// it prints in colour. So it never prints in colour here (FORCE_COLOR=0; it strips escape
+// sequences from messages then), and what it prints reaches the terminal through
+// terminalText: every control but line feed and tab, and every bidi control, shown escaped.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { Readable, Writable } from 'node:stream';
 import { packageRoot } from '../package-root.js';
 import { ByteTail } from '../../drivers/tail.js';
+import { terminalText } from '../cli/terminal.js';
 
 export interface PlaywrightExit {
   /** 130 when killed by a signal, -1 when it could not start. */
@@ -19,11 +28,30 @@ export async function runPlaywright(command: 'test' | 'merge-reports', args: rea
   const output = new ByteTail(64 * 1024);
   return new Promise<PlaywrightExit>((done) => {
     const child = spawn(process.execPath, [cli, command, '-c', join(root, 'playwright.config.ts'), ...args], {
-      cwd: root, stdio: ['ignore', quiet ? 'pipe' : 'inherit', quiet ? 'pipe' : 'inherit'], env,
+      cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, FORCE_COLOR: '0' },
     });
-    child.stdout?.on('data', (c: Buffer) => output.push(c));
-    child.stderr?.on('data', (c: Buffer) => output.push(c));
+    if (quiet) {
+      child.stdout?.on('data', (c: Buffer) => output.push(c));
+      child.stderr?.on('data', (c: Buffer) => output.push(c));
+    } else {
+      relay(child.stdout!, process.stdout);
+      relay(child.stderr!, process.stderr);
+    }
     child.on('close', (c, signal) => done({ code: c ?? (signal ? 130 : 1), output: output.text() }));
     child.on('error', () => done({ code: -1, output: output.text() }));
   });
+}
+
+/** Copy `from` to `to` as safe terminal text (UTF-8 sequences split across chunks kept whole). */
+function relay(from: Readable, to: Writable): void {
+  const decoder = new StringDecoder('utf8');
+  from.on('data', (c: Buffer) => {
+    const text = decoder.write(c);
+    if (text) to.write(terminalText(text));
+  });
+  from.on('end', () => {
+    const rest = decoder.end();
+    if (rest) to.write(terminalText(rest));
+  });
+  from.on('error', () => undefined);
 }

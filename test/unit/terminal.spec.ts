@@ -2,7 +2,7 @@
 // sequences, line breaks and bidi controls are shown escaped, so a hostile version cannot
 // clear the screen or print a forged verdict line.
 import { test, expect } from '@playwright/test';
-import { terminalJson, terminalLine } from '../../src/cli/terminal.js';
+import { terminalJson, terminalLine, terminalText } from '../../src/cli/terminal.js';
 import { summaryLine } from '../../src/cli/judging.js';
 import { buildClaimResults } from '../../src/results/model.js';
 
@@ -18,6 +18,14 @@ test('controls, line breaks and bidi controls are shown escaped; the rest is lef
   expect(terminalLine('lone \ud800 and \udc00, a pair \u{1F600}')).toBe('lone \\ud800 and \\udc00, a pair \u{1F600}');
   const plain = 'acme-policy 1.4.2: conformant (61 passed, 0 failed) -> reports/acme-policy — ünïcödé, 中文, "quotes" \\ backslash';
   expect(terminalLine(plain)).toBe(plain);
+});
+
+test('lines of text (Playwright\'s progress output) keep their line feeds and tabs, and nothing else raw', () => {
+  expect(terminalText('  1) check\n\tCheckFailure: \x1b[2J\x1b]0;t\x07 \r\nFAKE \u202e\n')).toBe('  1) check\n\tCheckFailure: \\x1b[2J\\x1b]0;t\\x07 \\r\nFAKE \\u202e\n');
+  let all = '';
+  for (let c = 0; c < 0x3000; c++) all += String.fromCharCode(c);
+  expect(terminalText(all).replace(/[\n\t]/g, '')).not.toMatch(RAW);
+  expect(terminalText(all).split('\n')).toHaveLength(2);
 });
 
 test('any string becomes one line with nothing raw in it', () => {
