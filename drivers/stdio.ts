@@ -37,7 +37,7 @@ export type ExitInfo = { code: number | null; signal: string | null };
 type Queued = Extract<LineResult, { kind: 'line' } | { kind: 'oversize' }>;
 
 const MAX_QUEUED_LINES = 10_000;
-const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 /** After this many queued lines handed out in a row, nextLine yields to the event loop once. */
 const YIELD_EVERY = 64;
 /** How much of an oversize line is kept in the transcript, for diagnosis. */
@@ -183,6 +183,9 @@ export class StdioProcess {
     const bytes = this.partial.length === 1 ? this.partial[0]! : Buffer.concat(this.partial, this.partialBytes);
     this.partial = [];
     this.partialBytes = 0;
+    // Nobody waits and the unread queue is full: the line is dropped (counted, noted once),
+    // before any work on it, so a flood costs the runner little more than reading it.
+    if (this.waiters.length === 0 && this.queueFull(bytes.byteLength)) return this.drop();
     const utf8 = isUtf8(bytes);
     this.transcript.record({ dir: 'recv', channel: 'stdio', bytes });
     this.deliver({ kind: 'line', bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), text: bytes.toString('utf8'), utf8 });
@@ -196,22 +199,26 @@ export class StdioProcess {
       return;
     }
     const size = item.kind === 'line' ? item.bytes.byteLength : 0;
-    const queuedLines = this.queue.length - this.queueHead;
-    if (queuedLines >= MAX_QUEUED_LINES || this.queuedBytes + size > MAX_QUEUED_BYTES) {
-      this.droppedCount++;
-      if (!this.dropping) {
-        this.dropping = true;
-        this.transcript.record({
-          dir: 'note',
-          channel: 'stdio',
-          note: `unread stdout queue full (${queuedLines} lines, ${this.queuedBytes} bytes): dropping further lines until it drains`,
-        });
-      }
-      return;
-    }
+    if (this.queueFull(size)) return this.drop();
     this.dropping = false;
     this.queue.push(item);
     this.queuedBytes += size;
+  }
+
+  private queueFull(size: number): boolean {
+    return this.queue.length - this.queueHead >= MAX_QUEUED_LINES || this.queuedBytes + size > MAX_QUEUED_BYTES;
+  }
+
+  private drop(): void {
+    this.droppedCount++;
+    if (!this.dropping) {
+      this.dropping = true;
+      this.transcript.record({
+        dir: 'note',
+        channel: 'stdio',
+        note: `unread stdout queue full (${this.queue.length - this.queueHead} lines, ${this.queuedBytes} bytes): dropping further lines until it drains`,
+      });
+    }
   }
 
   private onStdoutEnd(): void {
