@@ -28,7 +28,8 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
   'version-0.1': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the intercept and observe schemas require protocolVersion "draft"' },
   'bare-extension-key': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the event schema requires reverse-DNS extension keys' },
   'id-differs': { checks: ['ti.intercept-request'], why: 'the wire layer requires the intercept id to equal the event id' },
-  'concurrent-interceptors': { checks: ['ti.deny-stops', 'ti.failure-policy'], why: 'calling every interceptor at once also calls those after a deny or a fail-closed failure' },
+  'concurrent-interceptors': { checks: ['ti.deny-stops', 'ti.failure-policy', 'ti.modify-input'], why: 'calling every interceptor at once also calls those after a deny or a fail-closed failure, and sends the second interceptor the input before the first one edited it' },
+  'no-deadline': { checks: ['ti.failure-policy'], why: 'a reply after the deadline is one of the failure classes; a harness that waits for it applies it' },
   'per-event-no-eof': { checks: ['ti.failure-policy'], why: 'the scripted per_event backend exits at end of input, so a harness that never closes stdin never sees its non-zero exit status' },
 };
 

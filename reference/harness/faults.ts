@@ -175,7 +175,7 @@ export const FAULTS = {
   },
   'await-observers': {
     targets: ['lo.observer-isolation'],
-    description: 'the tool runs only once its tool.before observations are delivered (awaited, bounded by the harness\'s 2 s observation limit); the outcome is unchanged',
+    description: 'the tool runs only once its tool.before observations are delivered (awaited without a limit of its own, capped at 30 s); the outcome is unchanged',
   },
   'eof-after-reply': {
     targets: ['stdio.per-event-eof'],

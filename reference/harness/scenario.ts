@@ -11,10 +11,11 @@ import {
 import type { StepReport } from './report.js';
 import type { Run } from './run.js';
 import { runSentinel } from './sentinel.js';
-import { OBSERVE_LIMIT_MS } from './observe.js';
 
 /** observer-failure-denies fault: how long an awaited observation may take. */
 const AWAITED_OBSERVATION_MS = 1000;
+/** await-observers fault: observers are awaited as an SDK without a timeout would (bounded only by this). */
+const AWAITED_OBSERVERS_CAP_MS = 30_000;
 
 const HOST_REFUSAL: Record<Exclude<HostPolicy, 'allow'>, string> = {
   'ask-refuse': 'the user refused the call',
@@ -72,7 +73,7 @@ export async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
 
   // Observations after settlement carry the effective input (lo.effective-content).
   const observedInput = fault === 'observe-original-input' ? requested : effectiveInput;
-  if (fault === 'await-observers') await run.observations.publishAndWait(withInput(before, observedInput), OBSERVE_LIMIT_MS);
+  if (fault === 'await-observers') await run.observations.publishAndWait(withInput(before, observedInput), AWAITED_OBSERVERS_CAP_MS);
   else if (fault !== 'observer-failure-denies') run.observations.publish(withInput(before, observedInput));
   if (executed && step.tool.name === run.sentinelTool) {
     try {

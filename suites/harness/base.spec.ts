@@ -7,7 +7,7 @@ import { check, test } from '../support/fixtures.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
 import {
-  callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, ran, reportedOutcome, requireUsable, stepOf, summary,
+  callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, notRunBecause, OBSERVE, paramsOf, ran, reportedAs, reportedOutcome, requireUsable, stepOf, summary,
 } from '../support/harness-judge.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
@@ -58,7 +58,7 @@ test.describe('base (harness)', () => {
     requireUsable(judge, run, ['t1']);
     if (frames(run, { hook: 'a', method: INTERCEPT }).length === 0) judge.fail('no hooks/intercept reached the interceptor', { received: summary(run) });
     if (ran(run, 't1')) {
-      judge.fail('the tool ran: the deny was not honoured because the result carried unknown members (fail-open let it through)', {
+      judge.fail(`the tool ran and ${reportedAs(run, 't1')}: the deny was not honoured, so the result's unknown members were treated as a failure (fail-open let it through)`, {
         sent: { result: { protocolVersion: 'draft', effects: [DENY], x_extra: true, 'com.example.note': { detail: 1 } } }, received: summary(run), expected: spec.expectation,
       });
     }
@@ -78,7 +78,7 @@ test.describe('base (harness)', () => {
     });
     requireUsable(judge, run, ['unknown', 'unadvertised']);
     if (!ran(run, 'unknown')) {
-      judge.fail('a deny listed with the unknown effect type com.example.mystery was applied; the whole response must be rejected (fail-open: the tool runs)', {
+      judge.fail(`${notRunBecause(run, 'unknown', 'a deny listed with the unknown effect type com.example.mystery was applied')}; the whole response must be rejected (fail-open: the tool runs)`, {
         sent: { effects: [DENY, { type: 'com.example.mystery' }] }, received: summary(run), expected: spec.expectation,
       });
     }
@@ -88,7 +88,7 @@ test.describe('base (harness)', () => {
     if (['ask', 'message', 'allow'].every((e) => advertised.has(e))) {
       judge.note('the harness advertises ask, message and allow, so no defined effect was left to send unadvertised');
     } else if (!ran(run, 'unadvertised')) {
-      judge.fail('a deny listed with a defined effect the request did not advertise was applied; the whole response must be rejected (fail-open: the tool runs)', {
+      judge.fail(`${notRunBecause(run, 'unadvertised', 'a deny listed with a defined effect the request did not advertise was applied')}; the whole response must be rejected (fail-open: the tool runs)`, {
         sent: { advertised: [...advertised] }, received: summary(run), expected: spec.expectation,
       });
     }
@@ -103,7 +103,7 @@ test.describe('base (harness)', () => {
     });
     requireUsable(judge, run, ['t1']);
     const m = run.markers.t1;
-    if (!m) return judge.fail('the tool did not run: a deny effect with an unknown member was honoured instead of rejecting the response', { sent: { effects: [effect] }, received: summary(run), expected: spec.expectation });
+    if (!m) return judge.fail(`${notRunBecause(run, 't1', 'the tool did not run: a deny effect with an unknown member was honoured instead of rejecting the response')}`, { sent: { effects: [effect] }, received: summary(run), expected: spec.expectation });
     if (!deepEqualJson(m.executedInput, run.inputs.t1)) judge.fail('the tool ran with a changed input', { received: m.executedInput, expected: `the original input ${JSON.stringify(run.inputs.t1)}` });
   }));
 

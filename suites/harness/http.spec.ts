@@ -3,7 +3,7 @@
 import { check, test } from '../support/fixtures.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { hookId, intercept, observe, tool } from '../support/harness-session.js';
-import { frames, ran, requireUsable, summary } from '../support/harness-judge.js';
+import { frames, ran, reportedAs, requireUsable, summary } from '../support/harness-judge.js';
 import { HOOK_QUERY } from '../../drivers/scripted-backend/http-server.js';
 
 test.describe('http (harness)', () => {
@@ -31,7 +31,7 @@ test.describe('http (harness)', () => {
     requireUsable(judge, run, ['t1']);
     const followed = frames(run).filter((f) => f.http?.url?.startsWith('/redirected/'));
     if (followed.length) judge.fail(`the harness followed the redirect: ${followed.length} request(s) reached the redirect target`, { received: summary(run), expected: spec.expectation });
-    if (!ran(run, 't1')) judge.fail('the call did not run: a 307 under fail-open must let it run', { received: summary(run), expected: spec.expectation });
+    if (!ran(run, 't1')) judge.fail(`the call did not run (${reportedAs(run, 't1')}): a 307 under fail-open must let it run`, { received: summary(run), expected: spec.expectation });
   }));
 
   test(...check('http.bearer', async ({ harness, judge, spec }) => {

@@ -71,7 +71,7 @@ test.describe('tool-interception (harness)', () => {
     }
     const probe = run.records.find((r) => r.kind === 'probe');
     if (probe?.exists) judge.fail('the tool had already run while the backend was still deciding (its marker existed before the reply)', { received: summary(run), expected: spec.expectation });
-    if (!ran(run, 't1')) judge.fail('the call did not run after a no-effect answer although the host allows it', { received: summary(run) });
+    if (!ran(run, 't1')) judge.fail(`the call did not run after a no-effect answer although the host allows it; ${reportedAs(run, 't1')}`, { received: summary(run) });
   }));
 
   test(...check('ti.request-id', async ({ harness, judge, spec }) => {
@@ -197,7 +197,7 @@ test.describe('tool-interception (harness)', () => {
     for (const s of steps) {
       const expected = expectedInput(run.inputs[s.id]!, effectsOf[s.id]!);
       const m = run.markers[s.id];
-      if (!m) judge.fail(`the "${s.id}" call did not run after a valid modify`, { sent: { effects: effectsOf[s.id] }, received: summary(run), expected: JSON.stringify(expected) });
+      if (!m) judge.fail(`the "${s.id}" call did not run after a valid modify; ${reportedAs(run, s.id)}`, { sent: { effects: effectsOf[s.id] }, received: summary(run), expected: JSON.stringify(expected) });
       else if (!deepEqualJson(m.executedInput, expected)) {
         judge.fail(`the "${s.id}" call ran with ${JSON.stringify(m.executedInput)}`, { sent: { input: run.inputs[s.id], effects: effectsOf[s.id] }, received: m.executedInput, expected: `${JSON.stringify(expected)} (${spec.expectation})` });
       }
@@ -246,7 +246,7 @@ test.describe('tool-interception (harness)', () => {
     requireUsable(judge, run, Object.keys(lists));
     for (const [step, effects] of Object.entries(lists)) {
       const m = run.markers[step];
-      if (!m) judge.fail(`the "${step}" call did not run: a rejected response under fail-open must leave the call to run unchanged`, { sent: { effects }, received: summary(run), expected: spec.expectation });
+      if (!m) judge.fail(`the "${step}" call did not run (${reportedAs(run, step)}): a rejected response under fail-open must leave the call to run unchanged`, { sent: { effects }, received: summary(run), expected: spec.expectation });
       if (!deepEqualJson(m!.executedInput, run.inputs[step])) {
         judge.fail(`the "${step}" call ran with ${JSON.stringify(m!.executedInput)}: part of a rejected response was applied`, { sent: { input: run.inputs[step], effects }, received: m!.executedInput, expected: `the original input ${JSON.stringify(run.inputs[step])}` });
       }
@@ -276,8 +276,8 @@ test.describe('tool-interception (harness)', () => {
       'mismatched-id': { answer: (effects) => ({ effects, id: 'wrong' }) },
       'wrong-jsonrpc': { answer: (effects) => ({ effects, jsonrpc: '1.0' }) },
       'deny-empty-reason': { answer: () => ({ effects: [{ type: 'deny', reason: '' }] }) },
-      // The reply comes twice the deadline late: a harness that waited would apply it.
-      timeout: { answer: (effects, deadline) => ({ effects, delayMs: 2 * deadline }) },
+      // The reply comes three times the deadline late: a harness that waited would apply it.
+      timeout: { answer: (effects, deadline) => ({ effects, delayMs: 3 * deadline }) },
       ...(target.transport === 'http' ? {
         'http-500': { answer: (effects: unknown[]) => ({ effects, http: { status: 500 } }) },
         'http-202': { answer: (effects: unknown[]) => ({ effects, http: { status: 202 } }) },
@@ -331,8 +331,9 @@ test.describe('tool-interception (harness)', () => {
         const hEvidence = { frames: framesOf(run, h), outcome: reportedAs(run, h) };
         if (!delivered(run, h)) {
           phases.fail(hp, `a healthy call after the ${n} failure never reached interceptor a (no frame for it): the harness did not recover; ${reportedAs(run, h)}`, hEvidence);
-        } else if (policy === 'fail-open' && (ran(run, h) || intercepts(run, 'b', h).length > 0)) {
-          phases.fail(hp, `a's deny for a healthy call after the ${n} failure was not honoured: ${ran(run, h) ? `the call ran (${reportedAs(run, h)})` : 'b was called'}`, hEvidence);
+        } else if (policy === 'fail-open' && ran(run, h)) {
+          // (Whether b is still called after the deny is ti.deny-stops's to judge.)
+          phases.fail(hp, `a's deny for a healthy call after the ${n} failure was not honoured: the call ran (${reportedAs(run, h)})`, hEvidence);
         } else if (policy === 'fail-closed' && !ran(run, h)) {
           phases.fail(hp, `a healthy call after the ${n} failure, answered with no effect, did not run (${reportedAs(run, h)}): the harness did not recover`, hEvidence);
         } else if (policy === 'fail-closed' && intercepts(run, 'b', h).length === 0) {
@@ -413,7 +414,7 @@ test.describe('tool-interception (harness)', () => {
     // (a) no reply, fail-closed: tool.after of the denied call, or the next call's first request.
     const closedNext = [observationOf(run, 'obs', 'tool.after', 'hang-closed'), requestOf(run, 'a1', 'after')].filter((r): r is WireRecord => r !== undefined).sort((x, y) => x.t - y.t)[0];
     timed('hang (fail-closed)', 'c', 'hang-closed', 'the harness\'s next event (tool.after, or the next call)', closedNext);
-    if (ran(run, 'hang-closed')) phases.fail('hang (fail-closed)', `the call ran although fail-closed interceptor c never replied (${reportedAs(run, 'hang-closed')})`, summary(run));
+    // (Whether the fail-closed call was denied is ti.failure-policy's to judge; here: when.)
     // (b) a deny 1.5 x the deadline late, fail-open: the harness has moved on and run the tool.
     timed('late deny (fail-open)', 'a1', 'late', 'the request to the next interceptor a2', requestOf(run, 'a2', 'late'));
     const m = run.markers.late;

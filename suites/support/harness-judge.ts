@@ -140,6 +140,16 @@ export function reportedAs(run: HarnessRun, step: string): string {
 }
 
 /**
+ * A message for a call that did not run, naming `cause` only when the adapter's report
+ * agrees (a backend denial); otherwise what the runner saw and what the report says.
+ */
+export function notRunBecause(run: HarnessRun, step: string, cause: string): string {
+  return reportedOutcome(run, step) === 'denied-by-backend'
+    ? `${cause} (${reportedAs(run, step)})`
+    : `the "${step}" call did not run, and ${reportedAs(run, step)}`;
+}
+
+/**
  * Soft assertions for multi-phase checks: every failing phase is collected with its own
  * evidence, and the check fails once, listing all of them.
  */
