@@ -113,3 +113,13 @@ export function observerHangMs(timeoutMs: number): number {
 export function perEventEofFirstWaitMs(timeoutMs: number): number {
   return Math.max(100, Math.round(timeoutMs / 4));
 }
+
+/** How long a scripted interceptor holds a request it never answers (ti.deadline): past 4 x the deadline. */
+export function noReplyHoldMs(registeredMs: number): number {
+  return 6 * registeredMs;
+}
+
+/** How late the scripted reply of ti.failure-policy's timeout class comes: well past the deadline. */
+export function timeoutClassDelayMs(registeredMs: number): number {
+  return 3 * registeredMs;
+}

@@ -35,8 +35,8 @@ test.describe('lifecycle-observation (harness)', () => {
     // answers 500 with garbage); another answers garbage and exits, then hangs. The calls
     // must not notice.
     const crashThenHang: Answer[] = target.transport === 'http'
-      ? [{ raw: '<html>internal error</html>', http: { status: 500, contentType: 'text/html' } }, { delayMs: 4000 }]
-      : [{ raw: 'this is not JSON', exit: 3 }, { delayMs: 4000, none: true }];
+      ? [{ raw: '<html>internal error</html>', http: { status: 500, contentType: 'text/html' } }, { delayMs: observerHangMs(harness.timeoutMs) }]
+      : [{ raw: 'this is not JSON', exit: 3 }, { delayMs: observerHangMs(harness.timeoutMs), none: true }];
     const run = await harness.run({
       label: 'observers that cannot be reached, fail, and hang',
       hooks: [

@@ -8,7 +8,7 @@ import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { check, test, type Judge } from '../support/fixtures.js';
 import { intercept, observe, SENTINEL_TOOL, tool, type HarnessRun, type HarnessSession, type HookPlan, type Subscription } from '../support/harness-session.js';
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
-import { actToleranceMs, DEADLINE_PROBE_MS, lateReplyDelayMs } from '../../src/timing.js';
+import { actToleranceMs, DEADLINE_PROBE_MS, lateReplyDelayMs, noReplyHoldMs, timeoutClassDelayMs } from '../../src/timing.js';
 import { appliesTo, JUDGED_SNAPSHOT, SNAPSHOTS, type SnapshotCommit } from '../../src/checks/registration-corpus.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import {
@@ -277,7 +277,7 @@ test.describe('tool-interception (harness)', () => {
       'wrong-jsonrpc': { answer: (effects) => ({ effects, jsonrpc: '1.0' }) },
       'deny-empty-reason': { answer: () => ({ effects: [{ type: 'deny', reason: '' }] }) },
       // The reply comes three times the deadline late: a harness that waited would apply it.
-      timeout: { answer: (effects, deadline) => ({ effects, delayMs: 3 * deadline }) },
+      timeout: { answer: (effects, deadline) => ({ effects, delayMs: timeoutClassDelayMs(deadline) }) },
       ...(target.transport === 'http' ? {
         'http-500': { answer: (effects: unknown[]) => ({ effects, http: { status: 500 } }) },
         'http-202': { answer: (effects: unknown[]) => ({ effects, http: { status: 202 } }) },
@@ -367,7 +367,7 @@ test.describe('tool-interception (harness)', () => {
     await harness.prepare();
     const deadline = harness.registeredTimeoutMs(DEADLINE_PROBE_MS);
     const lateMs = lateReplyDelayMs(deadline);
-    const hang: Answer = { delayMs: 6 * deadline, none: true };
+    const hang: Answer = { delayMs: noReplyHoldMs(deadline), none: true };
     const open = (extra: Partial<Subscription> = {}): Subscription => intercept(['tool.before'], { failurePolicy: 'fail-open', timeoutMs: DEADLINE_PROBE_MS, ...extra });
     const chainOrder = ['a1', 'a2', 'b', 'c'];
     const run = await harness.run({
