@@ -1,6 +1,6 @@
 // `npm run bench`: validator throughput as ratios against JSON.parse, the stdio driver against
-// a bare loop, and the wall time of a full certification of the reference backend, all in the
-// same run
+// a bare loop, the hostile corpus (wall time, peak RSS and leftovers per behaviour), and the
+// wall time of a full certification of the reference backend, all in the same run
 // (absolute numbers vary by machine; ratios are what to compare between commits).
 import { performance } from 'node:perf_hooks';
 import { parseJsonBytes } from '../src/protocol/json.js';
@@ -15,6 +15,8 @@ import { StdioProcess } from '../drivers/stdio.js';
 import { Transcript } from '../drivers/transcript.js';
 import { interceptRequest, toolBeforeEvent, HARMLESS_TOOL } from '../src/checks/probes.js';
 import { packageRoot } from '../src/package-root.js';
+import { containment } from '../drivers/containment.js';
+import { CORPUS, corpusNonce, removeBatch, runBatch, runnerPeak } from './hostile-corpus.js';
 
 const request = {
   jsonrpc: '2.0', id: 'evt-1', method: 'hooks/intercept',
@@ -140,6 +142,35 @@ process.stdout.write(`${'runner driver (StdioProcess + transcript)'.padEnd(44)} 
   process.stdout.write(`\n${runs} runs of one intercepted tool call through the reference harness (adapter + scripted stdio backend):\n`);
   process.stdout.write(`${'bare node -e 0'.padEnd(44)} ${bareNode.toFixed(0).padStart(7)} ms   1.0x\n`);
   process.stdout.write(`${'reference harness run'.padEnd(44)} ${harnessRun.toFixed(0).padStart(7)} ms   ${(harnessRun / bareNode).toFixed(2)}x a bare Node.js start\n`);
+}
+
+// ---------------------------------------------------------------- the hostile corpus
+// test/hostile/README.md: each behaviour run alone through the CLI (one claim, its check),
+// with the run's wall time, the peak RSS of the largest runner process (sampled every 100 ms
+// from /proc, the implementation's own processes left out) and the processes it left 1 s
+// after the run. A representative subset; `--corpus all` runs every row, `--no-corpus` none;
+// skipped without kernel containment.
+if (!process.argv.includes('--no-corpus') && containment().kind !== 'pid-namespace') {
+  process.stdout.write(`\nhostile corpus skipped: kernel containment unavailable (${containment().reason ?? ''}); its processes need a container to end them\n`);
+} else if (!process.argv.includes('--no-corpus')) {
+  const all = process.argv.includes('all') && process.argv.includes('--corpus');
+  const subset = new Set(['double-fork', 'forge', 'kill-all', 'fork-storm', 'short-lines', 'braces', 'endless-line', 'gigabyte', 'stderr-flood',
+    'gzip-bomb', 'chunked-endless', 'ten-gb', 'token-stderr-exit', 'adapter-fifo', 'adapter-sparse']);
+  const nonce = corpusNonce();
+  process.stdout.write(`\nhostile corpus (${all ? 'every row' : `${subset.size} rows; --corpus all for every row`}), each behaviour alone, containment ${containment().kind}:\n`);
+  process.stdout.write(`${'behaviour'.padEnd(26)} ${'run'.padStart(8)} ${'check'.padStart(8)} ${'peak RSS'.padStart(9)} ${'left'.padStart(5)}  verdict\n`);
+  for (const batch of CORPUS) {
+    for (const row of batch.rows) {
+      if (!all && !subset.has(row.id)) continue;
+      const b = await runBatch(batch, nonce, { rows: [row.id] });
+      const o = b.rows.get(row.id)!;
+      const check = o.results?.checks.find((c) => c.status !== 'skipped');
+      const peak = runnerPeak(b);
+      process.stdout.write(`${row.id.padEnd(26)} ${`${(b.wallMs / 1000).toFixed(1)} s`.padStart(8)} ${`${((check?.durationMs ?? 0) / 1000).toFixed(1)} s`.padStart(8)} ` +
+        `${`${(peak.rss / 1024 / 1024).toFixed(0)} MB`.padStart(9)} ${String(o.leftovers.length).padStart(5)}  ${o.results?.verdict ?? 'no results'}\n`);
+      removeBatch(b);
+    }
+  }
 }
 
 if (!process.argv.includes('--no-certify')) {

@@ -7,8 +7,10 @@
 //
 // Every process this program starts carries the same `--ahp-hostile-<id>` argument, so a
 // test finds every leftover by scanning /proc/*/cmdline for it. Plain Node.js, no
-// dependencies. Nothing here is dangerous outside a container on purpose: `kill -9 -1` runs
-// only when this process is PID 1 of its own PID namespace.
+// dependencies. Meant to run contained only (test/hostile.spec.ts and the bench skip it
+// otherwise): uncontained, its daemons would outlive the run and its forger would write
+// into the checkout. `kill -9 -1` runs only when this process is PID 1 of its own PID
+// namespace, whoever starts it.
 'use strict';
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
@@ -297,10 +299,10 @@ const modes = {
     });
   },
 
-  /** A reply line just under the 1 MiB line bound: an error message of 1000 000 characters. */
+  /** A reply line just under the 1 MiB line bound: a success result of 1000 000 characters (to any request). */
   'huge-reply'() {
     onLines((line) => {
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: idOf(line), error: { code: 'x', message: 'h'.repeat(1_000_000) } })}\n`);
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: idOf(line), result: { protocolVersion: 'draft', effects: [], huge: 'h'.repeat(1_000_000) } })}\n`);
     });
   },
 
@@ -462,7 +464,6 @@ const modes = {
       ['/etc', `/etc/outside${MARK}.txt`],
       ['HOME', path.join(process.env.HOME || '/root', `outside${MARK}.txt`)],
       ['work folder', path.join(path.dirname(process.env.TMPDIR || '/nonexistent'), `outside${MARK}.txt`)],
-      ['next to the config', path.join(path.dirname(path.dirname(c.report)), `outside${MARK}.txt`)],
     ];
     for (const [what, file] of targets) log(`outside${MARK}.log`, `${what} ${file}: ${tryWrite(file, 'outside')}`);
   },
@@ -503,6 +504,12 @@ const modes = {
     config();
     again('child-idle', [], { detached: true });
     setTimeout(() => process.exit(0), 20);
+  },
+
+  /** Writes what it can see of environments to its working folder, then exits 0. */
+  'adapter-env-dump'() {
+    config();
+    dumpEnvironments();
   },
 
   /** Never exits, ignores SIGTERM. */
