@@ -10,6 +10,19 @@ const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !
 
 const clip = (s: string, n = 400): string => (s.length > n ? `${s.slice(0, n)}… (${s.length} characters)` : s);
 
+/**
+ * A value from the implementation, quoted as JSON for a message. Our parser accepts any
+ * nesting depth, JSON.stringify does not: a value too deep to quote is described, so the
+ * check still states its finding (the raw text is in the transcript).
+ */
+export function quoted(v: unknown): string {
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return '(a value nested too deeply to quote; the raw reply is in the transcript)';
+  }
+}
+
 export function describeReply(r: Reply): string {
   if (r.kind === 'none') return `no reply (${r.why})`;
   const http = r.http ? `HTTP ${r.http.status} ${r.http.contentType || '(no content type)'}: ` : '';
@@ -36,24 +49,24 @@ export function successResult(judge: Judge, r: Reply, sent: unknown, expected = 
   const v = replyObject(judge, r, sent, expected);
   if (isObj(v.error)) {
     const e = v.error as { code?: JsonValue; message?: JsonValue };
-    judge.fail(`expected ${expected}, got JSON-RPC error ${JSON.stringify(e.code)} ${JSON.stringify(e.message ?? '')}`);
+    judge.fail(`expected ${expected}, got JSON-RPC error ${quoted(e.code)} ${quoted(e.message ?? '')}`);
   }
-  if (!isObj(v.result)) judge.fail(`expected ${expected}, got a response without a result object: ${clip(JSON.stringify(v), 200)}`);
+  if (!isObj(v.result)) judge.fail(`expected ${expected}, got a response without a result object: ${clip(quoted(v), 200)}`);
   return v.result as Obj;
 }
 
 /** A JSON-RPC error response for `request` (with its id), optionally with an exact code. */
 export function errorResponse(judge: Judge, r: Reply, request: Obj, code?: number): Obj {
-  const expected = `a JSON-RPC error${code === undefined ? '' : ` with code ${code}`} carrying the request id ${JSON.stringify(request.id)}`;
+  const expected = `a JSON-RPC error${code === undefined ? '' : ` with code ${code}`} carrying the request id ${quoted(request.id)}`;
   const v = replyObject(judge, r, request, expected);
   if (!isObj(v.error)) {
-    judge.fail(`expected ${expected}, got ${'result' in v ? 'a success result' : 'a response without an error object'}: ${clip(JSON.stringify(v), 200)}`);
+    judge.fail(`expected ${expected}, got ${'result' in v ? 'a success result' : 'a response without an error object'}: ${clip(quoted(v), 200)}`);
   }
   const e = v.error as Obj;
   const shape = errorShapeProblem(e);
-  if (shape) judge.fail(`expected ${expected}, got a malformed JSON-RPC error object (${shape}): ${clip(JSON.stringify(e), 200)}`);
-  if (code !== undefined && e.code !== code) judge.fail(`expected ${expected}, got error code ${JSON.stringify(e.code)} (${JSON.stringify(e.message ?? '')})`);
-  if (v.id !== request.id) judge.fail(`expected ${expected}, got the error with id ${JSON.stringify(v.id)}${typeof v.id !== typeof request.id ? ` (a ${jsonType(v.id)}, the request id is a ${jsonType(request.id)})` : ''}`);
+  if (shape) judge.fail(`expected ${expected}, got a malformed JSON-RPC error object (${shape}): ${clip(quoted(e), 200)}`);
+  if (code !== undefined && e.code !== code) judge.fail(`expected ${expected}, got error code ${quoted(e.code)} (${quoted(e.message ?? '')})`);
+  if (v.id !== request.id) judge.fail(`expected ${expected}, got the error with id ${quoted(v.id)}${typeof v.id !== typeof request.id ? ` (a ${jsonType(v.id)}, the request id is a ${jsonType(request.id)})` : ''}`);
   return e;
 }
 
@@ -61,9 +74,9 @@ export function errorResponse(judge: Judge, r: Reply, request: Obj, code?: numbe
 export function errorShapeProblem(e: Obj): string | undefined {
   const problems: string[] = [];
   if (!('code' in e)) problems.push('no code');
-  else if (typeof e.code !== 'number' || !Number.isInteger(e.code)) problems.push(`code ${JSON.stringify(e.code)} is not an integer`);
+  else if (typeof e.code !== 'number' || !Number.isInteger(e.code)) problems.push(`code ${quoted(e.code)} is not an integer`);
   if (!('message' in e)) problems.push('no message');
-  else if (typeof e.message !== 'string') problems.push(`message ${JSON.stringify(e.message)} is not a string`);
+  else if (typeof e.message !== 'string') problems.push(`message ${quoted(e.message)} is not a string`);
   return problems.length ? problems.join(', ') : undefined;
 }
 

@@ -152,7 +152,14 @@ const test = base.extend<Fixtures>({
       await use(judge);
     } finally {
       if (Object.keys(evidence).length) {
-        await info.attach(ATTACHMENT.evidence, { body: redact(JSON.stringify(evidence, null, 2)), contentType: 'application/json' });
+        let body: string;
+        try {
+          body = JSON.stringify(evidence, null, 2);
+        } catch {
+          // A value nested deeper than JSON.stringify goes: keep what can be shown.
+          body = JSON.stringify({ expected: evidence.expected, note: 'evidence nested too deeply to quote; see the transcript' }, null, 2);
+        }
+        await info.attach(ATTACHMENT.evidence, { body: redact(body), contentType: 'application/json' });
       }
     }
   },
