@@ -188,7 +188,8 @@ export function check(id: string, body: (f: CheckContext) => Promise<void>): [st
       await body({ claim, target, spec, transcript, backend, harness, judge });
       // A reply after timeoutMs was judged on its content; the claim's promise still did not hold.
       if (backend.late.length) {
-        judge.warn(`${backend.late.length} repl${backend.late.length === 1 ? 'y' : 'ies'} came after timeoutMs (${claim.timeoutMs} ms): latency ${backend.late.map((ms) => `${ms} ms`).join(', ')}; judged on content (patience ${backend.patience} ms)`);
+        const latencies = backend.late.map((l) => `${l.ms} ms${l.includesStart ? ' (with the process start-up)' : ''}`).join(', ');
+        judge.warn(`${backend.late.length} repl${backend.late.length === 1 ? 'y' : 'ies'} came after timeoutMs (${claim.timeoutMs} ms): latency ${latencies}; judged on content (patience ${backend.patience} ms)`);
       }
     } catch (err) {
       if (err instanceof LaunchError) {
