@@ -107,17 +107,12 @@ const SETUP = [
 
 const inside = (dir: string, parent: string): boolean => dir === parent || dir.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 
-function isDir(path: string): boolean {
-  try {
-    return existsSync(path);
-  } catch {
-    return false;
-  }
-}
+/** A writable folder that does not exist cannot be bound; it is left out (the launch still works). */
+const exists = (path: string): boolean => existsSync(path);
 
 /** The command line that runs `command args` contained as `c` says. */
 export function containedCommand(command: string, args: readonly string[], c: Confinement): { command: string; args: string[] } {
-  const writable = [...new Set(c.writable)].filter(isDir);
+  const writable = [...new Set(c.writable)].filter(exists);
   const hidden = [...new Set(c.hidden)].filter((h) => !writable.includes(h));
   const late = writable.filter((w) => hidden.some((h) => inside(w, h))).slice(0, MAX_WRITABLE);
   const covered = [...hidden.map((h) => ({ dir: h, arg: `h:${h}` })), ...[...new Set(c.readOnly ?? [])].map((r) => ({ dir: r, arg: `r:${r}` }))]
