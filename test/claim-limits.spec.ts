@@ -3,22 +3,13 @@
 // launches anything; and implementation-controlled text never reaches the terminal raw.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ROOT } from './support/paths.js';
+import { tempFolders } from './support/temp.js';
 
 const BIN = resolve(ROOT, 'bin', 'ahp-conformance.js');
-const made: string[] = [];
-test.afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
-
-function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-claim-limits-'));
-  made.push(dir);
-  return dir;
-}
+const workspace = tempFolders('ahp-claim-limits-');
 
 /** `run` on the given claim files (name -> text), in a fresh workspace. */
 function run(claims: Record<string, string>): { code: number | null; out: string; err: string; dir: string } {

@@ -3,24 +3,15 @@
 // backends get a verdict in bounded time and leave no process behind.
 import { test, expect } from '@playwright/test';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ClaimResults } from '../src/results/model.js';
 import { ROOT } from './support/paths.js';
+import { tempFolders } from './support/temp.js';
 
 const BIN = resolve(ROOT, 'bin', 'ahp-conformance.js');
-const made: string[] = [];
-test.afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
-
-function workspace(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-run-'));
-  made.push(dir);
-  return dir;
-}
+const workspace = tempFolders('ahp-run-');
 
 function run(dir: string, claim: string, extra: string[] = [], env: Record<string, string> = {}): { code: number | null; out: string; err: string } {
   const file = join(dir, 'claim.yaml');
