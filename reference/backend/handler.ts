@@ -16,10 +16,10 @@
 //   9. the whole request wire-valid (our validator)     else -32602
 //  10. the policy's effects, kept only where advertised
 import { EVENT_TYPES, eventSpec, METHODS, ERROR_CODES, PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
-import { parseJsonBytes, parseJsonStrict, type JsonValue } from '../../src/protocol/json.js';
+import { isObject, parseJsonBytes, parseJsonStrict, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { wireSchemas } from '../../src/protocol/schema-build/index.js';
 import type { FaultMode } from './faults.js';
-import { matchRule, proposals, type JsonObject, type Policy, type Proposal } from './policy.js';
+import { matchRule, proposals, type Policy, type Proposal } from './policy.js';
 
 export interface HandlerContext {
   readonly policy: Policy;
@@ -52,7 +52,6 @@ interface RpcError {
 
 type Verdict = { readonly error: RpcError } | { readonly effects: JsonValue };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is Id => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 const ERRORS = {

@@ -9,10 +9,9 @@
 // preference, a merge of the patch into the tool input and a replace of the input with
 // the patched copy; the handler keeps the first proposal the request advertises.
 import { eventSpec, REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
-import { parseJsonBytes, type JsonValue } from '../../src/protocol/json.js';
+import { isObject, parseJsonBytes, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { readFileSync } from 'node:fs';
 
-export type JsonObject = { [k: string]: JsonValue };
 
 export interface DenyAction {
   readonly reason: string;
@@ -43,7 +42,6 @@ export interface Proposal {
   readonly patch?: JsonObject;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const reverseDns = new RegExp(REVERSE_DNS_PATTERN);
 
 /** The first rule matching this event, if any. */

@@ -7,7 +7,7 @@
 //                          fail-closed: stop; synthetic denial with a generic reason
 // A retryable failure is sent once more, byte for byte, if the deadline leaves room
 // (AHP-CORE-004); nothing is retried after a decision.
-import type { JsonObject } from './config.js';
+import type { JsonObject } from '../../src/protocol/json.js';
 import type { Target } from './dispatch.js';
 import { withInput, type AhpEvent, newEventId } from './events.js';
 import { interceptMessage, type Message } from './messages.js';

@@ -3,9 +3,8 @@
 // few rules it holds. Unknown members are ignored (later contract versions only add).
 // The registration is passed on untouched: judging it is registration.ts's job.
 import { readFileSync } from 'node:fs';
-import { parseJsonBytes, type JsonValue } from '../../src/protocol/json.js';
+import { isObject, parseJsonBytes, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 
-export type JsonObject = { [k: string]: JsonValue };
 export type HostPolicy = 'allow' | 'ask-refuse' | 'deny';
 export type SessionOutcome = 'completed' | 'cancelled' | 'error' | 'unknown';
 
@@ -43,7 +42,6 @@ const STEP_ID = /^[A-Za-z0-9._-]+$/;
 const HOSTS: readonly string[] = ['allow', 'ask-refuse', 'deny'];
 const SESSION_OUTCOMES: readonly string[] = ['completed', 'cancelled', 'error', 'unknown'];
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmpty = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 class ConfigError extends Error {}

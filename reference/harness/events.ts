@@ -3,7 +3,8 @@
 // exported so the self-test can check each against the event schemas; the harness itself
 // does not validate at run time (every schema kind compiled costs start-up time).
 import { randomUUID } from 'node:crypto';
-import type { JsonObject, ScenarioSession, SessionOutcome } from './config.js';
+import type { JsonObject } from '../../src/protocol/json.js';
+import type { ScenarioSession, SessionOutcome } from './config.js';
 import type { FaultMode } from './faults.js';
 
 export const HARNESS = { name: 'reference-harness', version: '0.1.0' } as const;

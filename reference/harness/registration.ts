@@ -4,7 +4,7 @@
 // that is unset is deliberately NOT a load error: it is resolved per request, and its
 // absence is an operational failure that sends nothing (transports/http.ts).
 import { checkUrl } from '../../drivers/http.js';
-import type { JsonValue } from '../../src/protocol/json.js';
+import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 
 export type Mode = 'intercept' | 'observe';
@@ -41,9 +41,6 @@ export interface Hook {
 
 export type RegistrationResult = { ok: true; hooks: Hook[] } | { ok: false; reason: string };
 
-type Obj = { [k: string]: JsonValue };
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** Used for subscriptions that lack them, when validation is skipped (a fault mode only). */
 const LOOSE_DEFAULT_TIMEOUT_MS = 2000;
 const LOOSE_DEFAULT_POLICY: FailurePolicy = 'fail-closed';
@@ -74,9 +71,9 @@ export function rejectionReason(doc: JsonValue): string | undefined {
     const more = findings.length > 3 ? ` (and ${findings.length - 3} more)` : '';
     return `invalid registration: ${shown.join('; ')}${more}`;
   }
-  const hooks = (doc as Obj).hooks as Obj[];
+  const hooks = (doc as JsonObject).hooks as JsonObject[];
   for (const [i, hook] of hooks.entries()) {
-    const t = hook.transport as Obj;
+    const t = hook.transport as JsonObject;
     if (t.type === 'http') {
       const checked = checkUrl(t.url as string);
       if (!checked.ok) return `invalid registration: /hooks/${i}/transport/url: ${checked.message}`;

@@ -5,9 +5,8 @@
 // Unknown members of the result object itself are ignored.
 import { PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
 import { applyModifyResponse, EditRejected, type EditContext } from '../../src/protocol/edit.js';
-import { cloneJson, type JsonValue } from '../../src/protocol/json.js';
+import { cloneJson, isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
-import type { JsonObject } from './config.js';
 import { TOOL_BEFORE_CAPABILITIES } from './events.js';
 import type { FaultMode } from './faults.js';
 
@@ -33,8 +32,6 @@ export const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
   event: 'tool.before',
 };
 
-type Obj = { [k: string]: JsonValue };
-const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const bad = (failure: string): Judgement => ({ ok: false, failure });
 const quote = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 60);
 
@@ -61,7 +58,7 @@ export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, f
 
   const problem = effectsProblem(effects);
   if (problem !== undefined) return bad(problem);
-  return decide(effects as Obj[], input, fault);
+  return decide(effects as JsonObject[], input, fault);
 }
 
 /** Why the list cannot be accepted, or undefined. */
@@ -80,7 +77,7 @@ function effectsProblem(effects: JsonValue[]): string | undefined {
 }
 
 /** Accepted effects: a deny wins; the modifies must still apply cleanly (atomic acceptance). */
-function decide(effects: readonly Obj[], input: JsonObject, fault: FaultMode | undefined): Judgement {
+function decide(effects: readonly JsonObject[], input: JsonObject, fault: FaultMode | undefined): Judgement {
   const modifies = effects.filter((e) => e.type === 'modify');
   let next = input;
   if (modifies.length > 0) {
@@ -96,7 +93,7 @@ function decide(effects: readonly Obj[], input: JsonObject, fault: FaultMode | u
 
 type Applied = { ok: true; input: JsonObject } | { ok: false; failure: string };
 
-function applyModifies(modifies: readonly Obj[], input: JsonObject, fault: FaultMode | undefined): Applied {
+function applyModifies(modifies: readonly JsonObject[], input: JsonObject, fault: FaultMode | undefined): Applied {
   let result: Record<string, unknown>;
   try {
     result = applyModifyResponse({ input }, modifies, TOOL_INPUT_EDIT_CONTEXT);
@@ -104,14 +101,14 @@ function applyModifies(modifies: readonly Obj[], input: JsonObject, fault: Fault
     if (e instanceof EditRejected) return { ok: false, failure: `modify rejected (${e.rule})` };
     throw e;
   }
-  const next = result.input;
+  const next = result.input as JsonValue; // the edit of a JSON input is JSON
   if (!isObject(next)) return { ok: false, failure: 'modify left the input not an object' };
   if (fault === 'merge-drops-null') dropNullMerges(next, modifies);
   return { ok: true, input: next };
 }
 
 /** merge-drops-null fault: treat a null merge value as a deletion (the draft keeps it). */
-function dropNullMerges(input: Obj, modifies: readonly Obj[]): void {
+function dropNullMerges(input: JsonObject, modifies: readonly JsonObject[]): void {
   for (const m of modifies) {
     if (m.operation !== 'merge' || !isObject(m.value)) continue;
     for (const [k, v] of Object.entries(m.value)) if (v === null && input[k] === null) delete input[k];
@@ -145,7 +142,7 @@ function judgeOneByOne(effects: JsonValue[], input: JsonObject, fault: FaultMode
   for (const e of effects) {
     const failure = effectsProblem([e]);
     if (failure !== undefined) return applied > 0 ? { ok: false, failure, partialInput: current } : bad(failure);
-    const effect = e as Obj;
+    const effect = e as JsonObject;
     if (effect.type === 'deny') {
       deny ??= effect.reason as string;
       continue;

@@ -3,7 +3,7 @@
 // appears atomically (write, then rename) so a reader never sees half of it.
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { JsonObject } from './config.js';
+import type { JsonObject } from '../../src/protocol/json.js';
 
 export function runSentinel(marker: string, executedInput: JsonObject): void {
   mkdirSync(dirname(marker), { recursive: true });

@@ -12,7 +12,7 @@
 // EditRejected and nothing is returned); effects apply serially inside one response, and
 // callers chain responses by passing the last accepted candidate back in.
 import { TARGET_FAMILY, type ModifyTarget } from './catalogue.js';
-import { cloneJson, deepEqualJson, isPlainJson } from './json.js';
+import { cloneJson, deepEqualJson, isObject, isPlainJson } from './json.js';
 import { kindEntry } from './kinds.js';
 import { ourSchemas, type SchemaSet } from './schema-set.js';
 import { isWireValid, validate, type Finding } from './validator.js';
@@ -53,7 +53,6 @@ export class EditRejected extends Error {
 type Json = unknown;
 type JsonObject = Record<string, unknown>;
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const ELICITATION_RESULT = 'user.elicitation.result';
 

@@ -17,6 +17,16 @@ export interface JsonFinding {
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [k: string]: JsonValue };
 
+export type JsonObject = { [k: string]: JsonValue };
+
+/**
+ * A non-null, non-array object. Narrows a JsonValue to its object member and anything
+ * else to Record<string, unknown>; says nothing about the prototype (see isPlainJson).
+ */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 export type ParseResult = { ok: true; value: JsonValue } | { ok: false; findings: JsonFinding[] };
 
 // ---------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // branch of every failed union; here a union keeps only the branch the value was
 // evidently aiming at (its discriminating constants matched), or, when none matched,
 // one finding that lists the values that would have.
+import { isObject } from './json.js';
 import type { ErrorObject, SchemaSet, ValidateFunction } from './schema-set.js';
 
 export interface SchemaIssue {
@@ -12,20 +13,19 @@ export interface SchemaIssue {
 
 const isUnion = (e: ErrorObject): boolean => (e.keyword === 'oneOf' || e.keyword === 'anyOf') && Array.isArray(e.schema);
 const under = (path: string, parent: string): boolean => path === parent || path.startsWith(`${parent}/`);
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The constants a branch pins its members to (`properties.x.const`, through `allOf`).
  * An optional tagged member (e.g. MCP's `mode: "form"`) only counts when present.
  */
 function tags(schema: unknown, value: unknown, out = new Map<string, unknown>()): Map<string, unknown> {
-  if (!isObj(schema)) return out;
+  if (!isObject(schema)) return out;
   const props = schema.properties;
   const required = new Set(Array.isArray(schema.required) ? schema.required.map(String) : []);
-  if (isObj(props)) {
+  if (isObject(props)) {
     for (const [name, sub] of Object.entries(props)) {
-      if (!isObj(sub) || !('const' in sub)) continue;
-      if (required.has(name) || (isObj(value) && name in value)) out.set(name, sub.const);
+      if (!isObject(sub) || !('const' in sub)) continue;
+      if (required.has(name) || (isObject(value) && name in value)) out.set(name, sub.const);
     }
   }
   if (Array.isArray(schema.allOf)) for (const part of schema.allOf) tags(part, value, out);
@@ -33,12 +33,12 @@ function tags(schema: unknown, value: unknown, out = new Map<string, unknown>())
 }
 
 function wantsType(schema: unknown): string | undefined {
-  return isObj(schema) && typeof schema.type === 'string' ? schema.type : undefined;
+  return isObject(schema) && typeof schema.type === 'string' ? schema.type : undefined;
 }
 
 function fitsType(value: unknown, type: string | undefined): boolean {
   if (!type) return true;
-  if (type === 'object') return isObj(value);
+  if (type === 'object') return isObject(value);
   if (type === 'array') return Array.isArray(value);
   if (type === 'integer' || type === 'number') return typeof value === 'number';
   if (type === 'null') return value === null;
@@ -59,10 +59,10 @@ function explainUnion(u: ErrorObject, set: SchemaSet, depth: number): ErrorObjec
   const branches = (u.schema as unknown[]).map((_, i) => set.branch(u.schema, i));
   if (branches.some((b) => b === undefined)) return [u];
   const value = u.data;
-  const matched = (b: Branch): number => [...tags(b.schema, value)].filter(([k, v]) => isObj(value) && JSON.stringify(value[k]) === JSON.stringify(v)).length;
+  const matched = (b: Branch): number => [...tags(b.schema, value)].filter(([k, v]) => isObject(value) && JSON.stringify(value[k]) === JSON.stringify(v)).length;
   const aimed = branches.filter((b) => {
     const t = tags(b!.schema, value);
-    return fitsType(value, wantsType(b!.schema)) && [...t].every(([k, v]) => isObj(value) && JSON.stringify(value[k]) === JSON.stringify(v));
+    return fitsType(value, wantsType(b!.schema)) && [...t].every(([k, v]) => isObject(value) && JSON.stringify(value[k]) === JSON.stringify(v));
   }) as Branch[];
   if (aimed.length > 0) {
     // Prefer the branch that pins the most members to the value's own constants, then the fewest errors.
@@ -83,7 +83,7 @@ function explainUnion(u: ErrorObject, set: SchemaSet, depth: number): ErrorObjec
   // No branch was aimed at: report a tag of the closest branches (most tags matched, then fewest mismatched).
   const scored = (branches as Branch[]).map((b) => ({
     hits: matched(b),
-    misses: [...tags(b.schema, value)].filter(([k, v]) => !isObj(value) || JSON.stringify(value[k]) !== JSON.stringify(v)),
+    misses: [...tags(b.schema, value)].filter(([k, v]) => !isObject(value) || JSON.stringify(value[k]) !== JSON.stringify(v)),
   }));
   const top = Math.max(...scored.map((x) => x.hits));
   const closest = scored.filter((x) => x.hits === top && x.misses.length > 0).map((x) => x.misses);
@@ -91,7 +91,7 @@ function explainUnion(u: ErrorObject, set: SchemaSet, depth: number): ErrorObjec
   const votes = new Map<string, number>();
   for (const m of closest) for (const [k] of m) votes.set(k, (votes.get(k) ?? 0) + 1);
   const tag = [...votes].sort((a, b) => b[1] - a[1])[0]?.[0];
-  if (tag === undefined || !isObj(value)) {
+  if (tag === undefined || !isObject(value)) {
     const types = [...new Set(branches.map((b) => wantsType(b!.schema)).filter(Boolean))];
     if (types.length && !branches.some((b) => fitsType(value, wantsType(b!.schema)))) {
       return [{ ...u, keyword: 'type', params: { type: types.join(' or ') }, message: `must be ${types.join(' or ')}` }];

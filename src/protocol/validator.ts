@@ -5,7 +5,7 @@
 //  - profile: newer observable checks from the seed (Base Protocol profile), applied on
 //    top; they are reported with their own check ids and never flip wire validity.
 import { METHODS } from './catalogue.js';
-import { jsonPointer, parseJsonBytes, parseJsonStrict, type JsonValue } from './json.js';
+import { isObject, jsonPointer, parseJsonBytes, parseJsonStrict, type JsonValue } from './json.js';
 import { kindEntry } from './kinds.js';
 import { schemaIssues, valueAt } from './schema-errors.js';
 import { ourSchemas, SchemaSetError, type SchemaSet } from './schema-set.js';
@@ -36,7 +36,6 @@ function wire(path: string, code: string, message: string, requirement?: string)
   return requirement ? { path, code, message, requirement, layer: 'wire' } : { path, code, message, layer: 'wire' };
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The event a value carries: `params.event` of a message, or the value itself. */
 function carriedEvent(value: unknown): { event: Record<string, unknown>; base: string } | undefined {

@@ -1,6 +1,8 @@
 // Deterministic structural mutants of a JSON document, for differential schema tests.
 // Every mutant changes exactly one place of the tree; none is sampled at random.
 
+import { isObject } from '../../src/protocol/json.js';
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 export interface Mutant {
@@ -18,8 +20,6 @@ export interface Mutant {
  * (free-form text, identities, times, …), of which one stands in for "any other string".
  */
 export type StringPool = ReadonlyMap<string, { readonly enumLike: readonly string[]; readonly other: readonly string[] }>;
-
-const isObject = (v: Json): v is { [key: string]: Json } => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
 const pointerOf = (path: readonly (string | number)[]): string => path.map((p) => `/${escapeToken(String(p))}`).join('');

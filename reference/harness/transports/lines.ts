@@ -1,14 +1,13 @@
 // stdout framing shared by both stdio lifecycles: split on LF only, each line must be one
 // strict JSON object by itself (AHP-STDIO-001). A CR before the LF is left to the JSON
 // parser, which treats it as whitespace. Buffers are bounded.
-import { parseJsonBytes, type JsonValue } from '../../../src/protocol/json.js';
+import { isObject, parseJsonBytes, type JsonValue } from '../../../src/protocol/json.js';
 
 export const MAX_LINE_BYTES = 4 * 1024 * 1024;
 const LF = 0x0a;
 
 export type LineParse = { ok: true; value: JsonValue } | { ok: false; failure: string };
 
-const isObject = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** One stdout line as a reply: strict UTF-8 JSON, and an object. */
 export function parseReplyLine(line: Uint8Array): LineParse {
@@ -81,7 +80,7 @@ export class LenientReassembler {
     for (let s = this.lines.length - 1; s >= 0; s--) {
       const joined = Buffer.concat(this.lines.slice(s).flatMap((l, i) => (i === 0 ? [l] : [Buffer.from('\n'), l])));
       const parsed = parseJsonBytes(joined);
-      if (parsed.ok && isObject(parsed.value) && ('jsonrpc' in (parsed.value as object) || 'id' in (parsed.value as object))) {
+      if (parsed.ok && isObject(parsed.value) && ('jsonrpc' in parsed.value || 'id' in parsed.value)) {
         this.lines = [];
         return parsed.value;
       }
