@@ -1,43 +1,68 @@
 // Conformance suites: Playwright Test is the engine that runs the checks of a claim.
-// `ahp-conformance run` writes a run plan and starts Playwright with this config; each
-// (claim, role, transport, lifecycle) becomes a project, fixtures launch the
-// implementation under test, and reporters write results.json, JUnit and the HTML report.
-// A shard (`run --shard i/n`) writes only a blob report; `ahp-conformance merge` runs
-// `playwright merge-reports` with this config again, and the same reporters write the
-// merged reports (src/engine/shards.ts).
+// `ahp-conformance run` writes a run plan and starts Playwright with this config, compiled
+// with everything else (dist/playwright.config.js runs dist/suites), so a run never mixes
+// source and compiled code. Each (claim, role, transport, lifecycle) becomes a project
+// that collects only its checks (src/engine/plan.ts) and gets its claim and target through
+// `use`; the results reporter records them for the CLI, which judges and writes the views.
+// A shard (`run --shard i/n`) collects only its share of the checks and writes a blob
+// report; `ahp-conformance merge` runs `playwright merge-reports` with this config again.
 // (The self-tests of this tool use test/playwright.config.ts.)
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { join } from 'node:path';
-import { planFromEnv, plannedProjects, PLAN_ENV } from './src/engine/plan.js';
+import { plannedProjects, PLAN_ENV, readPlan, type RunPlan } from './src/engine/plan.js';
+import { runFolder } from './src/engine/run-folder.js';
+import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV } from './src/engine/shards.js';
 import { checkTimeLimitMs } from './src/timing.js';
-import { MERGE_ENV, parseShard, runMetadata, shardLabel, SHARD_ENV } from './src/engine/shards.js';
+import type { ResultsReporterOptions } from './src/results/reporter.js';
+import { runMetadata } from './src/results/run-record.js';
+import type { SuiteOptions } from './suites/support/fixtures.js';
 
-const plan = planFromEnv();
-const projects = plan ? plannedProjects(plan) : [];
-const longestDeadline = Math.max(2000, ...(plan?.claims.map((c) => c.claim.timeoutMs) ?? []));
+// Playwright loads this config in its main process and in every worker: each reads the
+// same plan file, and nothing else reads it.
+const planPath = process.env[PLAN_ENV];
+const plan: RunPlan | undefined = planPath ? readPlan(planPath) : undefined;
 const merging = process.env[MERGE_ENV];
-const reportsDir = merging ?? plan?.reportsDir ?? join(process.cwd(), 'reports');
 const shardText = process.env[SHARD_ENV];
 const parsed = shardText ? parseShard(shardText) : undefined;
 const shard = typeof parsed === 'object' ? parsed : undefined;
+
+const all = plan ? plannedProjects(plan) : [];
+const projects = shard ? shardProjects(all, shard) : all;
+const longestDeadline = Math.max(2000, ...(plan?.claims.map((c) => c.claim.timeoutMs) ?? []));
+const reportsDir = merging ?? plan?.reportsDir ?? join(process.cwd(), 'reports');
+const folder = runFolder(reportsDir);
 // One claim: its Playwright report sits beside its results; several, or a merge (the
 // claims are known only once the blobs are read): one shared report.
 const htmlDir = !merging && plan && plan.claims.length === 1 ? join(plan.claims[0]!.reportDir, 'playwright') : join(reportsDir, 'playwright');
 const progress: ReporterDescription = [process.env.AHP_PROGRESS === 'line' ? 'line' : 'list'];
+const results: ResultsReporterOptions = { outcomeFile: folder.outcome, mode: merging ? 'merge' : 'run' };
 
 const reporter: ReporterDescription[] = shard
   ? [progress, ['blob', { outputDir: join(reportsDir, 'blob', shardLabel(shard)), fileName: `shard-${shardLabel(shard)}.zip` }]]
-  : [...(merging ? [] : [progress]), ['./src/results/reporter.ts'], ['html', { outputFolder: htmlDir, open: 'never' }]];
+  : [...(merging ? [] : [progress]), ['./src/results/reporter.js', results], ['html', { outputFolder: htmlDir, open: 'never' }]];
 
-export default defineConfig({
-  testDir: './suites',
-  testMatch: '**/*.spec.ts',
+/** A regular expression that matches exactly these check ids at the start of a test title. */
+const checkGrep = (ids: readonly string[]): RegExp => new RegExp(`(^| )(${ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}): `);
+
+export default defineConfig<SuiteOptions>({
+  testMatch: '**/*.spec.js',
   fullyParallel: true,
   forbidOnly: true,
   retries: 0,
   timeout: checkTimeLimitMs(longestDeadline),
-  outputDir: join(reportsDir, '.run', 'playwright-output'),
+  outputDir: folder.playwrightOutput,
   reporter,
-  metadata: plan ? runMetadata(plan, shard) : {},
-  projects: projects.map((p) => ({ name: p.name, metadata: { target: p.target, plan: process.env[PLAN_ENV] } })),
+  metadata: plan ? runMetadata(recordPlan(plan, all), shard) : {},
+  projects: projects.map((p) => ({
+    name: p.name,
+    testDir: `./suites/${p.target.role}`,
+    grep: checkGrep(p.checks),
+    // The reporter reads the target here (blob reports keep project metadata).
+    metadata: { target: p.target },
+    use: {
+      claim: plan!.claims[p.target.claimIndex]!.claim,
+      target: p.target,
+      runFolders: { workDir: plan!.workDir, reportsDir: plan!.reportsDir, containment: plan!.containment },
+    },
+  })),
 });

@@ -37,7 +37,15 @@ export interface CheckSpec {
    * meets a deadline.
    */
   readonly launches?: number;
+  /**
+   * The claim's backend samples of this kind the check exercises: with none, the plan
+   * declares it not applicable instead of running it (src/engine/plan.ts).
+   */
+  readonly samples?: 'deny' | 'modify';
 }
+
+/** The roles a claim covers, in the order they are certified (`both`: backend, then harness). */
+export const claimRoles = (role: Role | 'both'): Role[] => (role === 'both' ? ['backend', 'harness'] : [role]);
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
 const BOTH_L: Lifecycle[] = ['persistent', 'per_event'];
@@ -125,12 +133,12 @@ export const CHECKS: readonly CheckSpec[] = [
     expectation: 'every returned effect type is in the request\'s capabilities.effects, also when a sample that would deny is sent with no effects advertised',
   }),
   check({
-    id: 'ti.deny-samples', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-001', 'AHP-DEC-002'],
+    id: 'ti.deny-samples', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-001', 'AHP-DEC-002'], samples: 'deny',
     title: 'The claim\'s deny samples are denied with a valid deny effect',
     expectation: 'each deny sample gets a result holding a schema-valid deny with a non-empty reason',
   }),
   check({
-    id: 'ti.modify-samples', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CAP-001', 'AHP-CONTENT-001'],
+    id: 'ti.modify-samples', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CAP-001', 'AHP-CONTENT-001'], samples: 'modify',
     title: 'Modify effects fit the advertised target, operation and value shape',
     expectation: 'each modify sample gets modify effects the harness could apply: advertised target and operation, canonical value shape (seed edit checks 1-6)',
   }),

@@ -1,12 +1,11 @@
-// What `run` and `merge` do once results.json files exist: the summary lines, expected
-// failures, the comparison with a baseline, and the exit code. Shared, so a merged run of
-// shards is judged exactly like one run on one machine.
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// What `run` and `merge` do with the results a Playwright run recorded: expected failures,
+// the comparison with a baseline, every view written once, the summary lines and the exit
+// code. Shared, so a merged run of shards is judged exactly like one run on one machine.
+import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { stableJson, targetLabel, type ClaimResults } from '../results/model.js';
-import { claimPage, type Judgement } from '../results/html/claim-page.js';
-import { verifyClaimFolder } from '../results/verify.js';
-import { resultsDigest } from '../results/write.js';
+import { targetLabel, type ClaimResults } from '../results/model.js';
+import type { Judgement } from '../results/html/claim-page.js';
+import { writeClaimResults } from '../results/write.js';
 import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
 import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
 import { UsageError } from './args.js';
@@ -117,58 +116,49 @@ export function prepareJudging(options: Record<string, string>, partial: readonl
 }
 
 /**
- * Read each claim's results.json, print its summary (and expected-failure and baseline
- * lines), write regression.json, and return the exit code: 1 nonconformant (with a
- * baseline: new failures only), 2 incomplete, 3 results missing (`why` says what ran).
+ * Judge each claim's recorded results (expected failures, baseline), write its views once
+ * (results.json, JUnit, the report, regression.json), print its summary, and return the
+ * exit code: 1 nonconformant (with a baseline: new failures only), 2 incomplete.
  */
-export function conclude(claims: readonly { name: string; reportDir: string }[], why: string, judging: Judging, io: Io, written: { results: ClaimResults; dir: string }[]): number {
+export function conclude(claims: readonly { results: ClaimResults; reportDir: string }[], judging: Judging, io: Io, written: { results: ClaimResults; dir: string }[]): number {
   let exit: number = EXIT.ok;
-  for (const { name, reportDir } of claims) {
-    const path = join(reportDir, 'results.json');
-    if (!existsSync(path)) {
-      io.err(terminalLine(`ahp-conformance: no results were written for ${name} (${why})`));
-      exit = Math.max(exit, EXIT.internal);
-      continue;
-    }
-    // Verdicts are read back only after every implementation process is gone; the page
-    // written with them records their digest, so a change in between is caught here.
-    const check = verifyClaimFolder(reportDir);
-    const tampered = check.problems.filter((p) => p.includes('records'));
-    if (tampered.length) {
-      io.err(terminalLine(`ahp-conformance: ${name}: results.json changed after it was written (${tampered.join('; ')})`));
-      exit = Math.max(exit, EXIT.internal);
-      continue;
-    }
-    const bytes = readFileSync(path);
-    const digest = resultsDigest(bytes);
-    const results = JSON.parse(bytes.toString('utf8')) as ClaimResults;
-    written.push({ results, dir: reportDir });
-    io.out(summaryLine(results, show(reportDir), digest));
+  for (const { results, reportDir } of claims) {
+    const name = results.claim.implementation.name;
+    const lines: string[] = [];
+    const judgement: Judgement = {};
+    let failing = false;
+    let regression: unknown;
     if (results.verdict === 'incomplete') {
       exit = Math.max(exit, EXIT.badInput);
-      continue;
-    }
-    const { expected, baselines } = judging;
-    const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
-    if (outcome) io.out(terminalLine(`  expected failures: ${expectedLine(outcome)}`));
-    let failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
-    const judgement: Judgement = outcome ? { expected: outcome } : {};
-    if (baselines) {
-      const before = baselines(name);
-      if (!before) {
-        io.out(terminalLine(`  vs baseline: no baseline for ${name}; every failure counts as new`));
-      } else {
-        const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
-        const changes = compareRuns(before, results);
-        writeFileSync(join(reportDir, 'regression.json'), stableJson({ baseline: judging.baselinePath, changes }));
-        io.out(terminalLine(`  vs baseline: ${regressionLine(changes)}`));
-        judgement.regression = { baseline: judging.baselinePath ?? '', changes };
-        // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
-        failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
+    } else {
+      const { expected, baselines } = judging;
+      const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
+      if (outcome) {
+        lines.push(`  expected failures: ${expectedLine(outcome)}`);
+        judgement.expected = outcome;
+      }
+      failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
+      if (baselines) {
+        const before = baselines(name);
+        if (!before) {
+          lines.push(`  vs baseline: no baseline for ${name}; every failure counts as new`);
+        } else {
+          const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
+          const changes = compareRuns(before, results);
+          regression = { baseline: judging.baselinePath, changes };
+          lines.push(`  vs baseline: ${regressionLine(changes)}`);
+          judgement.regression = { baseline: judging.baselinePath ?? '', changes };
+          // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
+          failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
+        }
       }
     }
-    // The report shows what the run was judged against, beside the verdict.
-    if (judgement.expected || judgement.regression) writeFileSync(join(reportDir, 'index.html'), claimPage(results, judgement, digest));
+    // Every view at once, after every implementation process is gone; the report shows
+    // what the run was judged against, beside the verdict.
+    const digest = writeClaimResults(reportDir, results, judgement, regression);
+    written.push({ results, dir: reportDir });
+    io.out(summaryLine(results, show(reportDir), digest));
+    for (const line of lines) io.out(terminalLine(line));
     if (failing) exit = Math.max(exit, EXIT.finding);
   }
   return exit;

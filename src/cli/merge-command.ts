@@ -2,13 +2,15 @@
 //   [--expected-failures f] [--certify]`: merge the blob reports of `run --shard i/n`
 // (from one machine or many) with Playwright's `merge-reports`, into the same reports one
 // unsharded run writes, then judge them exactly as `run` does.
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { runPlaywright } from '../engine/playwright.js';
 import { MERGE_ENV, SHARD_ENV } from '../engine/shards.js';
 import { PLAN_ENV } from '../engine/plan.js';
+import { runFolder } from '../engine/run-folder.js';
 import type { ClaimResults } from '../results/model.js';
+import { readRunOutcome } from '../results/run-record.js';
 import { writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
@@ -49,19 +51,14 @@ export function findBlobs(paths: readonly string[]): string[] {
   return unique;
 }
 
-interface MergeRecord {
-  error?: string;
-  shards?: { total: number; present: number[]; missing: number[] };
-  claims?: { implementation: { name: string; version: string }; reportDir: string }[];
-}
-
 export async function mergeCommand(paths: string[], options: Record<string, string>, io: Io): Promise<number> {
   if (paths.length === 0) throw new UsageError('merge needs the blob reports of the shards (folders or .zip files)');
   const blobs = findBlobs(paths);
   const judging = prepareJudging(options, []);
   const reportsDir = resolve(options.reports ?? 'reports');
-  const record = join(reportsDir, '.run', 'merge.json');
+  const record = runFolder(reportsDir).outcome;
   rmSync(record, { force: true });
+  mkdirSync(runFolder(reportsDir).root, { recursive: true });
   // merge-reports reads one folder: gather the blobs in a private one.
   const staging = mkdtempSync(join(tmpdir(), 'ahp-merge-'));
   let result: { code: number; output: string };
@@ -76,14 +73,14 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
     rmSync(staging, { recursive: true, force: true });
   }
   const code = result.code;
-  if (!existsSync(record)) {
+  const merged = readRunOutcome(record);
+  if (!merged) {
     // One line of Playwright's error, not its stack.
     const why = result.output.split('\n').map((l) => l.trim()).find((l) => /^[A-Za-z]*Error\b/.test(l))?.replace(/^Error: /, '').replace(/\.$/, '');
     io.err(terminalLine(`ahp-conformance: merging ${blobs.length} blob report${blobs.length === 1 ? '' : 's'} failed${why ? `: ${why}` : ` (Playwright exited with ${code})`}; are they blob reports of \`ahp-conformance run --shard\`?`));
     return code === 0 ? EXIT.internal : EXIT.badInput;
   }
-  const merged = JSON.parse(readFileSync(record, 'utf8')) as MergeRecord;
-  if (merged.error || !merged.shards || !merged.claims) {
+  if (merged.error || !merged.shards) {
     io.err(terminalLine(`ahp-conformance: merge: ${merged.error ?? 'the merge wrote no record'}`));
     return EXIT.badInput;
   }
@@ -91,7 +88,7 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
   io.out(terminalLine(`ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
     `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`));
   const written: { results: ClaimResults; dir: string }[] = [];
-  const exit = conclude(merged.claims.map((c) => ({ name: c.implementation.name, reportDir: c.reportDir })), `merge-reports exited with ${code}`, judging, io, written);
+  const exit = conclude(merged.claims.map((results) => ({ results, reportDir: join(reportsDir, results.claim.implementation.name) })), judging, io, written);
   if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

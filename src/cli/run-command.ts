@@ -7,11 +7,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { containment } from '../../drivers/containment.js';
 import { loadClaim, type ClaimOutcome, type ResolvedClaim } from '../claims/load.js';
-import { planFile, sharedRunsDir, plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
+import { plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { runPlaywright } from '../engine/playwright.js';
+import { runFolder } from '../engine/run-folder.js';
 import { parseShard, shardLabel, SHARD_ENV, MERGE_ENV, type Shard } from '../engine/shards.js';
 import { packageVersion } from '../package-root.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
+import { readRunOutcome, type RunOutcome } from '../results/run-record.js';
 import { writeClaimResults, writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
@@ -110,18 +112,25 @@ function playwrightArgs(options: Record<string, string>): string[] {
   ];
 }
 
-/** Start Playwright on a written plan; shared harness runs (adapter output) live only as long as the run. */
-async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): Promise<number> {
-  rmSync(sharedRunsDir(plan.reportsDir), { recursive: true, force: true });
-  const file = planFile(plan.reportsDir);
+/**
+ * Start Playwright on a written plan and return what its reporter recorded (a shard records
+ * nothing: its blob report is the outcome). Shared harness runs (adapter output) and the
+ * work folder live only as long as the run.
+ */
+async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; outcome?: RunOutcome }> {
+  const folder = runFolder(plan.reportsDir);
+  rmSync(folder.sharedRuns, { recursive: true, force: true });
+  rmSync(folder.outcome, { force: true });
   plan.workDir = mkdtempSync(join(tmpdir(), 'ahp-conformance-'));
-  writePlan(plan, file);
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, [PLAN_ENV]: file };
+  writePlan(plan, folder.plan);
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, [PLAN_ENV]: folder.plan };
   delete childEnv[MERGE_ENV];
   try {
-    return (await runPlaywright('test', args, childEnv)).code;
+    const { code } = await runPlaywright('test', args, childEnv);
+    const outcome = readRunOutcome(folder.outcome);
+    return { code, ...(outcome ? { outcome } : {}) };
   } finally {
-    rmSync(sharedRunsDir(plan.reportsDir), { recursive: true, force: true });
+    rmSync(folder.sharedRuns, { recursive: true, force: true });
     rmSync(plan.workDir, { recursive: true, force: true, maxRetries: 2 });
   }
 }
@@ -148,7 +157,8 @@ async function runShard(shard: Shard, outcomes: ClaimOutcome[], options: Record<
   const blob = join(reportsDir, 'blob', label, `shard-${label}.zip`);
   rmSync(blob, { force: true });
   io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
-  const code = await runPlan(plan, [...playwrightArgs(options), '--shard', `${shard.current}/${shard.total}`], { [SHARD_ENV]: `${shard.current}/${shard.total}` });
+  // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
+  const { code } = await runPlan(plan, playwrightArgs(options), { [SHARD_ENV]: `${shard.current}/${shard.total}` });
   if (!existsSync(blob)) {
     io.err(terminalLine(`ahp-conformance: shard ${shard.current}/${shard.total} wrote no blob report (Playwright exited with ${code})`));
     return EXIT.internal;
@@ -194,10 +204,13 @@ export async function runCommand(files: string[], options: Record<string, string
     return exit;
   }
   const plan = newPlan(claims, reportsDir);
-  for (const c of plan.claims) rmSync(join(c.reportDir, 'results.json'), { force: true });
   io.out(terminalLine(certifying(plan, 'certifying')));
-  const code = await runPlan(plan, playwrightArgs(options), {});
-  exit = Math.max(exit, conclude(plan.claims.map((c) => ({ name: c.claim.implementation.name, reportDir: c.reportDir })), `Playwright exited with ${code}`, judging, io, written));
+  const { code, outcome } = await runPlan(plan, playwrightArgs(options), {});
+  if (!outcome || outcome.claims.length !== plan.claims.length) {
+    io.err(terminalLine(`ahp-conformance: no results were recorded (Playwright exited with ${code}${outcome?.error ? `: ${outcome.error}` : ''})`));
+    return Math.max(exit, EXIT.internal);
+  }
+  exit = Math.max(exit, conclude(outcome.claims.map((results, i) => ({ results, reportDir: plan.claims[i]!.reportDir })), judging, io, written));
   if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

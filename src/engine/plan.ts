@@ -1,13 +1,19 @@
 // A run plan: the resolved claims of one `ahp-conformance run`, and the Playwright
-// projects they become (claim × role × transport × lifecycle). The CLI writes the plan
-// to a file; playwright.config.ts and the suites' fixtures read it back through the
-// AHP_RUN_PLAN environment variable, so every worker sees the same claims.
+// projects they become (claim × role × transport × lifecycle). Applicability is decided
+// here, before anything runs: each project collects only the checks that apply to its
+// target (its role's suite folder and a grep of its check ids), and the checks the claim
+// cannot exercise are declared not applicable with the reason. The CLI writes the plan to
+// a file; playwright.config.ts is its only reader and hands each project its claim and
+// target through `use` (suites/support/fixtures.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import type { Lifecycle, Role, Transport } from '../checks/catalogue.js';
+import { dirname } from 'node:path';
+import { applicableChecks, checkSpec, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 import type { ResolvedClaim } from '../claims/load.js';
 import type { ContainmentState } from '../../drivers/containment.js';
+import { projectName, type TargetKey } from '../results/model.js';
+import type { DeclaredNotApplicable } from '../results/run-record.js';
 
+/** The variable naming the plan file for playwright.config.ts. */
 export const PLAN_ENV = 'AHP_RUN_PLAN';
 
 export interface PlannedClaim {
@@ -27,7 +33,8 @@ export interface RunPlan {
   claims: PlannedClaim[];
 }
 
-export interface Target {
+/** One target of a claim: what a project certifies. */
+export interface Target extends TargetKey {
   claimIndex: number;
   role: Role;
   transport: Transport;
@@ -38,13 +45,10 @@ export interface Target {
 export interface PlannedProject {
   name: string;
   target: Target;
-}
-
-/** The roles a claim covers, in the order they are certified (`both`: backend, then harness). */
-export const claimRoles = (role: Role | 'both'): Role[] => (role === 'both' ? ['backend', 'harness'] : [role]);
-
-export function projectName(claim: ResolvedClaim, t: Target): string {
-  return [claim.implementation.name, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
+  /** The checks this project runs, in catalogue order. */
+  checks: string[];
+  /** Checks of the target the claim cannot exercise: reported, never run. */
+  notApplicable: DeclaredNotApplicable[];
 }
 
 /**
@@ -64,9 +68,32 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
   return out;
 }
 
-/** One project per (claim, role, transport, lifecycle) the claims certify. */
-export function plannedProjects(plan: RunPlan): PlannedProject[] {
-  return plan.claims.flatMap(({ claim }, claimIndex) => claimTargets(claim, claimIndex).map((target) => ({ name: projectName(claim, target), target })));
+/**
+ * Why a check that applies to the target cannot be exercised with this claim, if it
+ * cannot: the sample checks need the claim's samples of their kind.
+ */
+function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
+  const samples = checkSpec(id).samples;
+  if (samples && (claim.backend?.samples[samples].length ?? 0) === 0) {
+    return `the claim lists no ${samples} samples, so the ${samples} path was not exercised`;
+  }
+  return undefined;
+}
+
+/** One project per (claim, role, transport, lifecycle) the claims certify, with its checks. */
+export function plannedProjects(plan: Pick<RunPlan, 'claims'>): PlannedProject[] {
+  return plan.claims.flatMap(({ claim }, claimIndex) =>
+    claimTargets(claim, claimIndex).map((target) => {
+      const checks: string[] = [];
+      const notApplicable: DeclaredNotApplicable[] = [];
+      for (const spec of applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles)) {
+        const reason = unexercisable(claim, spec.id);
+        if (reason) notApplicable.push({ id: spec.id, reason, role: target.role, transport: target.transport, ...(target.lifecycle ? { lifecycle: target.lifecycle } : {}) });
+        else checks.push(spec.id);
+      }
+      return { name: projectName(claim.implementation.name, target), target, checks, notApplicable };
+    }),
+  );
 }
 
 export function writePlan(plan: RunPlan, file: string): void {
@@ -74,17 +101,6 @@ export function writePlan(plan: RunPlan, file: string): void {
   writeFileSync(file, `${JSON.stringify(plan, null, 2)}\n`);
 }
 
-let cached: { file: string; plan: RunPlan } | undefined;
-
-/** The plan named by AHP_RUN_PLAN, or undefined when Playwright runs without `ahp-conformance run`. */
-export function planFromEnv(): RunPlan | undefined {
-  const file = process.env[PLAN_ENV];
-  if (!file) return undefined;
-  if (cached?.file !== file) cached = { file, plan: JSON.parse(readFileSync(file, 'utf8')) as RunPlan };
-  return cached.plan;
+export function readPlan(file: string): RunPlan {
+  return JSON.parse(readFileSync(file, 'utf8')) as RunPlan;
 }
-
-export const planFile = (reportsDir: string): string => join(reportsDir, '.run', 'plan.json');
-
-/** Harness scenario runs shared between checks of one target during a run (removed by `run`). */
-export const sharedRunsDir = (reportsDir: string): string => join(reportsDir, '.run', 'harness-runs');

@@ -27,7 +27,7 @@ export async function runPlaywright(command: 'test' | 'merge-reports', args: rea
   const cli = createRequire(join(root, 'package.json')).resolve('@playwright/test/cli');
   const output = new ByteTail(64 * 1024);
   return new Promise<PlaywrightExit>((done) => {
-    const child = spawn(process.execPath, [cli, command, '-c', join(root, 'playwright.config.ts'), ...args], {
+    const child = spawn(process.execPath, [cli, command, '-c', join(root, 'dist', 'playwright.config.js'), ...args], {
       cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, FORCE_COLOR: '0' },
     });
     if (quiet) {

@@ -1,25 +1,23 @@
-// Sharding one run across machines with Playwright's own `--shard i/n` and blob reports,
-// and merging the shards back into one set of conformance reports.
+// Sharding one run across machines, and what the shards record so that `merge` can put
+// them back together.
 //
-// Each shard records in Playwright's config metadata (which blob reports keep, and which
-// `playwright merge-reports` unions key by key) what the merge needs and cannot otherwise
-// know: the claims as results.json describes them, their targets, and one key per shard.
-// The merge refuses shards of different claims or runner versions, and marks every claim
-// incomplete while a shard is missing: a missing shard silently drops checks, and a
-// verdict over fewer checks than planned would be a false certificate.
+// A shard is decided by the plan, not by Playwright's `--shard` (which splits by test
+// count, so one shard got every cheap backend check and the other every harness check):
+// the checks of every project are dealt to the shards by their cost, each to the shard
+// with the least so far, and a shard's projects collect only its checks. Each shard
+// records the plan in Playwright's config metadata with one key of its own
+// (src/results/run-record.ts); the merge refuses shards of different claims or runner
+// versions, and marks every claim incomplete while a shard is missing.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ClaimSummary, TargetKey } from '../results/model.js';
-import { claimTargets, type RunPlan } from './plan.js';
-import type { ContainmentState } from '../../drivers/containment.js';
+import { checkSpec } from '../checks/catalogue.js';
+import type { RecordedPlan } from '../results/run-record.js';
+import { claimTargets, type PlannedProject, type RunPlan } from './plan.js';
 
-/** Set by `ahp-conformance run --shard i/n` for playwright.config.ts (blob reporter, metadata). */
+/** Set by `ahp-conformance run --shard i/n` for playwright.config.ts (its checks, the blob reporter, metadata). */
 export const SHARD_ENV = 'AHP_SHARD';
 /** Set by `ahp-conformance merge`: where the merged reports go. */
 export const MERGE_ENV = 'AHP_MERGE_REPORTS';
-
-const PLAN_KEY = 'ahp-conformance-plan';
-const SHARD_KEY = /^ahp-conformance-shard-(\d+)-of-(\d+)$/;
 
 export interface Shard {
   current: number;
@@ -38,20 +36,10 @@ export function parseShard(text: string): Shard | string {
 
 export const shardLabel = (s: Shard): string => `${s.current}-of-${s.total}`;
 
-/** What the merge needs to rebuild each claim's results: no paths it would follow, no environment. */
-export interface MergeablePlan {
-  runnerVersion: string;
-  claims: { claim: Omit<ClaimSummary, 'lifecycles'>; targets: TargetKey[]; digest: string }[];
-  /** Over the runner version and every claim's digest: equal in every shard of one run. */
-  digest: string;
-  /** How the shard's implementations were contained (results.json reports it). */
-  containment?: ContainmentState;
-}
-
 const sha256 = (text: string | Buffer): string => createHash('sha256').update(text).digest('hex');
 
 /** The plan as shards record it. A claim's digest is over its file's bytes, so shards on machines with other paths still agree. */
-export function mergeablePlan(plan: RunPlan): MergeablePlan {
+export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): RecordedPlan {
   const claims = plan.claims.map(({ claim }, index) => {
     let bytes: Buffer | string;
     try {
@@ -66,6 +54,7 @@ export function mergeablePlan(plan: RunPlan): MergeablePlan {
       },
       targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({ role, transport, ...(lifecycle ? { lifecycle } : {}) })),
       digest: sha256(bytes),
+      notApplicable: projects.filter((p) => p.target.claimIndex === index).flatMap((p) => p.notApplicable),
     };
   });
   return {
@@ -74,32 +63,33 @@ export function mergeablePlan(plan: RunPlan): MergeablePlan {
   };
 }
 
-/** Config metadata for a run: the plan, and for a shard its own key. */
-export function runMetadata(plan: RunPlan, shard: Shard | undefined): Record<string, unknown> {
-  const p = mergeablePlan(plan);
-  return { [PLAN_KEY]: p, ...(shard ? { [`ahp-conformance-shard-${shardLabel(shard)}`]: { plan: p.digest } } : {}) };
-}
+/**
+ * What a check costs relative to others, for dealing checks to shards: the times it starts
+ * the implementation (the catalogue's `launches`, else once). Rough on purpose: it only has
+ * to keep the expensive checks apart.
+ */
+const cost = (id: string): number => checkSpec(id).launches ?? 1;
 
-export type MergeCoverage =
-  | { kind: 'error'; message: string }
-  | { kind: 'ok'; plan: MergeablePlan; total: number; present: number[]; missing: number[] };
-
-/** What the merged metadata says about the shards: which are present, which missing, whether they belong together. */
-export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage {
-  const plan = metadata[PLAN_KEY] as MergeablePlan | undefined;
-  const shards = Object.entries(metadata).flatMap(([k, v]) => {
-    const m = SHARD_KEY.exec(k);
-    return m ? [{ current: Number(m[1]), total: Number(m[2]), plan: (v as { plan?: string } | null)?.plan }] : [];
-  });
-  if (!plan || !Array.isArray(plan.claims)) return { kind: 'error', message: 'the blob reports were not written by `ahp-conformance run --shard`' };
-  if (shards.length === 0) return { kind: 'error', message: 'the blob reports carry no shard numbers (run each shard with `ahp-conformance run --shard i/n`)' };
-  const totals = [...new Set(shards.map((s) => s.total))];
-  if (totals.length > 1) return { kind: 'error', message: `the blob reports come from different shardings (${totals.map((t) => `/${t}`).join(', ')})` };
-  if (shards.some((s) => s.plan !== plan.digest)) {
-    return { kind: 'error', message: 'the blob reports come from different runs (other claims, claim files that differ, or another ahp-conformance version); merge shards of one run only' };
+/**
+ * The projects of one shard: every (project, check) dealt, most expensive first, to the
+ * shard with the least cost so far (ties to the lowest shard number); a project with no check in this shard is left out. Every shard of a run
+ * computes the same deal, so together they run each check exactly once.
+ */
+export function shardProjects(projects: readonly PlannedProject[], shard: Shard): PlannedProject[] {
+  const items = projects.flatMap((p, pi) => p.checks.map((id, ci) => ({ pi, ci, id, cost: cost(id) })));
+  // Equal costs in snake order (check 0 of every project, then check 1 backwards, ...), so
+  // each project's checks alternate between shards instead of following one project.
+  items.sort((a, b) => b.cost - a.cost || a.ci - b.ci || (a.ci % 2 ? b.pi - a.pi : a.pi - b.pi));
+  const load = Array.from({ length: shard.total }, () => 0);
+  const mine = new Set<string>();
+  for (const item of items) {
+    let to = 0;
+    for (let i = 1; i < load.length; i++) if (load[i]! < load[to]!) to = i;
+    load[to]! += item.cost;
+    if (to === shard.current - 1) mine.add(`${item.pi}\u0000${item.id}`);
   }
-  const total = totals[0]!;
-  const present = [...new Set(shards.map((s) => s.current))].sort((a, b) => a - b);
-  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !present.includes(i));
-  return { kind: 'ok', plan, total, present, missing };
+  return projects.flatMap((p, pi) => {
+    const checks = p.checks.filter((id) => mine.has(`${pi}\u0000${id}`));
+    return checks.length ? [{ ...p, checks }] : [];
+  });
 }

@@ -122,6 +122,13 @@ export const targetKey = (t: TargetKey): string => [t.role, t.transport, t.lifec
 /** `backend/stdio/persistent`, `harness/http`. */
 export const targetLabel = (t: TargetKey): string => [t.role, t.transport, t.lifecycle].filter(Boolean).join('/');
 
+/**
+ * The Playwright project of one claim's target, `acme:backend:stdio:persistent`: the run
+ * names its projects with it and the report's rerun command greps for it.
+ */
+export const projectName = (implementation: string, t: TargetKey): string =>
+  [implementation, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
+
 const NO_CHECK = 'no check ran (interrupted, or nothing matched --grep)';
 const byKey = <T extends TargetKey>(a: T, b: T): number => (targetKey(a) < targetKey(b) ? -1 : targetKey(a) > targetKey(b) ? 1 : 0);
 

@@ -1,16 +1,26 @@
-// Playwright reporter that turns conformance tests into each claim's results.json and
-// junit.xml, from the annotations and attachments the suites record.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Playwright reporter that records conformance tests as each claim's results, from the
+// annotations and attachments the suites record, into the run outcome file (one per run or
+// merge). It judges and renders nothing: the CLI does that once (src/results/run-record.ts).
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
-import { planFromEnv, type Target } from '../engine/plan.js';
-import { mergeablePlan, mergeCoverage, MERGE_ENV, type MergeablePlan } from '../engine/shards.js';
 import { ANNOTATION, ATTACHMENT } from './annotations.js';
 import {
-  buildClaimResults, stableJson, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type TranscriptLine,
+  buildClaimResults, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type TargetKey, type TranscriptLine,
 } from './model.js';
-import { writeClaimResults } from './write.js';
+import { declaredResults, mergeCoverage, recordedPlan, writeRunOutcome, type RecordedPlan, type RunOutcome } from './run-record.js';
+
+/** What the config gives this reporter. */
+export interface ResultsReporterOptions {
+  /** Where the outcome goes (src/engine/run-folder.ts). */
+  outcomeFile: string;
+  /** `merge`: the claims come from the shards' metadata, and every shard must be present. */
+  mode: 'run' | 'merge';
+}
+
+/** What a project's metadata says about its target: the claim (by plan index) and the target. */
+export interface ProjectTarget extends TargetKey {
+  claimIndex: number;
+}
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -41,11 +51,19 @@ function transcriptOf(result: TestResult, bound?: number): TranscriptLine[] | un
   return [...head, { ...last, note: `${all.length - bound} entries left out here (a passing check keeps ${bound}; the Playwright report has them all)${last.note ? `; ${last.note}` : ''}` }];
 }
 
+/** What results.json says about a check from the catalogue. */
+function specResult(id: string): Pick<CheckResult, 'id' | 'title' | 'level' | 'profile' | 'requirements'> {
+  const spec = checkSpec(id);
+  return { id, title: spec.title, level: spec.level, profile: spec.profile, requirements: [...spec.requirements] };
+}
+
 export default class ResultsReporter implements Reporter {
   private readonly byClaim = new Map<number, CheckResult[]>();
   /** Per claim, per target (keyed by targetKey): a launch failure reason, and whether any check got past launching. */
   private readonly launch = new Map<number, Map<string, LaunchRecord>>();
   private metadata: Record<string, unknown> = {};
+
+  constructor(private readonly options: ResultsReporterOptions) {}
 
   onBegin(config: FullConfig): void {
     this.metadata = config.metadata ?? {};
@@ -53,7 +71,7 @@ export default class ResultsReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const id = annotation(test, result, ANNOTATION.check);
-    const target = test.parent.project()?.metadata?.target as Target | undefined;
+    const target = test.parent.project()?.metadata?.target as ProjectTarget | undefined;
     if (!id || !target) return;
     const annotated = annotation(test, result, ANNOTATION.status);
     if (annotated === 'excluded') return;
@@ -71,13 +89,8 @@ export default class ResultsReporter implements Reporter {
         : result.status === 'interrupted' ? 'the run was interrupted'
         : (err?.message ?? 'failed').replace(ANSI, '').replace(/^CheckFailure: /, '');
     }
-    const spec = checkSpec(id);
     const entry: CheckResult = {
-      id,
-      title: spec.title,
-      level: spec.level,
-      profile: spec.profile,
-      requirements: [...spec.requirements],
+      ...specResult(id),
       role: target.role,
       transport: target.transport,
       ...(target.lifecycle ? { lifecycle: target.lifecycle } : {}),
@@ -103,50 +116,42 @@ export default class ResultsReporter implements Reporter {
   }
 
   onEnd(_result: FullResult): void {
-    const plan = planFromEnv();
-    if (plan) {
-      this.write(mergeablePlan(plan), plan.claims.map((c) => c.reportDir));
+    if (this.options.mode === 'merge') {
+      const coverage = mergeCoverage(this.metadata);
+      if (coverage.kind === 'error') {
+        writeRunOutcome(this.options.outcomeFile, { claims: [], error: coverage.message });
+        return;
+      }
+      const { total, present, missing } = coverage;
+      // A verdict over the checks of some shards only would certify what was never run.
+      const incomplete = missing.length
+        ? `shard${missing.length > 1 ? 's' : ''} ${missing.map((m) => `${m}/${total}`).join(', ')} missing from the merge (merged: ${present.map((m) => `${m}/${total}`).join(', ')})`
+        : undefined;
+      writeRunOutcome(this.options.outcomeFile, { claims: this.claims(coverage.plan, incomplete), shards: { total, present, missing } });
       return;
     }
-    const mergeDir = process.env[MERGE_ENV];
-    if (mergeDir) this.merge(mergeDir);
+    const plan = recordedPlan(this.metadata);
+    const outcome: RunOutcome = plan ? { claims: this.claims(plan) } : { claims: [], error: 'the run recorded no plan' };
+    writeRunOutcome(this.options.outcomeFile, outcome);
   }
 
-  /** `ahp-conformance merge`: the claims come from the shards' metadata; what the CLI needs next goes to .run/merge.json. */
-  private merge(reportsDir: string): void {
-    const coverage = mergeCoverage(this.metadata);
-    const record = join(reportsDir, '.run', 'merge.json');
-    mkdirSync(join(reportsDir, '.run'), { recursive: true });
-    if (coverage.kind === 'error') {
-      writeFileSync(record, stableJson({ error: coverage.message }));
-      return;
-    }
-    const dirs = coverage.plan.claims.map((c) => join(reportsDir, c.claim.implementation.name));
-    const missing = coverage.missing.length
-      ? `shard${coverage.missing.length > 1 ? 's' : ''} ${coverage.missing.map((m) => `${m}/${coverage.total}`).join(', ')} missing from the merge (merged: ${coverage.present.map((m) => `${m}/${coverage.total}`).join(', ')})`
-      : undefined;
-    this.write(coverage.plan, dirs, missing);
-    writeFileSync(record, stableJson({
-      shards: { total: coverage.total, present: coverage.present, missing: coverage.missing },
-      claims: coverage.plan.claims.map((c, i) => ({ implementation: c.claim.implementation, reportDir: dirs[i] })),
-    }));
-  }
-
-  private write(plan: MergeablePlan, reportDirs: readonly string[], incomplete?: string): void {
-    plan.claims.forEach(({ claim, targets }, index) => {
+  private claims(plan: RecordedPlan, incomplete?: string): RunOutcome['claims'] {
+    return plan.claims.map(({ claim, targets, notApplicable }, index) => {
+      const ran = this.byClaim.get(index) ?? [];
       const results = buildClaimResults({
         runnerVersion: plan.runnerVersion,
         generatedAt: new Date().toISOString(),
         claim,
         targets,
-        checks: this.byClaim.get(index) ?? [],
+        // Declared not applicable by the plan: shown, never run. Only beside checks that ran
+        // for its target, so a target left out by --grep stays without checks.
+        checks: [...ran, ...declaredResults((notApplicable ?? []).filter((d) => ran.some((c) => targetKey(c) === targetKey(d))), specResult)],
         launches: this.launch.get(index),
         ...(plan.containment ? { containment: plan.containment } : {}),
       });
-      // A verdict over the checks of some shards only would certify what was never run.
-      writeClaimResults(reportDirs[index]!, incomplete
+      return incomplete
         ? { ...results, verdict: 'incomplete', reason: incomplete, targets: results.targets.map((t) => ({ ...t, verdict: 'incomplete', reason: incomplete })) }
-        : results);
+        : results;
     });
   }
 

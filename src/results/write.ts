@@ -1,9 +1,9 @@
 // Writes one claim's results.json, junit.xml and conformance report (index.html), and the
 // matrix page over several claims: all views of the same results model.
 import { createHash } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { claimPage } from './html/claim-page.js';
+import { claimPage, type Judgement } from './html/claim-page.js';
 import { matrixPage } from './html/matrix-page.js';
 import { junitXml } from './junit.js';
 import { stableJson, type ClaimResults } from './model.js';
@@ -17,14 +17,22 @@ export function resultsDigest(bytes: string | Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** Write a claim's views; returns the digest of the results.json written. */
-export function writeClaimResults(dir: string, results: ClaimResults): string {
+export const REGRESSION_FILE = 'regression.json';
+
+/**
+ * Write a claim's views, each once: results.json, junit.xml, the report (with what the run
+ * was judged against) and, when compared with a baseline, regression.json. Returns the
+ * digest of the results.json written.
+ */
+export function writeClaimResults(dir: string, results: ClaimResults, judgement: Judgement = {}, regression?: unknown): string {
   mkdirSync(dir, { recursive: true });
   const json = stableJson(results);
   const digest = resultsDigest(json);
   writeFileSync(join(dir, RESULTS_FILE), json);
   writeFileSync(join(dir, JUNIT_FILE), junitXml(results));
-  writeFileSync(join(dir, REPORT_FILE), claimPage(results, {}, digest));
+  writeFileSync(join(dir, REPORT_FILE), claimPage(results, judgement, digest));
+  if (regression !== undefined) writeFileSync(join(dir, REGRESSION_FILE), stableJson(regression));
+  else rmSync(join(dir, REGRESSION_FILE), { force: true });
   return digest;
 }
 

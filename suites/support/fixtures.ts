@@ -1,12 +1,14 @@
 // The conformance test fixture: declared once, used by every suite. A check is written as
-// `check('base.unknown-method', async ({ backend, judge }) => { ... })`: the fixture finds
-// the claim and target of the current project, skips checks that do not apply to it,
-// launches the implementation lazily through the session, and always tears it down and
+// `check('base.unknown-method', async ({ backend, judge }) => { ... })`. The claim, the
+// target and the run's folders are options each project sets in `use` (playwright.config.ts);
+// a project collects only the checks that apply to its target (src/engine/plan.ts). The
+// session launches the implementation lazily, and the fixture always tears it down and
 // attaches the wire transcript.
 import { test as base, type TestInfo } from '@playwright/test';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
-import { planFromEnv, sharedRunsDir, type Target } from '../../src/engine/plan.js';
+import type { Target } from '../../src/engine/plan.js';
+import { runFolder } from '../../src/engine/run-folder.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { LaunchError } from '../../drivers/processes.js';
@@ -14,7 +16,7 @@ import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from '../../src/results
 import type { Evidence } from '../../src/results/model.js';
 import { Transcript } from '../../drivers/transcript.js';
 import { BackendSession } from './backend-session.js';
-import { useContainment } from '../../drivers/containment.js';
+import { useContainment, type ContainmentState } from '../../drivers/containment.js';
 import { checkWorkspace, type RunFolders } from '../../src/engine/workspace.js';
 import { extraLaunchesMs } from '../../src/timing.js';
 import { HarnessSession } from './harness-session.js';
@@ -44,9 +46,15 @@ export interface Judge {
   note(message: string): void;
 }
 
-interface Fixtures {
+/** What each project sets in `use` (playwright.config.ts). */
+export interface SuiteOptions {
   claim: ResolvedClaim;
   target: Target;
+  /** The run's folders and how it contains implementations (decided once, by the CLI). */
+  runFolders: RunFolders & { containment: ContainmentState };
+}
+
+interface Fixtures extends SuiteOptions {
   /** One wire transcript per check, shared by whichever session the check uses. */
   transcript: Transcript;
   /** Backend role: the runner plays the harness. */
@@ -60,24 +68,13 @@ export interface CheckContext extends Fixtures {
   spec: CheckSpec;
 }
 
-/** The run's folders; the plan's containment decision is every worker's (results.json reports it). */
-function runFolders(): RunFolders | undefined {
-  const plan = planFromEnv();
-  if (!plan) return undefined;
-  useContainment(plan.containment);
-  return { workDir: plan.workDir, reportsDir: plan.reportsDir };
-}
-
-function currentTarget(info: TestInfo): { claim: ResolvedClaim; target: Target } {
-  const target = info.project.metadata?.target as Target | undefined;
-  const plan = planFromEnv();
-  if (!target || !plan) throw new Error('conformance suites run through `ahp-conformance run` (no run plan found)');
-  return { claim: plan.claims[target.claimIndex]!.claim, target };
-}
+const NO_PLAN = 'conformance suites run through `ahp-conformance run` (no run plan found)';
 
 const test = base.extend<Fixtures>({
-  claim: async ({}, use, info) => use(currentTarget(info).claim),
-  target: async ({}, use, info) => use(currentTarget(info).target),
+  // Options: a project without them is not a run of `ahp-conformance` (the fixture says so).
+  claim: [undefined as unknown as ResolvedClaim, { option: true }],
+  target: [undefined as unknown as Target, { option: true }],
+  runFolders: [undefined as unknown as SuiteOptions['runFolders'], { option: true }],
   transcript: async ({}, use, info) => {
     const transcript = new Transcript();
     try {
@@ -89,19 +86,22 @@ const test = base.extend<Fixtures>({
       }
     }
   },
-  backend: async ({ claim, target, transcript }, use) => {
-    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders()));
+  backend: async ({ claim, target, runFolders, transcript }, use) => {
+    if (!claim || !target || !runFolders) throw new Error(NO_PLAN);
+    useContainment(runFolders.containment);
+    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders));
     try {
       await use(session);
     } finally {
       await session.close();
     }
   },
-  harness: async ({ claim, target, transcript }, use, info) => {
-    const plan = planFromEnv();
-    const shared = plan ? join(sharedRunsDir(plan.reportsDir), info.project.name.replace(/[^A-Za-z0-9._-]/g, '_')) : undefined;
-    if (shared) mkdirSync(shared, { recursive: true });
-    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders()), shared);
+  harness: async ({ claim, target, runFolders, transcript }, use, info) => {
+    if (!claim || !target || !runFolders) throw new Error(NO_PLAN);
+    useContainment(runFolders.containment);
+    const shared = join(runFolder(runFolders.reportsDir).sharedRuns, info.project.name.replace(/[^A-Za-z0-9._-]/g, '_'));
+    mkdirSync(shared, { recursive: true });
+    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders), shared);
     try {
       await use(session);
     } finally {
@@ -170,22 +170,20 @@ type CheckBody = (f: Fixtures, info: TestInfo) => Promise<void>;
 /**
  * One conformance check, as the arguments of `test(...)`: a spec writes
  * `test(...check('base.unknown-method', async ({ backend, judge }) => { ... }))`, so the
- * test's location is the spec file (reports and reruns point there). It runs only where
- * the catalogue says it applies.
+ * test's location is the spec file (reports and reruns point there). Its title starts
+ * with the check id, which is what each project's grep selects (playwright.config.ts).
  */
-
 export function check(id: string, body: (f: CheckContext) => Promise<void>): [string, { annotation: { type: string; description: string } }, CheckBody] {
   const spec = checkSpec(id);
-  const run: CheckBody = async ({ claim, target, transcript, backend, harness, judge }, info) => {
-    const applies = applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id);
-    if (!applies) {
-      info.annotations.push({ type: ANNOTATION.status, description: 'excluded' });
-      base.skip(true, 'not part of this claim and target');
+  const run: CheckBody = async ({ claim, target, runFolders, transcript, backend, harness, judge }, info) => {
+    // The plan collected this check for this target; anything else is a defect of the runner.
+    if (!applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id)) {
+      throw new Error(`internal: ${id} was collected for ${info.project.name}, where it does not apply`);
     }
     // A check that starts the implementation many times gets time for each start.
     if (spec.launches && spec.launches > 1) info.setTimeout(info.timeout + extraLaunchesMs(spec.launches, claim.timeoutMs));
     try {
-      await body({ claim, target, spec, transcript, backend, harness, judge });
+      await body({ claim, target, runFolders, spec, transcript, backend, harness, judge });
       // A reply after timeoutMs was judged on its content; the claim's promise still did not hold.
       if (backend.late.length) {
         const latencies = backend.late.map((l) => `${l.ms} ms${l.includesStart ? ' (with the process start-up)' : ''}`).join(', ');

@@ -7,14 +7,12 @@ import { applicableChecks, checkSpec, CHECKS } from '../../checks/catalogue.js';
 import { REQUIREMENTS } from '../../checks/requirements.js';
 import { checkKey, type CheckChange } from '../baseline.js';
 import type { ExpectedFailure, ExpectedOutcome } from '../expected-failures.js';
-import { targetKey, targetLabel, type CheckResult, type CheckStatus, type ClaimResults, type TargetKey, type TranscriptLine } from '../model.js';
+import { projectName, targetKey, targetLabel, type CheckResult, type CheckStatus, type ClaimResults, type TargetKey, type TranscriptLine } from '../model.js';
 import { esc, escJson, token } from './escape.js';
 import { badge, page } from './page.js';
 
 /** Worst first: what a matrix cell shows when several checks cover one requirement. */
 const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
-
-const projectName = (impl: string, t: TargetKey): string => [impl, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
 
 /** The command that reruns one check of one target. */
 export function rerunCommand(r: ClaimResults, c: CheckResult): string {

@@ -1,0 +1,22 @@
+// Every path under a reports folder's `.run/`: the run's private working area beside the
+// reports (the plan, the outcome the reporter hands to the CLI, Playwright's output).
+// `.run/` is hidden from implementations under test (drivers/containment.ts hides the
+// whole reports folder) and is not a report: `run` and `merge` replace it.
+import { join } from 'node:path';
+
+export interface RunFolder {
+  root: string;
+  /** The run plan the config reads (src/engine/plan.ts). */
+  plan: string;
+  /** What the reporter recorded for the CLI to judge and render (src/results/run-record.ts). */
+  outcome: string;
+  /** Playwright's own outputDir (attachments of running tests). */
+  playwrightOutput: string;
+  /** Harness scenario runs shared between checks of one target (suites/support/harness-session.ts). */
+  sharedRuns: string;
+}
+
+export function runFolder(reportsDir: string): RunFolder {
+  const root = join(reportsDir, '.run');
+  return { root, plan: join(root, 'plan.json'), outcome: join(root, 'outcome.json'), playwrightOutput: join(root, 'playwright-output'), sharedRuns: join(root, 'harness-runs') };
+}

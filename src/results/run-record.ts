@@ -1,0 +1,112 @@
+// What a Playwright run hands to the CLI. Playwright runs as a child process of the CLI:
+// the reporter (src/results/reporter.ts) records each claim's results in one file, the
+// run outcome, and the CLI judges them and writes every view once (src/results/write.ts).
+//
+// The plan travels inside Playwright's config metadata (blob reports keep it, and
+// `playwright merge-reports` unions it key by key), so a merge of shards knows the claims
+// and targets without the machines' paths or environment.
+import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
+import type { CheckResult, ClaimResults, ClaimSummary, TargetKey } from './model.js';
+import { stableJson } from './model.js';
+
+const PLAN_KEY = 'ahp-conformance-plan';
+const SHARD_KEY = /^ahp-conformance-shard-(\d+)-of-(\d+)$/;
+
+/** The metadata key one shard adds, naming the plan it ran. */
+export const shardKey = (current: number, total: number): string => `ahp-conformance-shard-${current}-of-${total}`;
+
+/** A check the plan left out because the claim cannot exercise it (declared, never run). */
+export interface DeclaredNotApplicable extends TargetKey {
+  id: string;
+  reason: string;
+}
+
+/** The plan as Playwright's metadata records it: no paths it would follow, no environment. */
+export interface RecordedPlan {
+  runnerVersion: string;
+  claims: {
+    claim: Omit<ClaimSummary, 'lifecycles'>;
+    targets: TargetKey[];
+    /** Over the claim file's bytes: equal on every machine that ran a shard of it. */
+    digest: string;
+    notApplicable?: DeclaredNotApplicable[];
+  }[];
+  /** Over the runner version and every claim's digest: equal in every shard of one run. */
+  digest: string;
+  /** How the implementations were contained (results.json reports it). */
+  containment?: ClaimResults['containment'];
+}
+
+/** Config metadata for a run: the plan, and for a shard its own key. */
+export function runMetadata(plan: RecordedPlan, shard?: { current: number; total: number }): Record<string, unknown> {
+  return { [PLAN_KEY]: plan, ...(shard ? { [shardKey(shard.current, shard.total)]: { plan: plan.digest } } : {}) };
+}
+
+/** The plan a run's metadata records, if any. */
+export const recordedPlan = (metadata: Record<string, unknown>): RecordedPlan | undefined => {
+  const p = metadata[PLAN_KEY] as RecordedPlan | undefined;
+  return p && Array.isArray(p.claims) ? p : undefined;
+};
+
+export type MergeCoverage =
+  | { kind: 'error'; message: string }
+  | { kind: 'ok'; plan: RecordedPlan; total: number; present: number[]; missing: number[] };
+
+/** What merged metadata says about the shards: which are present, which missing, whether they belong together. */
+export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage {
+  const plan = recordedPlan(metadata);
+  const shards = Object.entries(metadata).flatMap(([k, v]) => {
+    const m = SHARD_KEY.exec(k);
+    return m ? [{ current: Number(m[1]), total: Number(m[2]), plan: (v as { plan?: string } | null)?.plan }] : [];
+  });
+  if (!plan) return { kind: 'error', message: 'the blob reports were not written by `ahp-conformance run --shard`' };
+  if (shards.length === 0) return { kind: 'error', message: 'the blob reports carry no shard numbers (run each shard with `ahp-conformance run --shard i/n`)' };
+  const totals = [...new Set(shards.map((s) => s.total))];
+  if (totals.length > 1) return { kind: 'error', message: `the blob reports come from different shardings (${totals.map((t) => `/${t}`).join(', ')})` };
+  if (shards.some((s) => s.plan !== plan.digest)) {
+    return { kind: 'error', message: 'the blob reports come from different runs (other claims, claim files that differ, or another ahp-conformance version); merge shards of one run only' };
+  }
+  const total = totals[0]!;
+  const present = [...new Set(shards.map((s) => s.current))].sort((a, b) => a - b);
+  const missing = Array.from({ length: total }, (_, i) => i + 1).filter((i) => !present.includes(i));
+  return { kind: 'ok', plan, total, present, missing };
+}
+
+/** What one Playwright run (or merge) leaves for the CLI. */
+export interface RunOutcome {
+  /** One per claim of the plan, in plan order. */
+  claims: ClaimResults[];
+  /** A merge: the shards it found. */
+  shards?: { total: number; present: number[]; missing: number[] };
+  /** A merge that could not be judged (shards of different runs, no plan). */
+  error?: string;
+}
+
+export function writeRunOutcome(file: string, outcome: RunOutcome): void {
+  writeFileSync(file, stableJson(outcome));
+}
+
+/** The outcome a run left, or undefined when it left none (Playwright failed before its end). */
+export function readRunOutcome(file: string): RunOutcome | undefined {
+  try {
+    // Written by our reporter in the reports folder: a regular file, never followed through a link.
+    if (!lstatSync(file).isFile()) return undefined;
+    const o = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome;
+    return o && Array.isArray(o.claims) ? o : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The not-applicable entries of a claim's declared checks, as results. */
+export function declaredResults(declared: readonly DeclaredNotApplicable[], spec: (id: string) => Omit<CheckResult, 'role' | 'transport' | 'lifecycle' | 'status' | 'message' | 'durationMs'>): CheckResult[] {
+  return declared.map((d) => ({
+    ...spec(d.id),
+    role: d.role,
+    transport: d.transport,
+    ...(d.lifecycle ? { lifecycle: d.lifecycle } : {}),
+    status: 'not-applicable',
+    message: d.reason,
+    durationMs: 0,
+  }));
+}
