@@ -7,7 +7,7 @@ import { observeMessage } from './messages.js';
 import type { Run } from './run.js';
 
 /** How long one delivery may take before it counts as failed (and its process is reaped). */
-export const OBSERVE_LIMIT_MS = 2000;
+const OBSERVE_LIMIT_MS = 2000;
 
 export class Observations {
   private readonly pending = new Set<Promise<boolean>>();
