@@ -18,6 +18,9 @@ export type ProfileId = 'base' | 'tool-interception' | 'lifecycle-observation' |
 /** Capability profiles a claim may list; base and the bindings follow from role and transports. */
 export const CAPABILITY_PROFILES = ['tool-interception', 'lifecycle-observation'] as const;
 
+/** The roles a claim covers, in the order they are certified (`both`: backend, then harness). */
+export const claimRoles = (role: Role | 'both'): Role[] => (role === 'both' ? ['backend', 'harness'] : [role]);
+
 export interface CheckSpec {
   readonly id: string;
   readonly title: string;

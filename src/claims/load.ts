@@ -6,11 +6,10 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { findOnPath } from '../../drivers/processes.js';
-import { claimRoles } from '../engine/plan.js';
 import { checkImplementation, ClaimLimitError, parseClaimYaml, readClaimText } from './limits.js';
 import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
-import { CAPABILITY_PROFILES, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
+import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 
 
 export interface Sample {
