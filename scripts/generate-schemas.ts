@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wireSchemas } from '../src/protocol/schema-build/index.js';
 
-export const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/draft/', import.meta.url));
+const SCHEMA_DIR = fileURLToPath(new URL('../../schemas/draft/', import.meta.url));
 
-export const serialize = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;
+const serialize = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;
 
 export function staleSchemaFiles(dir: string): string[] {
   const want = wireSchemas();

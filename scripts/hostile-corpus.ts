@@ -234,7 +234,7 @@ function cmdline(pid: number): string | undefined {
 }
 
 /** Live processes (zombies left out) whose command line holds `marker`. */
-export function processesMarked(marker: string): string[] {
+function processesMarked(marker: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
@@ -253,7 +253,7 @@ export function processesMarked(marker: string): string[] {
 }
 
 /** The entries of a zip archive (stored or deflated, as Playwright writes them). */
-export function zipEntries(buf: Buffer): { name: string; data: Buffer }[] {
+function zipEntries(buf: Buffer): { name: string; data: Buffer }[] {
   const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   if (eocd < 0) return [];
   const count = buf.readUInt16LE(eocd + 10);

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { isFaultMode, type FaultMode } from './faults.js';
 
-export const FAULT_ENV = 'AHP_REFERENCE_HARNESS_FAULT';
+const FAULT_ENV = 'AHP_REFERENCE_HARNESS_FAULT';
 
 export type HarnessArgs = { ok: true; config: string; fault?: FaultMode } | { ok: false; error: string };
 

@@ -19,7 +19,7 @@ import type { Exchange, Transport } from './transports/types.js';
 /** The only reason a synthetic (failure-policy) denial ever gives: no backend details. */
 export const SYNTHETIC_DENIAL_REASON = 'Required policy backend unavailable';
 /** A retry needs at least this much of the original deadline left. */
-export const RETRY_MIN_REMAINING_MS = 100;
+const RETRY_MIN_REMAINING_MS = 100;
 /** no-deadline fault: the wait is bounded only by this. */
 const NO_DEADLINE_CAP_MS = 30_000;
 

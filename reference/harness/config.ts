@@ -66,7 +66,7 @@ export function loadConfig(path: string): ConfigResult {
   }
 }
 
-export function checkConfig(value: JsonValue): AdapterConfig {
+function checkConfig(value: JsonValue): AdapterConfig {
   need(isObject(value), 'must be a JSON object');
   need(value.adapterContract === 1, 'adapterContract must be 1');
   need('registration' in value, 'registration is missing');

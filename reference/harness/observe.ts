@@ -3,16 +3,25 @@
 // flight are kept so the run can give them a bounded moment before it ends.
 import { targetsFor } from './dispatch.js';
 import type { AhpEvent } from './events.js';
+import type { FaultMode } from './faults.js';
 import { observeMessage } from './messages.js';
-import type { Run } from './run.js';
+import type { Hook } from './registration.js';
+import type { Transport } from './transports/types.js';
+
+/** What deliveries use of the run: not the Run class itself, which builds Observations (no import cycle). */
+export interface ObservedRun {
+  readonly hooks: readonly Hook[];
+  readonly fault: FaultMode | undefined;
+  transportFor(hook: Hook): Transport;
+}
 
 /** How long one delivery may take before it counts as failed (and its process is reaped). */
-export const OBSERVE_LIMIT_MS = 2000;
+const OBSERVE_LIMIT_MS = 2000;
 
 export class Observations {
   private readonly pending = new Set<Promise<boolean>>();
 
-  constructor(private readonly run: Run) {}
+  constructor(private readonly run: ObservedRun) {}
 
   /** Send `event` to every observer of its type; returns at once. */
   publish(event: AhpEvent): void {

@@ -24,7 +24,7 @@ export type Judgement =
 const ENFORCED: readonly string[] = TOOL_BEFORE_CAPABILITIES.effects;
 
 /** tool.before: the input is the one editable target, shown in full. */
-export const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
+const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
   capabilities: [['input', 'replace'], ['input', 'merge']],
   selection: { input: 'body' },
   readable: ['input'],

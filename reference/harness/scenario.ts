@@ -47,7 +47,7 @@ export async function runScenario(run: Run, steps: readonly Step[]): Promise<Ste
   return reports;
 }
 
-export async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
+async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
   const { fault } = run;
   const ids = { eventId: newEventId(), callId: newCallId() };
   const requested = step.tool.input;

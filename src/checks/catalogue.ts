@@ -1,6 +1,10 @@
 // The conformance check catalogue: one row per observable check, declared once.
 // Suites look their checks up here; reports read titles, levels, requirements and
-// profiles from here. A new check is one row here plus one test in suites/.
+// profiles from here. A new check is more than its row: the requirement it judges
+// (src/checks/requirements.ts, when new), its test in suites/<role>/, a fault mode that
+// it catches (reference/<role>/faults.ts plus the broken behaviour in that reference
+// implementation), and the counts in README.md (for a harness check, also the scenario
+// table of docs/harness-adapter.md). CONTRIBUTING.md walks through it.
 //
 // Numbering of base checks follows the seed (Base Protocol profile, checks 1-9).
 import { REGISTRATION_CORPUS } from './registration-corpus.js';
@@ -13,7 +17,9 @@ export type ProfileId = 'base' | 'tool-interception' | 'lifecycle-observation' |
 
 /** Capability profiles a claim may list; base and the bindings follow from role and transports. */
 export const CAPABILITY_PROFILES = ['tool-interception', 'lifecycle-observation'] as const;
-export type CapabilityProfile = (typeof CAPABILITY_PROFILES)[number];
+
+/** The roles a claim covers, in the order they are certified (`both`: backend, then harness). */
+export const claimRoles = (role: Role | 'both'): Role[] => (role === 'both' ? ['backend', 'harness'] : [role]);
 
 export interface CheckSpec {
   readonly id: string;

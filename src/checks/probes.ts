@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { METHODS, PROTOCOL_VERSION } from '../protocol/catalogue.js';
 import { isWireValid, validate } from '../protocol/validator.js';
 
-export const RUNNER_HARNESS = { name: 'ahp-conformance', version: '0' } as const;
-export const RUNNER_SOURCE = 'ahp://ahp-conformance/runner';
+const RUNNER_HARNESS = { name: 'ahp-conformance', version: '0' } as const;
+const RUNNER_SOURCE = 'ahp://ahp-conformance/runner';
 
 type Obj = Record<string, unknown>;
 
-export class ProbeBugError extends Error {}
+class ProbeBugError extends Error {}
 
 /** Validate a message the runner built or changed (e.g. with unknown members added) before it is sent. */
 export function assertValid(kind: string, value: unknown): void {

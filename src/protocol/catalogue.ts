@@ -1,6 +1,6 @@
 // The AHP `draft` catalogue: one table for events, effects, modify targets and the
 // capability rules that tie them together. The JSON Schemas in schemas/draft, the
-// validator, the edit engine and (later) the suites all derive from this file.
+// validator, the edit engine and the suites all derive from this file.
 //
 // Facts come from the upstream `draft` snapshot (commit 2b5da580) as digested in
 // ../shared/spec-notes and checked against ../shared/ahp-spec. Where upstream versions
@@ -17,7 +17,6 @@ export const MODIFY_TARGETS = [
 export type ModifyTarget = (typeof MODIFY_TARGETS)[number];
 
 export const MODIFY_OPERATIONS = ['replace', 'merge'] as const;
-export type ModifyOperation = (typeof MODIFY_OPERATIONS)[number];
 
 export const FLOW_OPERATIONS = ['stop', 'continue'] as const;
 export type FlowOperation = (typeof FLOW_OPERATIONS)[number];

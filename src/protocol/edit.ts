@@ -17,7 +17,6 @@ import { kindEntry } from './kinds.js';
 import { ourSchemas, type SchemaSet } from './schema-set.js';
 import { isWireValid, validate, type Finding } from './validator.js';
 
-export type EditTarget = ModifyTarget;
 export type SelectionView = 'body' | 'metadata' | 'omit' | 'gap';
 
 export interface EditContext {

@@ -83,8 +83,3 @@ export function kindEntry(kind: string): KindEntry | undefined {
 export function kindForUpstreamFile(file: string): string | undefined {
   return entries.find((e) => e.upstream === file)?.kind;
 }
-
-/** Kinds that carry a whole JSON-RPC message (inferred for transcripts). */
-export const MESSAGE_KINDS = [
-  'intercept-request', 'intercept-response', 'observe-notification', 'capabilities-request', 'capabilities-response', 'error-response',
-] as const;

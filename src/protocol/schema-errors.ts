@@ -235,5 +235,3 @@ export function schemaIssues(errors: ErrorObject[] | null | undefined, value: un
   }
   return out;
 }
-
-export { at as valueAt };

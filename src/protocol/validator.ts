@@ -5,9 +5,9 @@
 //  - profile: newer observable checks from the seed (Base Protocol profile), applied on
 //    top; they are reported with their own check ids and never flip wire validity.
 import { METHODS } from './catalogue.js';
-import { isObject, jsonPointer, parseJsonBytes, parseJsonStrict, type JsonValue } from './json.js';
+import { isObject, parseJsonBytes, parseJsonStrict, type JsonValue } from './json.js';
 import { kindEntry } from './kinds.js';
-import { schemaIssues, valueAt } from './schema-errors.js';
+import { schemaIssues } from './schema-errors.js';
 import { ourSchemas, SchemaSetError, type SchemaSet } from './schema-set.js';
 
 export type Layer = 'wire' | 'profile';
@@ -186,5 +186,3 @@ export function profileFindings(kind: string, value: unknown): Finding[] {
     path, code: 'profile.harness-metadata', message, layer: 'profile' as const, check: PROFILE_CHECKS.harnessMetadata,
   }));
 }
-
-export { jsonPointer, valueAt };

@@ -4,7 +4,7 @@ import { assertValid, deliberately, HARMLESS_TOOL, interceptRequest, newId, obse
 import { ERROR_CODES, REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
 import { validate } from '../../src/protocol/validator.js';
 import { check, test } from '../support/fixtures.js';
-import { clip, eachProbe, errorResponse, errorShapeProblem, isObj, replyObject, successResult } from '../support/expect.js';
+import { clip, eachProbe, errorResponse, errorShapeProblem, httpOf, isObj, replyObject, successResult } from '../support/expect.js';
 
 const harmless = () => interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
 
@@ -177,7 +177,8 @@ test(...check('base.unparseable-input', async ({ backend, judge }) => {
   judge.evidence({ sent: garbage, expected: 'no reply, or a JSON-RPC error -32700 with id null' });
   if (reply.kind === 'none') return judge.note('no reply to unparseable input');
   // Over HTTP a non-200 status without a JSON body is a transport-level refusal, not a JSON-RPC reply.
-  if (reply.http && reply.http.status !== 200 && reply.value === undefined) return judge.note(`HTTP ${reply.http.status} without a JSON-RPC body`);
+  const http = httpOf(reply);
+  if (http && http.status !== 200 && reply.value === undefined) return judge.note(`HTTP ${http.status} without a JSON-RPC body`);
   const v = replyObject(judge, reply, garbage, 'no reply, or a JSON-RPC error -32700 with id null');
   const e = v.error as { code?: unknown } | undefined;
   if (!isObj(e) || e.code !== -32700 || v.id !== null) {
@@ -197,7 +198,7 @@ test(...check('base.no-secret-leak', async ({ backend, judge }) => {
   for (const req of requests) {
     const reply = await backend.request(req, { token });
     const seen = reply.kind === 'reply' ? reply.raw : '';
-    const headers = JSON.stringify(reply.http?.headers ?? {});
+    const headers = JSON.stringify(httpOf(reply)?.headers ?? {});
     if (seen.includes(token) || headers.includes(token)) {
       judge.fail('the bearer token the runner sent came back in the reply', { expected: 'credentials never appear in replies, error messages or error data' });
     }

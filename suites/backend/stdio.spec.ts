@@ -1,5 +1,7 @@
 // stdio binding profile, backend side (AHP-STDIO-001). Other checks read stdout leniently
-// (see findObject); these judge the framing itself.
+// (see drivers/stdio-framing.ts); these judge the framing itself.
+import type { Exit, StdioReply } from '../../drivers/channel.js';
+import { PersistentStdioChannel } from '../../drivers/stdio-channel.js';
 import { deliberately, HARMLESS_TOOL, interceptRequest, newId, observeNotification, sampleRequest, toolBeforeEvent, type DeliberateProbe } from '../../src/checks/probes.js';
 import type { BackendSession, Reply } from '../support/backend-session.js';
 import { check, test } from '../support/fixtures.js';
@@ -8,23 +10,39 @@ import { clip, describeReply, isObj, received } from '../support/expect.js';
 /** After a reply, nothing more may come: wait a short window for stray lines. */
 const SETTLE_MS = 250;
 
+// These checks run on stdio targets only (src/checks/catalogue.ts), so their replies are stdio's.
+function stdioReply(r: Reply): StdioReply {
+  if (r.transport !== 'stdio') throw new Error(`a stdio check got a ${r.transport} reply`);
+  return r;
+}
+
+/** The persistent process's channel, for the checks that read its stdout between exchanges. */
+function stream(backend: BackendSession): PersistentStdioChannel {
+  if (!(backend.channel instanceof PersistentStdioChannel)) throw new Error('not a persistent stdio session');
+  return backend.channel;
+}
+
+const exitOf = (r: Reply): Exit | undefined => ('exit' in r ? r.exit : undefined);
+
 test(...check('stdio.framing', async ({ backend, judge, target }) => {
   const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
-  const reply = await backend.request(req);
+  const reply = stdioReply(await backend.request(req));
   judge.evidence({ sent: req, received: describeReply(reply), expected: 'one complete JSON-RPC object on one LF-terminated line' });
-  const oversize = reply.kind === 'reply' ? reply.framing?.oversize ?? 0 : reply.oversize ?? 0;
+  const oversize = reply.kind === 'reply' ? reply.framing?.oversize ?? 0 : reply.oversize;
   if (oversize) return judge.fail(`${oversize} stdout line(s) over the line size bound`);
   if (reply.kind === 'none') return judge.fail(`no reply line: ${reply.why}`);
   if (reply.framing?.multiLine) return judge.fail(`the reply spans several lines (pretty-printed or with raw newlines): ${clip(reply.raw, 200)}`);
   if (reply.parseError !== undefined) return judge.fail(`no stdout line holds one JSON object (${reply.parseError}): ${clip(reply.raw, 200)}`);
-  const after = target.lifecycle === 'per_event' ? reply.extraLines ?? [] : await strayLines(backend);
+  const after = target.lifecycle === 'per_event' && reply.lifecycle === 'per_event' ? reply.extraLines : await strayLines(backend);
   if (after.length) return judge.fail(`more stdout lines followed the one reply: ${clip(after.join(' | '), 300)}`);
 }));
 
 /** stdout lines around a reply that are not protocol messages. */
-function nonProtocol(reply: Reply): string[] {
-  if (reply.kind === 'none') return reply.skipped ?? [];
-  const lines = [...(reply.framing?.skipped ?? []), ...(reply.extraLines ?? []).filter((l) => !l.trimStart().startsWith('{'))];
+function nonProtocol(r: Reply): string[] {
+  const reply = stdioReply(r);
+  if (reply.kind === 'none') return reply.skipped;
+  const extra = reply.lifecycle === 'per_event' ? reply.extraLines : [];
+  const lines = [...(reply.framing?.skipped ?? []), ...extra.filter((l) => !l.trimStart().startsWith('{'))];
   if (reply.parseError !== undefined) lines.push(reply.raw);
   return lines;
 }
@@ -42,7 +60,7 @@ test(...check('stdio.stdout-clean', async ({ backend, judge, target }) => {
   try {
     if (persistent) {
       // Before anything is sent, a conforming backend writes nothing on stdout.
-      const p = await backend.process();
+      const p = await stream(backend).process();
       const early = await p.nextLine(Math.min(500, backend.timeoutMs));
       if (early.kind === 'line') garbage.push(`before any request: ${clip(early.text, 200)}`);
     }
@@ -70,14 +88,15 @@ test(...check('stdio.stdout-clean', async ({ backend, judge, target }) => {
       // A follow-up request whose reply ends the search, so silence costs no waiting.
       const follow = interceptRequest(toolBeforeEvent(HARMLESS_TOOL, newId('follow-up')));
       sent.push(follow);
-      const p = await backend.process();
+      const s = stream(backend);
+      const p = await s.process();
       backend.transcript.record({ dir: 'note', channel: 'stdio', note: 'probe is wrong on purpose: bytes that do not parse, to see the error path; then a follow-up request' });
       p.send(`${garbageInput}\n`);
       p.send(`${JSON.stringify(follow)}\n`);
-      let reply = await backend.readLine(p);
+      let reply = await s.next(p);
       look(reply, 'unparseable input and a follow-up request');
       if (reply.kind === 'reply' && isObj(reply.value) && reply.value.id !== follow.id) {
-        reply = await backend.readLine(p);
+        reply = await s.next(p);
         look(reply, 'the follow-up request after unparseable input');
       }
     } else {
@@ -130,7 +149,7 @@ test(...check('stdio.persistent-exchanges', async ({ claim, backend, judge }) =>
         keep();
         return judge.fail(`exchange ${i} of ${LONG_RUN} got no reply: ${reply.why}${problems.length > 1 ? `; before that:\n${problems.slice(0, -1).join('\n')}` : ''}`);
       }
-      if (backend.restarts > 0) return judge.fail(`the process ended after exchange ${i - 1} of ${LONG_RUN}; a persistent backend serves many messages until end of input`);
+      if (stream(backend).restarts > 0) return judge.fail(`the process ended after exchange ${i - 1} of ${LONG_RUN}; a persistent backend serves many messages until end of input`);
       const v = isObj(reply.value) ? reply.value : undefined;
       if (!v) {
         problems.push(`exchange ${i} (${kind.label}): the reply is not one JSON object: ${clip(reply.raw, 120)}`);
@@ -160,17 +179,18 @@ test(...check('stdio.per-event-exit', async ({ backend, judge }) => {
   const reply = await backend.request(req);
   judge.evidence({ sent: req, received: describeReply(reply), expected: 'exactly one reply, then exit status 0' });
   if (reply.kind === 'none') return judge.fail(`no reply before the process ended: ${reply.why}`);
-  if (reply.exit === 'timeout' || reply.exit === undefined) return judge.fail('the process did not exit after its reply and end of input');
-  if (reply.exit.code !== 0) return judge.fail(`the process exited with ${reply.exit.code === null ? `signal ${reply.exit.signal}` : `status ${reply.exit.code}`} after its reply`);
+  const exited = exitOf(reply);
+  if (exited === 'timeout' || exited === undefined) return judge.fail('the process did not exit after its reply and end of input');
+  if (exited.code !== 0) return judge.fail(`the process exited with ${exited.code === null ? `signal ${exited.signal}` : `status ${exited.code}`} after its reply`);
   const note = observeNotification(toolBeforeEvent(HARMLESS_TOOL));
   const outcome = await backend.notify(note);
   if (!outcome.silent) return judge.fail(`a notification produced output: ${clip(outcome.got ?? '', 200)}`);
-  const exit = outcome.reply?.exit;
+  const exit = exitOf(outcome.reply);
   if (exit === 'timeout' || exit === undefined) return judge.fail('the process did not exit after a notification and end of input');
 }));
 
 async function strayLines(backend: BackendSession): Promise<string[]> {
-  const p = await backend.process();
+  const p = await stream(backend).process();
   const out: string[] = [];
   for (;;) {
     const line = await p.nextLine(SETTLE_MS);

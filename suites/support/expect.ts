@@ -1,6 +1,7 @@
 // Small judgements shared by the backend suites. Each judges one aspect and says, when it
 // fails, what was sent, what came back and what was expected.
 import type { JsonValue } from '../../src/protocol/json.js';
+import type { HttpDetails } from '../../drivers/channel.js';
 import type { Reply } from './backend-session.js';
 import type { Evidence } from '../../src/results/model.js';
 import type { Judge } from './fixtures.js';
@@ -23,15 +24,22 @@ export function quoted(v: unknown): string {
   }
 }
 
+/** The HTTP status and headers of a reply that came over HTTP with a response. */
+export function httpOf(r: Reply): HttpDetails | undefined {
+  return r.transport === 'http' ? r.http : undefined;
+}
+
 export function describeReply(r: Reply): string {
   if (r.kind === 'none') return `no reply (${r.why})`;
-  const http = r.http ? `HTTP ${r.http.status} ${r.http.contentType || '(no content type)'}: ` : '';
+  const h = httpOf(r);
+  const http = h ? `HTTP ${h.status} ${h.contentType || '(no content type)'}: ` : '';
   return `${http}${clip(r.raw)}`;
 }
 
 export function received(r: Reply): unknown {
-  if (r.kind === 'none') return { none: r.why, ...(r.http ? { http: r.http } : {}) };
-  return { raw: clip(r.raw, 4000), ...(r.http ? { http: r.http } : {}), ...(r.parseError ? { parseError: r.parseError } : {}) };
+  const http = httpOf(r);
+  if (r.kind === 'none') return { none: r.why, ...(http ? { http } : {}) };
+  return { raw: clip(r.raw, 4000), ...(http ? { http } : {}), ...(r.parseError ? { parseError: r.parseError } : {}) };
 }
 
 /** The reply as a JSON object, or fail saying why there is none. */

@@ -9,8 +9,16 @@ import { MAX_RESPONSE_BYTES, postJson } from '../../drivers/http.js';
 import { StdioProcess } from '../../drivers/stdio.js';
 import { ByteTail } from '../../drivers/tail.js';
 import { Transcript } from '../../drivers/transcript.js';
-import { MAX_SEARCH_LINES, readPerEvent, readReply } from '../../suites/support/backend-session.js';
+import type { ParseJson } from '../../drivers/channel.js';
+import { MAX_SEARCH_LINES, readPerEvent, readReply } from '../../drivers/stdio-framing.js';
+import { parseJsonStrict } from '../../src/protocol/json.js';
 import { childEnv, NODE } from './helpers.js';
+
+/** The protocol's strict parser, as the conformance session gives it to the readers. */
+const strict: ParseJson = (text) => {
+  const p = parseJsonStrict(text);
+  return p.ok ? p : { ok: false, message: p.findings.map((f) => f.message).join('; ') };
+};
 
 let running: StdioProcess[] = [];
 let servers: NetServer[] = [];
@@ -64,7 +72,7 @@ const IDLE = 'setInterval(() => {}, 1000);';
 test.describe('stdout: the reply search', () => {
   test('an endless stream of short lines: none after the line bound, well before the deadline', async () => {
     const { p, tr } = launch(flood('not a reply\n'));
-    const { value: r, growth } = await peakRssGrowth(() => within(readReply(p, 30_000, tr)));
+    const { value: r, growth } = await peakRssGrowth(() => within(readReply(p, 30_000, tr, strict)));
     expect(r.kind).toBe('none');
     if (r.kind !== 'none') return;
     expect(r.why).toMatch(new RegExp(`^more than ${MAX_SEARCH_LINES} stdout lines without a reply; ${MAX_SEARCH_LINES + 1} stdout line\\(s\\) that are not a JSON object: not a reply \\| not a reply`));
@@ -76,13 +84,13 @@ test.describe('stdout: the reply search', () => {
 
   test('lines that keep coming, slower: none at the deadline', async () => {
     const { p, tr } = launch(`setInterval(() => process.stdout.write('tick\\n'), 2);`);
-    const r = await within(readReply(p, 300, tr));
+    const r = await within(readReply(p, 300, tr, strict));
     expect(r.kind === 'none' && r.why).toMatch(/^no reply within 300 ms; \d+ stdout line\(s\) that are not a JSON object: tick \| tick/);
   });
 
   test('per_event: an endless stream of short lines ends with none, and the process not exited', async () => {
     const { p, tr } = launch(flood('log line\n'));
-    const r = await within(readPerEvent(p, 3000, tr)); // the exit is waited for until the deadline
+    const r = await within(readPerEvent(p, 3000, tr, strict)); // the exit is waited for until the deadline
     expect(r.kind).toBe('none');
     if (r.kind !== 'none') return;
     expect(r.why).toMatch(new RegExp(`^more than ${MAX_SEARCH_LINES} stdout lines without a reply`));
@@ -93,20 +101,20 @@ test.describe('stdout: the reply search', () => {
     // The old search parsed every start line with every end line: 200 such lines took 83 s.
     const { p, tr } = launch(`process.stdout.write('{\\n'.repeat(3000)); ${IDLE}`);
     const started = Date.now();
-    const r = await within(readReply(p, 60_000, tr), 30_000);
+    const r = await within(readReply(p, 60_000, tr, strict), 30_000);
     expect(Date.now() - started).toBeLessThan(30_000); // ended by the bound, not the 60 s deadline
     expect(r.kind === 'none' && r.why).toMatch(new RegExp(`^more than ${MAX_SEARCH_LINES} stdout lines without a reply; ${MAX_SEARCH_LINES + 1} stdout line\\(s\\) that are not a JSON object: \\{ \\| \\{`));
   });
 
   test('900 lines of "{" then silence: none at the deadline (the search itself is cheap)', async () => {
     const { p, tr } = launch(`process.stdout.write('{\\n'.repeat(900)); ${IDLE}`);
-    const r = await within(readReply(p, 300, tr));
+    const r = await within(readReply(p, 300, tr, strict));
     expect(r.kind === 'none' && r.why).toMatch(/^no reply within 300 ms; 900 stdout line\(s\) that are not a JSON object/);
   });
 
   test('per_event: 3000 lines of "{" and exit: none after the line bound, with the exit status', async () => {
     const { p, tr } = launch(`process.stdout.write('{\\n'.repeat(3000), () => process.exit(0));`);
-    const r = await within(readPerEvent(p, 60_000, tr), 30_000);
+    const r = await within(readPerEvent(p, 60_000, tr, strict), 30_000);
     expect(r.kind).toBe('none');
     if (r.kind !== 'none') return;
     expect(r.why).toMatch(new RegExp(`^more than ${MAX_SEARCH_LINES} stdout lines without a reply`));
@@ -115,7 +123,7 @@ test.describe('stdout: the reply search', () => {
 
   test('a reply after some noise is still found, and a pretty-printed one too', async () => {
     const { p, tr } = launch(`process.stdout.write('banner\\n' + JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }, null, 2) + '\\n'); ${IDLE}`);
-    const r = await within(readReply(p, 5000, tr));
+    const r = await within(readReply(p, 5000, tr, strict));
     expect(r.kind).toBe('reply');
     if (r.kind !== 'reply') return;
     expect(r.value).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
@@ -124,15 +132,15 @@ test.describe('stdout: the reply search', () => {
 
   test('an endless line without a newline: none at the deadline, memory bounded', async () => {
     const { p, tr } = launch(flood('x'.repeat(64)));
-    const { value: r, growth } = await peakRssGrowth(() => within(readReply(p, 300, tr)));
-    expect(r).toEqual({ kind: 'none', why: 'no reply within 300 ms' });
+    const { value: r, growth } = await peakRssGrowth(() => within(readReply(p, 300, tr, strict)));
+    expect(r).toEqual({ kind: 'none', transport: 'stdio', lifecycle: 'persistent', why: 'no reply within 300 ms', skipped: [], oversize: 0 });
     expect(p.pendingBytes()).toBeGreaterThan(1024 * 1024); // it did write: over the line bound, discarded
     expect(growth).toBeLessThan(200 * MB);
   });
 
   test('per_event: an endless line without a newline: none, saying how many bytes came', async () => {
     const { p, tr } = launch(flood('x'.repeat(64)));
-    const r = await within(readPerEvent(p, 300, tr));
+    const r = await within(readPerEvent(p, 300, tr, strict));
     expect(r.kind === 'none' && r.why).toMatch(/^\d+ bytes without a final newline$/);
     expect(r.kind === 'none' && r.exit).toBe('timeout');
   });

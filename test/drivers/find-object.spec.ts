@@ -3,10 +3,17 @@
 // time, so that a backend writing thousands of '{' lines costs nothing.
 import { test, expect } from '@playwright/test';
 import { isDeepStrictEqual } from 'node:util';
-import { findObject, ObjectFinder } from '../../suites/support/backend-session.js';
+import type { ParseJson } from '../../drivers/channel.js';
+import { findObject as findWith, ObjectFinder, type Line } from '../../drivers/stdio-framing.js';
 import { parseJsonStrict, type JsonValue } from '../../src/protocol/json.js';
 
-type Line = { text: string; utf8: boolean; oversize?: true };
+/** The protocol's strict parser, as the conformance session gives it to the search. */
+const strict: ParseJson = (text) => {
+  const p = parseJsonStrict(text);
+  return p.ok ? p : { ok: false, message: p.findings.map((f) => f.message).join('; ') };
+};
+const findObject = (lines: readonly Line[]) => findWith(lines, strict);
+
 const L = (...texts: string[]): Line[] => texts.map((text) => ({ text, utf8: true }));
 
 /** The original (cubic) search, kept here as the oracle. */
@@ -130,7 +137,7 @@ test('same answers as the original search on random line sequences', () => {
 });
 
 test('fed one line at a time it answers at the line that completes the object', () => {
-  const finder = new ObjectFinder();
+  const finder = new ObjectFinder(strict);
   expect(finder.push({ text: '{', utf8: true })).toBeUndefined();
   expect(finder.push({ text: '"a": 1', utf8: true })).toBeUndefined();
   const f = finder.push({ text: '}', utf8: true })!;

@@ -3,10 +3,10 @@
 import { CONTENT_SELECTION_MODES, MESSAGE_ROLES } from '../catalogue.js';
 import { array, bool, constant, document, int, nonEmpty, object, oneOfValues, pattern, ref, str, type Schema } from './dsl.js';
 
-export const SHA256_PATTERN = '^[a-f0-9]{64}$';
+const SHA256_PATTERN = '^[a-f0-9]{64}$';
 /** Media types an attachment may not use: text/* and JSON (incl. +json suffixes). */
-export const TEXT_OR_JSON_MEDIA_TYPE = '^(?:[Tt][Ee][Xx][Tt]/|[^/]+/(?:[^;]+\\+)?[Jj][Ss][Oo][Nn](?:;|$))';
-export const HTTPS_OR_LOOPBACK_URL =
+const TEXT_OR_JSON_MEDIA_TYPE = '^(?:[Tt][Ee][Xx][Tt]/|[^/]+/(?:[^;]+\\+)?[Jj][Ss][Oo][Nn](?:;|$))';
+const HTTPS_OR_LOOPBACK_URL =
   '^(?:https://|http://(?:localhost|127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}|\\[::1\\])(?::[0-9]+)?(?:[/?#]|$))';
 
 const sha256 = (): Schema => pattern(SHA256_PATTERN, { minLength: 64, maxLength: 64 });

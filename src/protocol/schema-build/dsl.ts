@@ -5,7 +5,7 @@ export type Schema = { [k: string]: unknown } | boolean;
 type Props = Record<string, Schema>;
 
 export const SCHEMA_BASE = 'https://ahp-conformance.invalid/schemas/draft/';
-export const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 export const any = (): Schema => ({});
 export const str = (extra: Record<string, unknown> = {}): Schema => ({ type: 'string', ...extra });

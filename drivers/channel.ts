@@ -1,0 +1,168 @@
+// The transport seam: one way to exchange messages with an implementation, whatever carries
+// them. A caller picks one Channel (stdio persistent, stdio per_event, HTTP) and from then on
+// only sends messages and reads what came back, typed per transport.
+//
+// Channels know serialized messages, not their meaning: what a message is, and which reply
+// answers which request, the caller says (WireMessage, SilenceProbe). JSON parsing is the
+// caller's too (ParseJson), so that every reply is read by the same strict parser.
+import type { Transcript } from './transcript.js';
+
+/** A JSON value (structurally the same as the protocol layer's). */
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** Strict JSON parsing, given by the caller (drivers carry no parser of their own). */
+export type ParseJson = (text: string) => { ok: true; value: Json } | { ok: false; message: string };
+
+/** One message as it goes on the wire, and an optional transcript note sent before it (e.g. "wrong on purpose"). */
+export interface WireMessage {
+  text: string;
+  note?: string;
+}
+
+export type ExitStatus = { code: number | null; signal: string | null };
+/** How a process ended, or 'timeout' when it had not by the deadline. */
+export type Exit = ExitStatus | 'timeout';
+
+export interface HttpDetails {
+  status: number;
+  headers: Record<string, string>;
+  contentType: string;
+}
+
+export interface Framing {
+  /** Lines before the reply that were not JSON objects (banners, logs). */
+  skipped: string[];
+  /** The reply object spanned several lines (pretty-printed). */
+  multiLine: boolean;
+  /** Lines over the line size bound seen before the reply. */
+  oversize: number;
+}
+
+/** What every reply holds, whatever carried it. */
+interface Answered {
+  kind: 'reply';
+  raw: string;
+  utf8: boolean;
+  /** Parsed when the raw text is one strict JSON value. */
+  value?: Json;
+  parseError?: string;
+  /** ms from sending to the reply (per_event: including the process start). */
+  latencyMs: number;
+}
+
+/** stdio persistent: the next JSON object on stdout, read leniently (framing says how it came). */
+export interface PersistentReply extends Answered {
+  transport: 'stdio';
+  lifecycle: 'persistent';
+  framing: Framing;
+}
+
+/** stdio per_event: the process's output for one message, and how it ended. */
+export interface PerEventReply extends Answered {
+  transport: 'stdio';
+  lifecycle: 'per_event';
+  /** Absent when no line held a JSON object: the first line is then the reply. */
+  framing?: Framing;
+  /** stdout lines after the reply. */
+  extraLines: string[];
+  exit: Exit;
+}
+
+export interface HttpAnswer extends Answered {
+  transport: 'http';
+  http: HttpDetails;
+}
+
+/** stdio: no reply (silence, a deadline, stdout closed, or too much output without one). */
+export interface StdioNoReply {
+  kind: 'none';
+  transport: 'stdio';
+  lifecycle: 'persistent' | 'per_event';
+  why: string;
+  /** Lines that came but held no JSON object, and how many of them were over the size bound. */
+  skipped: string[];
+  oversize: number;
+  /** per_event: always; persistent: when stdout closed. */
+  exit?: Exit;
+}
+
+/** HTTP: no reply body (an empty one, with its status), or no response at all (timeout, refused, cut short). */
+export interface HttpNoReply {
+  kind: 'none';
+  transport: 'http';
+  why: string;
+  /** When a response came (with an empty body). */
+  http?: HttpDetails;
+}
+
+/** What came back for one message. */
+export type Reply = PersistentReply | PerEventReply | HttpAnswer | StdioNoReply | HttpNoReply;
+export type StdioReply = Extract<Reply, { transport: 'stdio' }>;
+export type HttpReplyOrNone = Extract<Reply, { transport: 'http' }>;
+
+/** How silence after a notification is seen: the caller says what its messages mean. */
+export interface SilenceProbe {
+  /** Sent after the notification on a stream transport: its reply must be the next reply. */
+  followUp: WireMessage;
+  /** Is this the follow-up's reply? */
+  isFollowUp(value: Json | undefined): boolean;
+  /** Is this a response to a message (as opposed to an acknowledgement without one)? */
+  isResponse(value: Json | undefined): boolean;
+}
+
+/** What a notification got: silence, an answer, or (stream transports) no way to tell. */
+export interface Silence {
+  silent: boolean;
+  /** The follow-up got no reply, so silence could not be judged. */
+  undetermined?: true;
+  /** The raw answer, when there was one. */
+  got?: string;
+  reply: Reply;
+  detail: string;
+}
+
+/** One implementation's messages over one transport. A new transport implements this. */
+export interface Channel {
+  readonly transport: 'stdio' | 'http';
+  /** Send one message that expects a reply; wait at most the patience of the ReplyTiming. */
+  request(m: WireMessage, opts?: { credential?: string }): Promise<Reply>;
+  /** Send one notification and observe whether anything answered it. */
+  notify(m: WireMessage, probe: SilenceProbe): Promise<Silence>;
+  /** Stop whatever the channel started; idempotent, never throws. */
+  close(): Promise<void>;
+}
+
+/** "no reply within 2000 ms (timeoutMs); waited 10000 ms in all" */
+export function noReplyWithin(timeoutMs: number, patience: number): string {
+  return patience > timeoutMs ? `no reply within ${timeoutMs} ms (timeoutMs); waited ${patience} ms in all` : `no reply within ${timeoutMs} ms`;
+}
+
+/**
+ * The deadlines of one session's exchanges: replies are awaited up to `patienceMs`, and one
+ * after `timeoutMs` is noted (transcript, `late`) but still handed back to be judged.
+ */
+export class ReplyTiming {
+  /** Replies that came after timeoutMs: each one's latency, and whether it included a process start. */
+  readonly late: { ms: number; includesStart: boolean }[] = [];
+
+  constructor(readonly timeoutMs: number, readonly patienceMs: number, private readonly transcript: Transcript) {}
+
+  /** Note `reply` if late. `includesStart`: the exchange also started the process, so start-up is part of the latency. */
+  timed<R extends Reply>(reply: R, includesStart: boolean): R {
+    if (reply.kind === 'reply' && reply.latencyMs > this.timeoutMs) {
+      this.late.push({ ms: reply.latencyMs, includesStart });
+      this.transcript.record({
+        dir: 'note', channel: reply.transport,
+        note: `the reply came after ${reply.latencyMs} ms${includesStart ? ' (including the process start-up)' : ''}, over timeoutMs (${this.timeoutMs} ms); judged on its content`,
+      });
+    }
+    return reply;
+  }
+}
+
+/** A body's value or why it has none: not UTF-8, or not strict JSON. */
+export function parseBody(parse: ParseJson, raw: string, utf8: boolean): { value?: Json; parseError?: string } {
+  if (!utf8) return { parseError: 'the reply is not valid UTF-8' };
+  const p = parse(raw);
+  return p.ok ? { value: p.value } : { parseError: p.message };
+}

@@ -1,0 +1,74 @@
+// The HTTP channel: each message is one POST to the implementation's endpoint; a server the
+// channel launches is started on first use and stopped on close.
+import { noReplyWithin, parseBody, type Channel, type HttpDetails, type ParseJson, type Reply, type ReplyTiming, type Silence, type SilenceProbe, type WireMessage } from './channel.js';
+import { HttpServerProcess, postJson, type HttpServerLaunch } from './http.js';
+import type { Transcript } from './transcript.js';
+
+export interface HttpChannelOptions {
+  /** Where to POST and how to start the server (its `url` is the endpoint); called once, on first use. */
+  launch: () => Promise<HttpServerLaunch>;
+  /** Sent as a bearer token unless a request brings its own credential. */
+  token?: string;
+  transcript: Transcript;
+  timing: ReplyTiming;
+  parse: ParseJson;
+}
+
+export class HttpChannel implements Channel {
+  readonly transport = 'http';
+  private server?: HttpServerProcess;
+  private url?: string;
+
+  constructor(private readonly o: HttpChannelOptions) {}
+
+  private async endpoint(): Promise<string> {
+    if (this.url) return this.url;
+    const launch = await this.o.launch();
+    // Without a command the server must already run: waiting for its port (bounded) turns an
+    // unreachable implementation into a launch failure rather than a string of failed exchanges.
+    this.server = await HttpServerProcess.start(launch);
+    this.url = launch.url;
+    return launch.url;
+  }
+
+  async request(m: WireMessage, opts: { credential?: string } = {}): Promise<Reply> {
+    const url = await this.endpoint();
+    const { timeoutMs, patienceMs } = this.o.timing;
+    const token = opts.credential ?? this.o.token;
+    const out = await postJson(url, m.text, { timeoutMs: patienceMs, transcript: this.o.transcript, ...(token ? { token } : {}), ...(m.note ? { note: m.note } : {}) });
+    if (!out.ok) {
+      return { kind: 'none', transport: 'http', why: out.error === 'timeout' ? `${noReplyWithin(timeoutMs, patienceMs)}: ${out.message}` : `${out.error}: ${out.message}` };
+    }
+    const r = out.reply;
+    const http: HttpDetails = { status: r.status, headers: r.headers, contentType: r.headers['content-type'] ?? '' };
+    if (r.body.length === 0) return { kind: 'none', transport: 'http', why: `HTTP ${r.status} with an empty body`, http };
+    const utf8 = isUtf8(r.body);
+    return this.o.timing.timed({ kind: 'reply', transport: 'http', raw: r.text, utf8, http, ...parseBody(this.o.parse, r.text, utf8), latencyMs: Math.round(r.ms) }, false);
+  }
+
+  /**
+   * Whatever came back is handed on: silence is judged on the message layer (a body that is
+   * no response counts as silence); status and body are for the caller to judge.
+   */
+  async notify(m: WireMessage, probe: SilenceProbe): Promise<Silence> {
+    const reply = await this.request(m);
+    const body = reply.kind === 'reply' ? reply.raw : '';
+    const status = reply.transport === 'http' ? reply.http?.status ?? '?' : '?';
+    return reply.kind === 'reply' && probe.isResponse(reply.value)
+      ? { silent: false, got: body, reply, detail: `HTTP ${status} with a JSON-RPC response` }
+      : { silent: true, reply, detail: `HTTP ${status} with ${body.trim() ? 'a body that is not a JSON-RPC response' : 'an empty body'}` };
+  }
+
+  async close(): Promise<void> {
+    await this.server?.stop();
+  }
+}
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
