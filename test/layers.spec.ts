@@ -27,8 +27,8 @@ interface Layer {
  * before it, so the table itself cannot hold a cycle.
  */
 const LAYERS: readonly Layer[] = [
-  // Utilities with no dependencies of ours: the timing model and the package root.
-  { name: 'base', holds: ['src/timing.ts', 'src/package-root.ts'], uses: [] },
+  // Utilities with no dependencies of ours: the timing model, the package root, terminal-safe text.
+  { name: 'base', holds: ['src/timing.ts', 'src/package-root.ts', 'src/terminal.ts'], uses: [] },
   // Wire core and transports: standalone, importing nothing of ours (drivers also run as
   // separate processes, e.g. the scripted backend, and are shared with reference/).
   { name: 'protocol', holds: ['src/protocol/'], uses: [] },
@@ -37,8 +37,8 @@ const LAYERS: readonly Layer[] = [
   { name: 'fixtures', holds: ['src/fixtures/'], uses: ['protocol', 'base'] },
   { name: 'claims', holds: ['src/claims/'], uses: ['checks', 'drivers'] },
   { name: 'results', holds: ['src/results/'], uses: ['checks'] },
-  // The engine sits above results: shards.ts merges the shards' results (ClaimSummary),
-  // so the engine produces results; results never reach back into the plan.
+  // The engine sits above results: the plan records itself in the results' terms
+  // (src/results/run-record.ts) for the reporter; results never reach back into the plan.
   { name: 'engine', holds: ['src/engine/'], uses: ['claims', 'results'] },
   { name: 'cli', holds: ['src/cli/'], uses: ['engine', 'fixtures'] },
   // Above everything, and not into each other: reference implementations, the conformance

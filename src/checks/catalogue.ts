@@ -50,9 +50,6 @@ export interface CheckSpec {
   readonly samples?: 'deny' | 'modify';
 }
 
-/** The roles a claim covers, in the order they are certified (`both`: backend, then harness). */
-export const claimRoles = (role: Role | 'both'): Role[] => (role === 'both' ? ['backend', 'harness'] : [role]);
-
 const BOTH_T: Transport[] = ['stdio', 'http'];
 const BOTH_L: Lifecycle[] = ['persistent', 'per_event'];
 

@@ -10,7 +10,7 @@ import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js'
 import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { terminalLine } from './terminal.js';
+import { terminalLine } from '../terminal.js';
 
 /**
  * `name version: verdict (counts) -> dir`, or `: reason` for an incomplete claim; with

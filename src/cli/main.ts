@@ -12,7 +12,7 @@ import { UsageError, parseArgs } from './args.js';
 import { EXIT, processIo, type Io } from './io.js';
 import { mergeCommand } from './merge-command.js';
 import { runCommand } from './run-command.js';
-import { terminalLine } from './terminal.js';
+import { terminalLine } from '../terminal.js';
 import { validateCommand } from './validate-command.js';
 import { verifyCommand } from './verify-command.js';
 

@@ -15,7 +15,7 @@ import { writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareJudging, show } from './judging.js';
-import { terminalLine } from './terminal.js';
+import { terminalLine } from '../terminal.js';
 
 /** Blob reports under the given paths: .zip files as named, folders searched a few levels deep. */
 export function findBlobs(paths: readonly string[]): string[] {

@@ -18,7 +18,7 @@ import { writeClaimResults, writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareJudging, show, summaryLine } from './judging.js';
-import { terminalLine } from './terminal.js';
+import { terminalLine } from '../terminal.js';
 
 export { summaryLine };
 

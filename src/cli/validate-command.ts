@@ -7,7 +7,7 @@ import { ourSchemas, SchemaSetError, snapshotSchemas, type SchemaSet } from '../
 import { isWireValid, validate, type Finding } from '../protocol/validator.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { terminalJson, terminalLine } from './terminal.js';
+import { terminalJson, terminalLine } from '../terminal.js';
 
 interface MessageReport {
   location: string;

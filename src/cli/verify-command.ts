@@ -8,7 +8,7 @@ import { RESULTS_FILE } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { show } from './judging.js';
-import { terminalLine } from './terminal.js';
+import { terminalLine } from '../terminal.js';
 
 /** Claim folders: the path itself when it holds results.json, else its subfolders that do. */
 function claimFolders(path: string): string[] {

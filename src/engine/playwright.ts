@@ -13,7 +13,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import { packageRoot } from '../package-root.js';
 import { ByteTail } from '../../drivers/tail.js';
-import { terminalText } from '../cli/terminal.js';
+import { terminalText } from '../terminal.js';
 
 export interface PlaywrightExit {
   /** 130 when killed by a signal, -1 when it could not start. */

@@ -2,7 +2,7 @@
 // sequences, line breaks and bidi controls are shown escaped, so a hostile version cannot
 // clear the screen or print a forged verdict line.
 import { test, expect } from '@playwright/test';
-import { terminalJson, terminalLine, terminalText } from '../../src/cli/terminal.js';
+import { terminalJson, terminalLine, terminalText } from '../../src/terminal.js';
 import { summaryLine } from '../../src/cli/judging.js';
 import { buildClaimResults } from '../../src/results/model.js';
 
