@@ -123,3 +123,13 @@ export function noReplyHoldMs(registeredMs: number): number {
 export function timeoutClassDelayMs(registeredMs: number): number {
   return 3 * registeredMs;
 }
+
+/**
+ * Adapter runs one worker keeps going at once: a check's independent scenarios run
+ * concurrently, because they mostly wait (deadlines, scripted delays). What they cost is
+ * process start-ups, CPU the cores share with the other workers. Four covers the waiting
+ * runs of any check (ti.deadline has three) while a burst of short runs (the invalid
+ * registrations of base.registration-validated) starts only a few processes at a time, so
+ * the start-ups that stdio deadlines are scaled by stay near what the session measured.
+ */
+export const ADAPTER_RUNS_AT_ONCE = 4;

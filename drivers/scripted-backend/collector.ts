@@ -68,6 +68,7 @@ export class RunLog {
   refused = 0;
   private open = 0;
   private readonly idle: Array<() => void> = [];
+  private readonly watchers = new Set<(r: WireRecord) => void>();
 
   constructor(readonly script: BackendScript) {}
 
@@ -84,7 +85,30 @@ export class RunLog {
     }
     if (this.records.length < MAX_RECORDS) this.records.push(r);
     else this.dropped++;
+    for (const w of this.watchers) w(r);
     return ack;
+  }
+
+  /**
+   * The first record (kept so far or arriving) that `match` accepts; undefined once `ms`
+   * have passed or `stop` resolves first. Waits on arrivals, not on a timer.
+   */
+  whenRecord(match: (r: WireRecord) => boolean, ms: number, stop?: Promise<unknown>): Promise<WireRecord | undefined> {
+    const kept = this.records.find(match);
+    if (kept) return Promise.resolve(kept);
+    return new Promise((resolve) => {
+      const finish = (r: WireRecord | undefined): void => {
+        clearTimeout(timer);
+        this.watchers.delete(watch);
+        resolve(r);
+      };
+      const watch = (r: WireRecord): void => {
+        if (match(r)) finish(r);
+      };
+      const timer = setTimeout(() => finish(undefined), ms);
+      this.watchers.add(watch);
+      void stop?.then(() => finish(undefined), () => finish(undefined));
+    });
   }
 
   /** How many frames of `method` the hook has received so far (the next frame's ordinal). */
@@ -124,7 +148,7 @@ export class RunLog {
   }
 }
 
-/** The loopback server stdio backends report to; one per harness session, one RunLog per run. */
+/** The loopback server stdio backends report to; one per harness session, one RunLog per run (several may be open at once). */
 export class WireCollector {
   private readonly runs = new Map<string, RunLog>();
   private readonly sockets = new Set<Socket>();
@@ -194,7 +218,7 @@ export class WireCollector {
         if (!run) {
           const found = msg.hello && typeof msg.hello.key === 'string' ? this.runs.get(msg.hello.key) : undefined;
           if (!found) {
-            // Not this session's backend: count it against every open run (there is normally one).
+            // Not this session's backend: count it against every run open at the time.
             for (const r of this.runs.values()) r.refused++;
             return close();
           }

@@ -14,38 +14,6 @@ const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
 
 
 test.describe('base (harness)', () => {
-  test(...check('base.harness-jsonrpc', async ({ harness, judge, spec }) => {
-    const run = await harness.sharedRun(typicalSession());
-    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
-    const all = frames(run);
-    if (all.length === 0) judge.fail('the harness sent nothing to the scripted backend', { received: summary(run) });
-    for (const f of all) {
-      const m = messageOf(f);
-      const problem = f.base64 !== undefined ? 'is not valid UTF-8'
-        : m === undefined ? (Array.isArray(f.message) ? 'is a JSON array (a batch), not one object' : 'is not a JSON object')
-        : m.jsonrpc !== '2.0' ? `has jsonrpc ${JSON.stringify(m.jsonrpc)}, not "2.0"`
-        : typeof m.method !== 'string' ? 'has no method (it is neither a request nor a notification)'
-        : 'id' in m && typeof m.id !== 'string' && typeof m.id !== 'number' ? `has id ${JSON.stringify(m.id)} (a request id is a string or number)`
-        : 'result' in m || 'error' in m ? 'carries result or error (a harness sends requests and notifications)'
-        : undefined;
-      if (problem) {
-        judge.fail(`a frame to hook ${f.hook} ${problem}`, { received: f.text, expected: spec.expectation });
-      }
-    }
-    judge.note(`${all.length} frames, all JSON-RPC 2.0 requests or notifications`);
-  }));
-
-  test(...check('base.harness-version', async ({ harness, judge, spec }) => {
-    const run = await harness.sharedRun(typicalSession());
-    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
-    const msgs = frames(run).filter((f) => f.method === INTERCEPT || f.method === OBSERVE);
-    if (msgs.length === 0) judge.fail('the harness sent no hooks/intercept or hooks/observe', { received: summary(run) });
-    for (const f of msgs) {
-      const v = paramsOf(f)?.protocolVersion;
-      if (v !== 'draft') judge.fail(`a ${f.method} to hook ${f.hook} has params.protocolVersion ${JSON.stringify(v)}`, { received: f.text, expected: spec.expectation });
-    }
-  }));
-
   test(...check('base.unknown-result-fields', async ({ harness, judge, spec }) => {
     const run = await harness.run({
       label: 'deny with unknown result members, fail-open',
@@ -107,29 +75,6 @@ test.describe('base (harness)', () => {
     if (!deepEqualJson(m.executedInput, run.inputs.t1)) judge.fail('the tool ran with a changed input', { received: m.executedInput, expected: `the original input ${JSON.stringify(run.inputs.t1)}` });
   }));
 
-  test(...check('base.harness-extension-keys', async ({ harness, judge, spec }) => {
-    const run = await harness.sharedRun(typicalSession());
-    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
-    const pattern = new RegExp(REVERSE_DNS_PATTERN);
-    let seen = 0;
-    const walk = (v: unknown, where: string, text: string | undefined): void => {
-      if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}/${i}`, text));
-      else if (isObj(v)) {
-        for (const [k, x] of Object.entries(v)) {
-          if (k === 'extensions' && isObj(x)) {
-            for (const key of Object.keys(x)) {
-              seen++;
-              if (!pattern.test(key)) judge.fail(`extension key "${key}" at ${where}/extensions is not a reverse-DNS name`, { received: text, expected: spec.expectation });
-            }
-          }
-          walk(x, `${where}/${k}`, text);
-        }
-      }
-    };
-    for (const f of frames(run)) walk(paramsOf(f), '/params', f.text);
-    judge.note(seen ? `${seen} extension keys, all reverse-DNS` : 'the harness sent no extensions');
-  }));
-
   test(...check('base.registration-validated', async ({ harness, judge, spec }) => {
     const base = (): { hooks: HookPlan[]; steps: StepPlan[] } => ({
       hooks: [
@@ -138,12 +83,16 @@ test.describe('base (harness)', () => {
       ],
       steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt' }), { kind: 'session.end' }],
     });
-    // The valid document first: refusing everything is not validation.
-    const control = await harness.run({ label: 'valid registration (control)', ...base() });
-    requireUsable(judge, control, ['t1']);
+    // Every document in its own run, all started at once (they only wait on the adapter);
+    // the valid document is judged first: refusing everything is not validation.
+    const [control, ...invalid] = await harness.runAll([
+      { label: 'valid registration (control)', ...base() },
+      ...REGISTRATION_CORPUS.map((entry) => ({ label: `invalid registration: ${entry.id}`, ...base(), registration: (r: Record<string, unknown>) => { entry.mutate(r); return r; } })),
+    ]);
+    requireUsable(judge, control!, ['t1']);
     const failures: string[] = [];
-    for (const entry of REGISTRATION_CORPUS) {
-      const run = await harness.run({ label: `invalid registration: ${entry.id}`, ...base(), registration: (r) => { entry.mutate(r); return r; } });
+    for (const [i, entry] of REGISTRATION_CORPUS.entries()) {
+      const run = invalid[i]!;
       const refused = run.report?.registration === 'rejected' || (run.exit.code !== 0 && run.exit.code !== null);
       const sent = frames(run).length;
       if (!refused || sent > 0) {
@@ -192,7 +141,7 @@ test.describe('base (harness)', () => {
     if (attempts.length === 0) judge.fail('no hooks/intercept reached the interceptor', { received: summary(run) });
     if (attempts.length === 1) judge.notApplicable('the harness did not retry after the retryable failure (retries are optional)');
     const [first, ...retries] = attempts;
-    const deadline = harness.deadlineOf('a');
+    const deadline = harness.deadlineOf(run, 'a');
     for (const r of retries) {
       const a = messageOf(first!)!;
       const b = messageOf(r)!;

@@ -2,26 +2,11 @@
 // and the bearer token in exactly one header and nowhere else.
 import { check, test } from '../support/fixtures.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
-import { hookId, intercept, observe, tool } from '../support/harness-session.js';
+import { hookId, intercept, observe, tool, type HarnessRun } from '../support/harness-session.js';
 import { frames, ran, reportedAs, requireUsable, summary } from '../support/harness-judge.js';
 import { HOOK_QUERY } from '../../drivers/scripted-backend/http-server.js';
 
 test.describe('http (harness)', () => {
-  test(...check('http.post-json', async ({ harness, judge, spec }) => {
-    const run = await harness.sharedRun(typicalSession());
-    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
-    const all = frames(run);
-    if (all.length === 0) judge.fail('no request reached the scripted backend', { received: summary(run) });
-    for (const f of all) {
-      const h = f.http ?? {};
-      const want = `/hooks/${encodeURIComponent(f.hook)}?${HOOK_QUERY}`;
-      if (h.method !== 'POST') judge.fail(`a request to ${h.url} used ${h.method}`, { received: h, expected: spec.expectation });
-      if (h.url !== want) judge.fail(`a request went to ${h.url}, not the registered ${want}`, { received: h, expected: spec.expectation });
-      if (!/^application\/json\s*(;|$)/i.test(h.contentType ?? '')) judge.fail(`a request has Content-Type ${JSON.stringify(h.contentType ?? null)}`, { received: h, expected: spec.expectation });
-      if (f.message === undefined || Array.isArray(f.message) || typeof f.message !== 'object') judge.fail('a request body is not one JSON object', { received: f.text, expected: spec.expectation });
-    }
-  }));
-
   test(...check('http.no-redirect', async ({ harness, judge, spec }) => {
     const run = await harness.run({
       label: 'intercept answered with 307 to a denying target, fail-open',
@@ -35,14 +20,23 @@ test.describe('http (harness)', () => {
   }));
 
   test(...check('http.bearer', async ({ harness, judge, spec }) => {
-    const run = await harness.run({
+    // With the token, and (an unset variable) without: both runs at once.
+    const [run, unset] = await harness.runAll([{
       label: 'bearer authentication from tokenEnv',
       hooks: [
         { name: 'a', bearer: true, subscriptions: [intercept(['tool.before'])] },
         { name: 'obs', bearer: true, subscriptions: [observe(['tool.after'])] },
       ],
       steps: [tool('t1', { path: 'notes.txt' })],
-    });
+    }, {
+      label: 'tokenEnv names an unset variable, fail-closed',
+      hooks: [{ name: 'a', bearer: true, subscriptions: [intercept(['tool.before'])] }],
+      steps: [tool('t1', { path: 'notes.txt' })],
+      registration: (r) => {
+        ((r.hooks as Record<string, unknown>[])[0]!.authentication as Record<string, unknown>).tokenEnv = 'AHP_CONFORMANCE_UNSET_TOKEN';
+        return r;
+      },
+    }]) as [HarnessRun, HarnessRun];
     requireUsable(judge, run, ['t1']);
     const all = frames(run);
     if (all.length === 0) judge.fail('no request reached the scripted backend', { received: summary(run) });
@@ -60,15 +54,6 @@ test.describe('http (harness)', () => {
     if (where.length) judge.fail(`the token appears in ${where.join(' and ')}`, { expected: spec.expectation });
 
     // An unset variable: fail before sending, never an unauthenticated request.
-    const unset = await harness.run({
-      label: 'tokenEnv names an unset variable, fail-closed',
-      hooks: [{ name: 'a', bearer: true, subscriptions: [intercept(['tool.before'])] }],
-      steps: [tool('t1', { path: 'notes.txt' })],
-      registration: (r) => {
-        ((r.hooks as Record<string, unknown>[])[0]!.authentication as Record<string, unknown>).tokenEnv = 'AHP_CONFORMANCE_UNSET_TOKEN';
-        return r;
-      },
-    });
     const sent = frames(unset).filter((f) => f.hook === 'a');
     // (Whether the call then runs is the failure policy's business, judged by ti.failure-policy.)
     if (sent.length) judge.fail(`with the token variable unset, ${sent.length} request(s) were sent (${sent[0]!.http?.authorization?.count ?? 0} Authorization headers)`, { received: summary(unset), expected: 'no request without the credential; the failure policy decides' });

@@ -6,30 +6,13 @@ import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { check, test } from '../support/fixtures.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
-import { intercept, observe, tool } from '../support/harness-session.js';
+import { intercept, observe, tool, type HarnessRun } from '../support/harness-session.js';
 import { between, callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, Phases, ran, replyOf, reportedAs, requireUsable, stepOf, summary, toolInputOf } from '../support/harness-judge.js';
 import { actToleranceMs, observerHangMs } from '../../src/timing.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
 
 test.describe('lifecycle-observation (harness)', () => {
-  test(...check('lo.notification-shape', async ({ harness, judge, spec }) => {
-    const run = await harness.sharedRun(typicalSession());
-    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
-    const got = frames(run, { hook: 'obs' });
-    if (got.length === 0) judge.fail('the observer received nothing for a session with a tool call', { received: summary(run), expected: spec.expectation });
-    for (const f of got) {
-      const m = messageOf(f);
-      if (f.method !== OBSERVE) judge.fail(`the observer received ${f.method ?? 'a non-message'} instead of hooks/observe`, { received: f.text, expected: spec.expectation });
-      if (m && 'id' in m) judge.fail(`a hooks/observe of ${eventType(f)} carries an id (${JSON.stringify(m.id)}): notifications have none`, { received: f.text, expected: spec.expectation });
-      const findings = validate('observe-notification', f.message, { wireOnly: true });
-      if (!isWireValid(findings)) {
-        judge.fail(`a hooks/observe of ${eventType(f)} is not valid: ${findings.filter((x) => x.layer === 'wire').slice(0, 5).map((x) => `${x.path || '/'} ${x.message}`).join('; ')}`, { received: f.text, expected: spec.expectation });
-      }
-    }
-    judge.note(`${got.length} observations: ${got.map((f) => eventType(f)).join(', ')}`);
-  }));
-
   test(...check('lo.observer-isolation', async ({ harness, judge, spec, target }) => {
     // One observer cannot be reached at all (stdio: its command does not exist; HTTP: it
     // answers 500 with garbage); another answers garbage and exits, then hangs. The calls
@@ -37,7 +20,11 @@ test.describe('lifecycle-observation (harness)', () => {
     const crashThenHang: Answer[] = target.transport === 'http'
       ? [{ raw: '<html>internal error</html>', http: { status: 500, contentType: 'text/html' } }, { delayMs: observerHangMs(harness.timeoutMs) }]
       : [{ raw: 'this is not JSON', exit: 3 }, { delayMs: observerHangMs(harness.timeoutMs), none: true }];
-    const run = await harness.run({
+    // Timing, judged against the same run: with an observer that hangs, the tool runs as
+    // soon after the interceptor's reply as it does with a healthy observer. Both runs at once.
+    const steps = ['warm', 'healthy', 'hang', 'healthy-again'];
+    const hang: Answer = { delayMs: observerHangMs(harness.timeoutMs), none: true };
+    const [run, timed] = await harness.runAll([{
       label: 'observers that cannot be reached, fail, and hang',
       hooks: [
         { name: 'a', subscriptions: [intercept(['tool.before'])] },
@@ -47,24 +34,19 @@ test.describe('lifecycle-observation (harness)', () => {
         { name: 'obs-flaky', subscriptions: [observe(['session.start', 'tool.before', 'tool.after'])], script: { observe: crashThenHang } },
       ],
       steps: [{ kind: 'session.start' }, tool('t1', { path: 'a.txt' }), tool('t2', { path: 'b.txt' })],
-    });
-    requireUsable(judge, run, ['t1', 't2']);
-    const phases = new Phases();
-    const notRun = ['t1', 't2'].filter((s) => !ran(run, s));
-    if (notRun.length) phases.fail('failing observers', `${notRun.join(' and ')} did not run (${notRun.map((s) => reportedAs(run, s)).join('; ')}): a failing observer changed the outcome of the call`, summary(run));
-
-    // Timing, judged against the same run: with an observer that hangs, the tool runs as
-    // soon after the interceptor's reply as it does with a healthy observer.
-    const steps = ['warm', 'healthy', 'hang', 'healthy-again'];
-    const hang: Answer = { delayMs: observerHangMs(harness.timeoutMs), none: true };
-    const timed = await harness.run({
+    }, {
       label: 'an observer that answers at once, then hangs on one call',
       hooks: [
         { name: 'a', subscriptions: [intercept(['tool.before'])] },
         { name: 'obs', subscriptions: [observe(['tool.before', 'tool.after'])], script: { observeByStep: { hang: [hang] } } },
       ],
       steps: steps.map((id) => tool(id, { path: `${id}.txt` })),
-    });
+    }]) as [HarnessRun, HarnessRun];
+    requireUsable(judge, run, ['t1', 't2']);
+    const phases = new Phases();
+    const notRun = ['t1', 't2'].filter((s) => !ran(run, s));
+    if (notRun.length) phases.fail('failing observers', `${notRun.join(' and ')} did not run (${notRun.map((s) => reportedAs(run, s)).join('; ')}): a failing observer changed the outcome of the call`, summary(run));
+
     requireUsable(judge, timed, steps);
     // reply of the interceptor -> the tool ran (its marker was written)
     const delay = (step: string): number | undefined => between(replyOf(timed, 'a', step), timed.markerTimes[step]);

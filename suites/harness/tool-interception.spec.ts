@@ -6,47 +6,19 @@ import { deepEqualJson } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { check, test, type Judge } from '../support/fixtures.js';
-import { intercept, observe, SENTINEL_TOOL, tool, type HarnessRun, type HarnessSession, type HookPlan, type Subscription } from '../support/harness-session.js';
+import { intercept, observe, SENTINEL_TOOL, together, tool, type HarnessRun, type RunPlan, type HarnessSession, type HookPlan, type Subscription } from '../support/harness-session.js';
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
 import { actToleranceMs, DEADLINE_PROBE_MS, lateReplyDelayMs, noReplyHoldMs, timeoutClassDelayMs } from '../../src/timing.js';
 import { appliesTo, JUDGED_SNAPSHOT, SNAPSHOTS, type SnapshotCommit } from '../../src/checks/registration-corpus.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import {
-  between, eventOf, frames, INTERCEPT, isObj, messageOf, OBSERVE, observationOf, paramsOf, Phases, ran, replyOf, reportedAs, reportedOutcome, requestOf, requireUsable, stepOf, summary, toolInputOf,
+  between, eventOf, frames, INTERCEPT, intercepts, isObj, messageOf, OBSERVE, observationOf, paramsOf, Phases, ran, replyOf, reportedAs, reportedOutcome, requestOf, requireUsable, stepOf, summary, toolInputOf,
 } from '../support/harness-judge.js';
 
 type Obj = Record<string, unknown>;
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
 /** Backend text that must never reach a synthetic denial reason. */
 const GARBAGE = 'SCRIPTED-BACKEND-INTERNAL-DETAIL';
-
-const intercepts = (run: HarnessRun, hook: string, step?: string) =>
-  frames(run, { hook, method: INTERCEPT }).filter((f) => step === undefined || stepOf(f) === step);
-
-/** What our applyModifyResponse makes of the input, or undefined if it rejects the effects. */
-function expectedInput(input: Obj, effects: unknown[]): Obj | undefined {
-  try {
-    return applyModifyResponse({ input }, effects, permissiveEditContext({ event: 'tool.before', current: { input } })).input as Obj;
-  } catch (e) {
-    if (e instanceof EditRejected) return undefined;
-    throw e;
-  }
-}
-
-/** Does the harness advertise modify of the input with this operation? (capability gating) */
-function advertisesModify(run: HarnessRun, hook: string, operation: 'replace' | 'merge'): boolean {
-  const caps = paramsOf(intercepts(run, hook)[0] ?? ({} as never))?.capabilities;
-  if (!isObj(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) return false;
-  const input = isObj(caps.modify) ? caps.modify.input : undefined;
-  return !isObj(input) || input[operation] !== false;
-}
-
-/** What the harness advertises, read from the shared typical session. */
-async function probeCapabilities(harness: HarnessSession, judge: Judge): Promise<HarnessRun> {
-  const run = await harness.sharedRun(typicalSession());
-  requireUsable(judge, run, TYPICAL_TOOL_STEPS);
-  return run;
-}
 
 test.describe('tool-interception (harness)', () => {
   test(...check('ti.intercept-request', async ({ harness, judge, spec }) => {
@@ -74,59 +46,6 @@ test.describe('tool-interception (harness)', () => {
     if (!ran(run, 't1')) judge.fail(`the call did not run after a no-effect answer although the host allows it; ${reportedAs(run, 't1')}`, { received: summary(run) });
   }));
 
-  test(...check('ti.request-id', async ({ harness, judge, spec }) => {
-    const run = await harness.sharedRun(typicalSession());
-    requireUsable(judge, run, TYPICAL_TOOL_STEPS);
-    const ids = new Map<string, unknown>();
-    for (const f of intercepts(run, 'a')) {
-      const m = messageOf(f)!;
-      const eventId = eventOf(f)?.id;
-      if (m.id !== eventId) judge.fail(`the JSON-RPC id ${JSON.stringify(m.id)} is not the event id ${JSON.stringify(eventId)}`, { received: f.text, expected: spec.expectation });
-      const step = stepOf(f) ?? '?';
-      if (!ids.has(step)) ids.set(step, eventId);
-    }
-    if (ids.size < 2) judge.fail('fewer than two intercepts arrived for two calls', { received: summary(run) });
-    if (ids.get('t1') === ids.get('t2')) judge.fail(`two different calls share the event id ${JSON.stringify(ids.get('t1'))}`, { received: summary(run), expected: spec.expectation });
-  }));
-
-  test(...check('ti.capabilities-deny', async ({ harness, judge, spec }) => {
-    // Every tool.before intercept, in every kind of scenario the other checks use: the
-    // typical session, and calls the host allows, asks about (refused) or denies, calls at
-    // once, a second interceptor after an edit, after a deny and after a failure.
-    const typical = await probeCapabilities(harness, judge);
-    const merge = { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } };
-    const varied = await harness.run({
-      label: 'host allow / ask-refuse / deny, parallel calls, an edit, a deny and a failure before the next call',
-      hooks: [
-        { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })], script: { byStep: { edited: [{ effects: [merge] }], denied: [{ effects: [DENY] }], failed: [{ raw: 'not json' }] } } },
-        { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-closed' })] },
-      ],
-      steps: [
-        tool('allowed', { n: 1 }), tool('asks', { n: 2 }, 'ask-refuse'), tool('blocked', { n: 3 }, 'deny'),
-        { kind: 'parallel', id: 'both', steps: [tool('p1', { n: 4 }), tool('p2', { n: 5 })] },
-        tool('edited', { n: 6 }), tool('denied', { n: 7 }), tool('failed', { n: 8 }), tool('last', { n: 9 }, 'ask-refuse'),
-      ],
-    });
-    requireUsable(judge, varied, ['allowed', 'asks', 'blocked', 'p1', 'p2', 'edited', 'denied', 'failed', 'last']);
-    const HOSTS: Record<string, string> = { asks: 'ask-refuse', blocked: 'deny', last: 'ask-refuse' };
-    let seen = 0;
-    const lacking: string[] = [];
-    for (const run of [typical, varied]) {
-      for (const f of frames(run, { method: INTERCEPT })) {
-        seen++;
-        const effects = (paramsOf(f)?.capabilities as Obj | undefined)?.effects;
-        if (!Array.isArray(effects) || !effects.includes('deny')) {
-          const step = stepOf(f) ?? '?';
-          lacking.push(`run "${run.label}", hook ${f.hook}, call "${step}" (host ${HOSTS[step] ?? 'allow'}): params.capabilities.effects is ${JSON.stringify(effects)}`);
-          judge.evidence({ received: { [`${f.hook}/${stepOf(f) ?? '?'}`]: f.text } });
-        }
-      }
-    }
-    if (seen === 0) judge.fail('no hooks/intercept arrived', { received: summary(typical) });
-    if (lacking.length) judge.fail(`${lacking.length} of ${seen} tool.before intercepts do not advertise deny:\n${lacking.join('\n')}`, { expected: spec.expectation });
-    judge.note(`${seen} tool.before intercepts in 2 runs, each advertising deny`);
-  }));
-
   test(...check('ti.serial-order', async ({ harness, judge, spec }) => {
     const slow: Answer = { delayMs: 150, effects: [] };
     const run = await harness.run({
@@ -144,16 +63,19 @@ test.describe('tool-interception (harness)', () => {
   }));
 
   test(...check('ti.deny-stops', async ({ harness, judge, spec }) => {
-    for (const policy of ['fail-open', 'fail-closed'] as const) {
-      const run = await harness.run({
-        label: `b denies (${policy})`,
-        hooks: [
-          { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
-          { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })], script: { intercept: [{ effects: [DENY] }] } },
-          { name: 'c', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
-        ],
-        steps: [tool('t1', { path: 'notes.txt' })],
-      });
+    const policies = ['fail-open', 'fail-closed'] as const;
+    // One run per policy, both at once; judged in this order.
+    const runs = await harness.runAll(policies.map((policy) => ({
+      label: `b denies (${policy})`,
+      hooks: [
+        { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
+        { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })], script: { intercept: [{ effects: [DENY] }] } },
+        { name: 'c', subscriptions: [intercept(['tool.before'], { failurePolicy: policy })] },
+      ],
+      steps: [tool('t1', { path: 'notes.txt' })],
+    })));
+    for (const [i, policy] of policies.entries()) {
+      const run = runs[i]!;
       requireUsable(judge, run, ['t1']);
       if (intercepts(run, 'b').length === 0) judge.fail(`${policy}: interceptor b was never called`, { received: summary(run) });
       if (ran(run, 't1')) judge.fail(`${policy}: the tool ran although interceptor b denied it`, { received: summary(run), expected: spec.expectation });
@@ -175,81 +97,6 @@ test.describe('tool-interception (harness)', () => {
       const n = intercepts(run, 'a', step).length;
       if (n === 0) judge.fail(`the "${step}" call sent no hooks/intercept`, { received: summary(run) });
       if (n > 1) judge.fail(`the "${step}" call was sent ${n} times although the first answer was a ${step === 'denied' ? 'deny' : 'successful empty effect list'}`, { received: summary(run), expected: spec.expectation });
-    }
-  }));
-
-  test(...check('ti.modify-input', async ({ harness, judge, spec }) => {
-    const probe = await probeCapabilities(harness, judge);
-    const canMerge = advertisesModify(probe, 'a', 'merge');
-    const canReplace = advertisesModify(probe, 'a', 'replace');
-    if (!canMerge && !canReplace) judge.notApplicable('the harness does not advertise modify of the tool input');
-    const merge = { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644', keep: null, nested: { replaced: true } } };
-    const replace = { type: 'modify', target: 'input', operation: 'replace', value: { path: 'other.txt', probe: 'replaced' } };
-    const inputs: Record<string, Obj> = { merged: { path: 'notes.txt', mode: '0600', keep: 'x', nested: { old: 1 } }, replaced: { path: 'a.txt', n: 2 } };
-    const steps = [...(canMerge ? [tool('merged', inputs.merged)] : []), ...(canReplace ? [tool('replaced', inputs.replaced)] : [])];
-    const run = await harness.run({
-      label: 'merge and replace of the tool input',
-      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'])], script: { byStep: { merged: [{ effects: [merge] }], replaced: [{ effects: [replace] }] } } }],
-      steps,
-    });
-    requireUsable(judge, run, steps.map((s) => s.id));
-    const effectsOf: Record<string, unknown[]> = { merged: [merge], replaced: [replace] };
-    for (const s of steps) {
-      const expected = expectedInput(run.inputs[s.id]!, effectsOf[s.id]!);
-      const m = run.markers[s.id];
-      if (!m) judge.fail(`the "${s.id}" call did not run after a valid modify; ${reportedAs(run, s.id)}`, { sent: { effects: effectsOf[s.id] }, received: summary(run), expected: JSON.stringify(expected) });
-      else if (!deepEqualJson(m.executedInput, expected)) {
-        judge.fail(`the "${s.id}" call ran with ${JSON.stringify(m.executedInput)}`, { sent: { input: run.inputs[s.id], effects: effectsOf[s.id] }, received: m.executedInput, expected: `${JSON.stringify(expected)} (${spec.expectation})` });
-      }
-    }
-    if (canMerge) {
-      // Serial chaining: b edits the value a produced.
-      const ea = [{ type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644', by: 'a' } }];
-      const eb = [{ type: 'modify', target: 'input', operation: 'merge', value: { by: 'b', extra: 1 } }];
-      const chain = await harness.run({
-        label: 'a and b both merge into the input',
-        hooks: [
-          { name: 'a', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ effects: ea }] } },
-          { name: 'b', subscriptions: [intercept(['tool.before'])], script: { intercept: [{ effects: eb }] } },
-        ],
-        steps: [tool('chained', { path: 'notes.txt', mode: '0600' })],
-      });
-      requireUsable(judge, chain, ['chained']);
-      // What b was asked about: the input as a edited it (seed edit check 7), judged from b's own request.
-      const afterA = expectedInput(chain.inputs.chained!, ea);
-      const toB = intercepts(chain, 'b', 'chained')[0];
-      if (!toB) judge.fail(`interceptor b received no hooks/intercept for the call (${reportedAs(chain, 'chained')})`, { received: summary(chain), expected: spec.expectation });
-      if (!deepEqualJson(toolInputOf(toB!) ?? null, afterA ?? null)) {
-        judge.fail(`interceptor b was sent tool.input ${JSON.stringify(toolInputOf(toB!))}, not the input as edited by a: edits must chain serially over the effective value`, { sent: { a: ea }, received: toB!.text, expected: JSON.stringify(afterA) });
-      }
-      const expected = expectedInput(afterA!, eb);
-      const m = chain.markers.chained;
-      if (!m || !deepEqualJson(m.executedInput, expected)) {
-        judge.fail(`edits of two interceptors did not chain: the call ${m ? `ran with ${JSON.stringify(m.executedInput)}` : 'did not run'}`, { sent: { a: ea, b: eb }, received: summary(chain), expected: JSON.stringify(expected) });
-      }
-    }
-  }));
-
-  test(...check('ti.modify-atomic', async ({ harness, judge, spec }) => {
-    const probe = await probeCapabilities(harness, judge);
-    if (!advertisesModify(probe, 'a', 'merge')) judge.notApplicable('the harness does not advertise modify (merge) of the tool input');
-    const good = { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } };
-    const lists: Record<string, unknown[]> = {
-      'bad-value': [good, { type: 'modify', target: 'input', operation: 'merge', value: 'not an object' }],
-      'bad-target': [good, { type: 'modify', target: 'output', operation: 'replace', value: [] }],
-    };
-    const run = await harness.run({
-      label: 'a valid merge followed by an invalid modify, fail-open',
-      hooks: [{ name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })], script: { byStep: Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, [{ effects: v }]])) } }],
-      steps: Object.keys(lists).map((k) => tool(k, { path: `${k}.txt`, mode: '0600' })),
-    });
-    requireUsable(judge, run, Object.keys(lists));
-    for (const [step, effects] of Object.entries(lists)) {
-      const m = run.markers[step];
-      if (!m) judge.fail(`the "${step}" call did not run (${reportedAs(run, step)}): a rejected response under fail-open must leave the call to run unchanged`, { sent: { effects }, received: summary(run), expected: spec.expectation });
-      if (!deepEqualJson(m!.executedInput, run.inputs[step])) {
-        judge.fail(`the "${step}" call ran with ${JSON.stringify(m!.executedInput)}: part of a rejected response was applied`, { sent: { input: run.inputs[step], effects }, received: m!.executedInput, expected: `the original input ${JSON.stringify(run.inputs[step])}` });
-      }
     }
   }));
 
@@ -291,9 +138,8 @@ test.describe('tool-interception (harness)', () => {
     // The timeout first: what a harness does right after a timeout is where it goes wrong.
     const names = ['timeout', ...Object.keys(classes).filter((n) => n !== 'timeout')];
     const healthyOf = (n: string): string => `after-${n}`;
-    const runPolicy = async (policy: 'fail-open' | 'fail-closed'): Promise<HarnessRun> => {
+    const runPolicy = async (policy: 'fail-open' | 'fail-closed', deadline: number): Promise<HarnessRun> => {
       const effects = policy === 'fail-open' ? [DENY] : [];
-      const deadline = harness.registeredTimeoutMs(undefined);
       const byStep: Record<string, Answer[]> = {};
       for (const n of names) {
         byStep[n] = [classes[n]!.answer(effects, deadline)];
@@ -308,9 +154,7 @@ test.describe('tool-interception (harness)', () => {
       // class still gets a healthy call on the same hook after it.
       const steps = names.flatMap((n, i) => [tool(n, { path: `${n}.txt` }), ...(i > 0 ? [tool(healthyOf(names[i - 1]!), { path: `${names[i - 1]}.txt` })] : [])]);
       steps.push(tool(healthyOf(names[names.length - 1]!), { path: `${names[names.length - 1]}.txt` }));
-      const run = await harness.run({ label: `${names.length} failure classes, each followed by a healthy call, ${policy}`, hooks, steps });
-      requireUsable(judge, run, steps.map((x) => x.id));
-      return run;
+      return harness.run({ label: `${names.length} failure classes, each followed by a healthy call, ${policy}`, hooks, steps });
     };
     const phases = new Phases();
     const delivered = (run: HarnessRun, step: string): boolean => intercepts(run, 'a', step).length > 0;
@@ -341,9 +185,14 @@ test.describe('tool-interception (harness)', () => {
         }
       }
     };
-    const open = await runPolicy('fail-open');
+    // Both policies at once: each run waits out its timeout class. Both write the deadline
+    // the timeout class's delay is derived from (the start-up measured before either starts).
+    const deadline = harness.registeredTimeoutMs(undefined);
+    const [open, closed] = await together([runPolicy('fail-open', deadline), runPolicy('fail-closed', deadline)]);
+    const usable = (run: HarnessRun): void => requireUsable(judge, run, Object.keys(run.inputs));
+    usable(open);
     judgePolicy(open, 'fail-open');
-    const closed = await runPolicy('fail-closed');
+    usable(closed);
     judgePolicy(closed, 'fail-closed');
     phases.judge(judge, spec.expectation, { 'fail-open': summary(open), 'fail-closed': summary(closed) });
     const leaky = (closed.report?.steps ?? []).filter((s) => s.reason?.includes(GARBAGE));
@@ -357,21 +206,25 @@ test.describe('tool-interception (harness)', () => {
   test(...check('ti.deadline', async ({ harness, judge, spec }) => {
     // Deadlines judged against the harness's own latencies in the same run: after a request
     // that gets no reply, the harness's next observable act must come within the deadline
-    // plus a tolerance derived from its normal turnarounds (reply -> next act).
-    //   normal       every interceptor answers at once (turnaround samples)
+    // plus a tolerance derived from its normal turnarounds (reply -> next act). Three runs
+    // at once, each a normal call, one delayed call and a normal call after:
     //   late         a1 denies at 1.5 x its deadline (fail-open): the tool has run by then
     //   hang         a2 never replies (fail-open): b's request is the next act
     //   hang-closed  c never replies (fail-closed): the tool.after observation (or the next
     //                call's first request) is the next act, and the call does not run
-    //   after        a normal call
+    // Each run is judged against the turnarounds measured in it.
     await harness.prepare();
     const deadline = harness.registeredTimeoutMs(DEADLINE_PROBE_MS);
     const lateMs = lateReplyDelayMs(deadline);
     const hang: Answer = { delayMs: noReplyHoldMs(deadline), none: true };
     const open = (extra: Partial<Subscription> = {}): Subscription => intercept(['tool.before'], { failurePolicy: 'fail-open', timeoutMs: DEADLINE_PROBE_MS, ...extra });
     const chainOrder = ['a1', 'a2', 'b', 'c'];
-    const run = await harness.run({
-      label: `deadline ${deadline} ms: a deny ${lateMs} ms late (fail-open), no reply (fail-open, fail-closed)`,
+    const delayed = { late: 'a1', hang: 'a2', 'hang-closed': 'c' } as const;
+    const what = { late: `a deny ${lateMs} ms late (fail-open)`, hang: 'no reply (fail-open)', 'hang-closed': 'no reply (fail-closed)' } as const;
+    const probes = Object.keys(delayed) as (keyof typeof delayed)[];
+    const stepsOf = (probe: string): string[] => ['normal', probe, 'after'];
+    const runList = await harness.runAll(probes.map((probe): RunPlan => ({
+      label: `deadline ${deadline} ms: ${what[probe]}`,
       hooks: [
         { name: 'a1', subscriptions: [open()], script: { byStep: { late: [{ delayMs: lateMs, effects: [DENY] }] } } },
         { name: 'a2', subscriptions: [open()], script: { byStep: { hang: [hang] } } },
@@ -379,44 +232,56 @@ test.describe('tool-interception (harness)', () => {
         { name: 'c', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-closed', timeoutMs: DEADLINE_PROBE_MS })], script: { byStep: { 'hang-closed': [hang] } } },
         { name: 'obs', subscriptions: [observe(['tool.after'])] },
       ],
-      steps: ['normal', 'late', 'hang', 'hang-closed', 'after'].map((id) => tool(id, { path: `${id}.txt` })),
-    });
-    requireUsable(judge, run, ['normal', 'late', 'hang', 'hang-closed', 'after']);
-    const delayed: Record<string, string> = { late: 'a1', hang: 'a2', 'hang-closed': 'c' };
-    // Normal turnarounds: a prompt reply -> the harness's next request (or tool.after).
-    const samples: number[] = [];
-    for (const step of ['normal', 'late', 'hang', 'hang-closed', 'after']) {
-      for (let i = 0; i < chainOrder.length; i++) {
-        const from = chainOrder[i]!;
-        if (delayed[step] === from) continue;
-        const next = i + 1 < chainOrder.length ? requestOf(run, chainOrder[i + 1]!, step) : observationOf(run, 'obs', 'tool.after', step);
-        const d = between(replyOf(run, from, step), next);
-        if (d !== undefined && d >= 0) samples.push(d);
+      steps: stepsOf(probe).map((id) => tool(id, { path: `${id}.txt` })),
+    })));
+    const runs = Object.fromEntries(probes.map((p, i) => [p, runList[i]!])) as Record<keyof typeof delayed, HarnessRun>;
+    // Per run: its normal turnarounds (a prompt reply -> the harness's next request, or
+    // tool.after) give the tolerance its delayed call is judged by.
+    const limits = {} as Record<keyof typeof delayed, { limit: number; how: string }>;
+    for (const probe of probes) {
+      const run = runs[probe];
+      requireUsable(judge, run, stepsOf(probe));
+      const samples: number[] = [];
+      for (const step of stepsOf(probe)) {
+        for (let i = 0; i < chainOrder.length; i++) {
+          const from = chainOrder[i]!;
+          if (step === probe && delayed[probe] === from) continue;
+          const next = i + 1 < chainOrder.length ? requestOf(run, chainOrder[i + 1]!, step) : observationOf(run, 'obs', 'tool.after', step);
+          const d = between(replyOf(run, from, step), next);
+          if (d !== undefined && d >= 0) samples.push(d);
+        }
       }
+      if (samples.length === 0) judge.fail(`no prompt reply was followed by another request or observation in run "${run.label}", so the harness's normal turnaround could not be measured`, { received: summary(run), expected: spec.expectation });
+      const tolerance = actToleranceMs(samples);
+      limits[probe] = {
+        limit: deadline + tolerance,
+        how: `the deadline is ${deadline} ms; tolerance ${tolerance} ms (src/timing.ts: 250 ms + 2 x the slowest of ${samples.length} normal turnarounds measured in the same run, ${Math.round(Math.max(...samples))} ms)`,
+      };
     }
-    if (samples.length === 0) judge.fail('no prompt reply was followed by another request or observation, so the harness\'s normal turnaround could not be measured', { received: summary(run), expected: spec.expectation });
-    const tolerance = actToleranceMs(samples);
-    const limit = deadline + tolerance;
-    const how = `the deadline is ${deadline} ms; tolerance ${tolerance} ms (src/timing.ts: 250 ms + 2 x the slowest of ${samples.length} normal turnarounds measured in this run, ${Math.round(Math.max(...samples))} ms)`;
-    judge.note(`deadline ${deadline} ms${harness.measuredStartupMs !== undefined ? ` (${DEADLINE_PROBE_MS} ms + 2 x the scripted backend's measured start-up of ${harness.measuredStartupMs} ms)` : ''}; ${how}`);
+    judge.note(`deadline ${deadline} ms${harness.measuredStartupMs !== undefined ? ` (${DEADLINE_PROBE_MS} ms + 2 x the scripted backend's measured start-up of ${harness.measuredStartupMs} ms)` : ''}; ${probes.map((p) => `${p}: ${limits[p].how}`).join('; ')}`);
     const phases = new Phases();
-    const timed = (phase: string, hook: string, step: string, nextName: string, next: WireRecord | undefined): void => {
-      const asked = requestOf(run, hook, step);
-      if (!asked) return phases.fail(phase, `interceptor ${hook} never received the "${step}" call (${reportedAs(run, step)})`, summary(run));
-      if (!next) return phases.fail(phase, `after ${hook} gave no reply within the deadline, ${nextName} never came (${reportedAs(run, step)})`, summary(run));
+    const timed = (phase: string, probe: keyof typeof delayed, nextName: string, next: WireRecord | undefined): void => {
+      const run = runs[probe];
+      const hook = delayed[probe];
+      const { limit, how } = limits[probe];
+      const asked = requestOf(run, hook, probe);
+      if (!asked) return phases.fail(phase, `interceptor ${hook} never received the "${probe}" call (${reportedAs(run, probe)})`, summary(run));
+      if (!next) return phases.fail(phase, `after ${hook} gave no reply within the deadline, ${nextName} never came (${reportedAs(run, probe)})`, summary(run));
       const took = next.t - asked.t;
       if (took > limit) {
         phases.fail(phase, `${nextName} came ${Math.round(took)} ms after ${hook} received its request and gave no reply within the deadline; ${how}: the harness waited past its deadline`, { request: asked.text, next: next.text });
       }
     };
     // (a) no reply, fail-open: b is the next act.
-    timed('hang (fail-open)', 'a2', 'hang', 'the request to the next interceptor b', requestOf(run, 'b', 'hang'));
+    timed('hang (fail-open)', 'hang', 'the request to the next interceptor b', requestOf(runs.hang, 'b', 'hang'));
     // (a) no reply, fail-closed: tool.after of the denied call, or the next call's first request.
-    const closedNext = [observationOf(run, 'obs', 'tool.after', 'hang-closed'), requestOf(run, 'a1', 'after')].filter((r): r is WireRecord => r !== undefined).sort((x, y) => x.t - y.t)[0];
-    timed('hang (fail-closed)', 'c', 'hang-closed', 'the harness\'s next event (tool.after, or the next call)', closedNext);
+    const closed = runs['hang-closed'];
+    const closedNext = [observationOf(closed, 'obs', 'tool.after', 'hang-closed'), requestOf(closed, 'a1', 'after')].filter((r): r is WireRecord => r !== undefined).sort((x, y) => x.t - y.t)[0];
+    timed('hang (fail-closed)', 'hang-closed', 'the harness\'s next event (tool.after, or the next call)', closedNext);
     // (Whether the fail-closed call was denied is ti.failure-policy's to judge; here: when.)
     // (b) a deny 1.5 x the deadline late, fail-open: the harness has moved on and run the tool.
-    timed('late deny (fail-open)', 'a1', 'late', 'the request to the next interceptor a2', requestOf(run, 'a2', 'late'));
+    const run = runs.late;
+    timed('late deny (fail-open)', 'late', 'the request to the next interceptor a2', requestOf(run, 'a2', 'late'));
     const m = run.markers.late;
     const lateReply = replyOf(run, 'a1', 'late');
     if (!m) {
@@ -431,6 +296,6 @@ test.describe('tool-interception (harness)', () => {
         phases.fail('late deny (fail-open)', `the call ran only ${Math.round(ranAt - lateReply.t)} ms after the late reply was sent: the harness waited past its ${deadline} ms deadline`, summary(run));
       }
     }
-    phases.judge(judge, spec.expectation, summary(run));
+    phases.judge(judge, spec.expectation, Object.fromEntries(probes.map((p) => [p, summary(runs[p])])));
   }));
 });

@@ -8,9 +8,6 @@ import { test as base, type TestInfo } from '@playwright/test';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import type { Target } from '../../src/engine/plan.js';
-import { runFolder } from '../../src/engine/run-folder.js';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { LaunchError } from '../../drivers/processes.js';
 import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';
@@ -20,6 +17,7 @@ import { useContainment, type ContainmentState } from '../../drivers/containment
 import { checkWorkspace, type RunFolders } from '../../src/engine/workspace.js';
 import { extraLaunchesMs } from '../../src/timing.js';
 import { HarnessSession } from './harness-session.js';
+import { SharedRuns } from '../../drivers/adapter-runs.js';
 
 /** A check that did not hold: the message says what was sent, what came back and what was expected. */
 export class CheckFailure extends Error {
@@ -70,7 +68,9 @@ export interface CheckContext extends Fixtures {
 
 const NO_PLAN = 'conformance suites run through `ahp-conformance run` (no run plan found)';
 
-const test = base.extend<Fixtures>({
+const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
+  // Harness runs that checks of a target share (HarnessSession.sharedRun), kept per worker.
+  harnessRuns: [async ({}, use) => use(new SharedRuns<string>()), { scope: 'worker' }],
   // Options: a project without them is not a run of `ahp-conformance` (the fixture says so).
   claim: [undefined as unknown as ResolvedClaim, { option: true }],
   target: [undefined as unknown as Target, { option: true }],
@@ -96,12 +96,10 @@ const test = base.extend<Fixtures>({
       await session.close();
     }
   },
-  harness: async ({ claim, target, runFolders, transcript }, use, info) => {
+  harness: async ({ claim, target, runFolders, transcript, harnessRuns }, use, info) => {
     if (!claim || !target || !runFolders) throw new Error(NO_PLAN);
     useContainment(runFolders.containment);
-    const shared = join(runFolder(runFolders.reportsDir).sharedRuns, info.project.name.replace(/[^A-Za-z0-9._-]/g, '_'));
-    mkdirSync(shared, { recursive: true });
-    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders), shared);
+    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders), { runs: harnessRuns, scope: info.project.name });
     try {
       await use(session);
     } finally {

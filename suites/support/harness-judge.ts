@@ -2,6 +2,7 @@
 // which tool step a frame belongs to, whether the sentinel ran and with what input. The
 // checks themselves stay short: scenario, then judgement with evidence.
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
+import { applyModifyResponse, EditRejected, permissiveEditContext } from '../../src/protocol/edit.js';
 import type { Judge } from './fixtures.js';
 import { hookId, type HarnessRun, type Outcome } from './harness-session.js';
 
@@ -57,6 +58,28 @@ export function callIdOf(r: WireRecord): unknown {
   if (isObj(call)) return call.id;
   const t = e?.tool;
   return isObj(t) ? t.callId : undefined;
+}
+
+/** The hooks/intercept frames a hook received, optionally for one step. */
+export const intercepts = (run: HarnessRun, hook: string, step?: string): WireRecord[] =>
+  frames(run, { hook, method: INTERCEPT }).filter((f) => step === undefined || stepOf(f) === step);
+
+/** What our applyModifyResponse makes of the input, or undefined if it rejects the effects. */
+export function expectedInput(input: Obj, effects: unknown[]): Obj | undefined {
+  try {
+    return applyModifyResponse({ input }, effects, permissiveEditContext({ event: 'tool.before', current: { input } })).input as Obj;
+  } catch (e) {
+    if (e instanceof EditRejected) return undefined;
+    throw e;
+  }
+}
+
+/** Does the harness advertise modify of the input with this operation? (capability gating) */
+export function advertisesModify(run: HarnessRun, hook: string, operation: 'replace' | 'merge'): boolean {
+  const caps = paramsOf(intercepts(run, hook)[0] ?? ({} as never))?.capabilities;
+  if (!isObj(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) return false;
+  const input = isObj(caps.modify) ? caps.modify.input : undefined;
+  return !isObj(input) || input[operation] !== false;
 }
 
 export const ran = (run: HarnessRun, step: string): boolean => run.markers[step] !== undefined;

@@ -3,27 +3,25 @@
 // registration pointing at the scripted backend, a scenario and a script, starts the
 // adapter once, and returns everything observable: the frames each hook received (wire
 // log), the sentinel's marker files, the adapter's report, exit status and output.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants as osConstants } from 'node:os';
-import type { Readable } from 'node:stream';
 import { createHash, randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { packageRoot } from '../../src/package-root.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
-import { describeSpawnError, explainSpawnFailure, killTree, LaunchError, spawnTracked } from '../../drivers/processes.js';
-import { containment } from '../../drivers/containment.js';
-import { ByteTail } from '../../drivers/tail.js';
+import { launchAdapter, Limiter, type AdapterExit } from '../../drivers/adapter-launch.js';
+import type { SharedRuns } from '../../drivers/adapter-runs.js';
 import type { Transcript } from '../../drivers/transcript.js';
 import { readUntrustedFile } from '../../drivers/untrusted-file.js';
 import { ScriptedHttpBackend } from '../../drivers/scripted-backend/http-server.js';
 import { WireCollector, type RunLog } from '../../drivers/scripted-backend/collector.js';
-import type { BackendScript, HookScript, WireRecord } from '../../drivers/scripted-backend/script.js';
+import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../../drivers/scripted-backend/script.js';
 import { implementationEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
-import { adapterRunDeadlineMs, backendSettleMs, registrationTimeoutMs, scriptedBackendLifetimeMs, sharedRunWaitMs, START_ALLOWANCE_MS } from '../../src/timing.js';
-import { nowMs } from '../../drivers/scripted-backend/script.js';
-import { spawn } from 'node:child_process';
+import {
+  ADAPTER_RUNS_AT_ONCE, adapterRunDeadlineMs, backendSettleMs, registrationTimeoutMs, scriptedBackendLifetimeMs, START_ALLOWANCE_MS,
+} from '../../src/timing.js';
 
 type Obj = Record<string, unknown>;
 
@@ -104,7 +102,36 @@ export interface HarnessRun {
   inputs: Record<string, Obj>;
   /** Wall-clock ms when each marker file was last written. */
   markerTimes: Record<string, number>;
+  /** The intercept deadline this run's registration gave each hook (the smallest of its intercept subscriptions). */
+  deadlines: Record<string, number>;
 }
+
+/** What the scenario of one run is: hooks (with their scripts), steps, and an optional edit of the valid registration. */
+export interface RunPlan {
+  label: string;
+  hooks: readonly HookPlan[];
+  steps: readonly StepPlan[];
+  registration?: (reg: Obj) => unknown;
+}
+
+/** Where the shared runs of a worker are kept, and the scope (the target) a key is unique in. */
+export interface SharedRunCache {
+  runs: SharedRuns<string>;
+  scope: string;
+}
+
+/**
+ * Wait for every one of several runs started together (none is left running behind a
+ * failure of another), then give their results in order, or the first error.
+ */
+export async function together<T extends readonly unknown[] | []>(runs: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const settled: PromiseSettledResult<unknown>[] = await Promise.allSettled(runs as readonly unknown[]);
+  for (const r of settled) if (r.status === 'rejected') throw r.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+}
+
+/** The adapter runs of this worker process (src/timing.ts ADAPTER_RUNS_AT_ONCE). */
+const adapterRuns = new Limiter(ADAPTER_RUNS_AT_ONCE);
 
 export const hookId = (name: string): string => `dev.ahp-conformance.${name}`;
 
@@ -124,13 +151,13 @@ export function tool(id: string, input: Obj = {}, host: HostPolicy = 'allow'): T
 export class HarnessSession {
   private readonly root: string;
   private runs = 0;
-  private http?: ScriptedHttpBackend;
-  private collector?: WireCollector;
-  private current: RunLog | undefined;
+  private collector?: Promise<WireCollector>;
   /** The scripted backend's start-up on this machine, measured in this session (stdio only). */
   private startupMs: number | undefined;
-  /** The intercept deadlines of the last registration, per hook name (what the harness was told). */
-  private registered: Record<string, number> = {};
+  private startupMeasured?: Promise<void>;
+  /** Runs in progress: close() stops and awaits them. */
+  private readonly active = new Set<Promise<unknown>>();
+  private readonly closing = new AbortController();
   /** The secret in the bearer variable: random per session, so a leak is unmistakable. */
   readonly token = `ahp-canary-${randomBytes(12).toString('hex')}`;
 
@@ -143,19 +170,14 @@ export class HarnessSession {
     /** The check's folder (the adapter's TMPDIR; run folders live in it) and confinement. */
     private readonly workspace: CheckWorkspace,
     /** Where runs shared between the checks of this target are kept (see sharedRun). */
-    private readonly sharedDir?: string,
+    private readonly shared?: SharedRunCache,
   ) {
     this.root = workspace.dir;
     this.transcript.addSecret(this.token);
   }
 
-  private async httpBackend(): Promise<ScriptedHttpBackend> {
-    this.http ??= await ScriptedHttpBackend.start(() => this.current, this.token);
-    return this.http;
-  }
-
-  private async wireCollector(): Promise<WireCollector> {
-    this.collector ??= await WireCollector.start();
+  private wireCollector(): Promise<WireCollector> {
+    this.collector ??= WireCollector.start();
     return this.collector;
   }
 
@@ -163,15 +185,17 @@ export class HarnessSession {
    * The intercept deadline written for a subscription (src/timing.ts): the check's wanted
    * deadline (the claim's timeoutMs unless the check sets one), scaled for stdio hooks by
    * the scripted backend's start-up measured in this session, so a correct harness whose
-   * deadline includes starting the backend does not time out on a loaded machine.
+   * deadline includes starting the backend does not time out on a loaded machine. A run
+   * writes what this gives when the run is started (a check that derives delays from it
+   * computes them right before starting the run).
    */
-  registeredTimeoutMs(wantedMs: number | undefined, transport: Transport = this.transport): number {
-    return registrationTimeoutMs(wantedMs ?? this.timeoutMs, transport === 'stdio' ? this.startupMs : undefined);
+  registeredTimeoutMs(wantedMs: number | undefined, transport: Transport = this.transport, startupMs = this.startupMs): number {
+    return registrationTimeoutMs(wantedMs ?? this.timeoutMs, transport === 'stdio' ? startupMs : undefined);
   }
 
-  /** The intercept deadline the last registration gave a hook (the smallest of its intercept subscriptions). */
-  deadlineOf(hook: string): number {
-    return this.registered[hook] ?? this.registeredTimeoutMs(undefined);
+  /** The intercept deadline a run's registration gave a hook (the smallest of its intercept subscriptions). */
+  deadlineOf(run: HarnessRun, hook: string): number {
+    return run.deadlines[hook] ?? this.registeredTimeoutMs(undefined);
   }
 
   /**
@@ -188,14 +212,19 @@ export class HarnessSession {
     return this.startupMs;
   }
 
+  /** Once per session, however many runs ask at once. */
+  private measureStartup(): Promise<void> {
+    this.startupMeasured ??= this.measure();
+    return this.startupMeasured;
+  }
+
   /**
    * Measure how long the scripted backend takes to start on this machine now: the runner
    * starts it itself (as a harness would) and times spawn -> its first record at the
    * collector. Once per session, before the first registration with a stdio hook; later
    * runs raise it with the start-up each backend process reports about itself.
    */
-  private async measureStartup(): Promise<void> {
-    if (this.startupMs !== undefined) return;
+  private async measure(): Promise<void> {
     const collector = await this.wireCollector();
     const log = collector.open({ hooks: {} });
     const t0 = nowMs();
@@ -203,18 +232,11 @@ export class HarnessSession {
     try {
       const child = spawn(process.execPath, [STDIO_MAIN, '--collector', collector.address, '--key', log.key, '--hook', 'start-up-probe', '--lifecycle', 'per_event', '--lifetime-ms', String(START_ALLOWANCE_MS), '--timeout-ms', String(this.timeoutMs)], { stdio: ['pipe', 'ignore', 'ignore'] });
       child.on('error', () => undefined);
-      const until = t0 + START_ALLOWANCE_MS;
-      while (nowMs() < until) {
-        const start = log.records.find((r) => r.kind === 'start');
-        if (start) {
-          measured = start.t - t0;
-          break;
-        }
-        if (child.exitCode !== null) break;
-        await new Promise((r) => setTimeout(r, 5));
-      }
-      child.stdin?.end();
-      await log.whenIdle(1_000);
+      const gone = new Promise((resolve) => child.once('exit', resolve));
+      // Its first record, as it arrives (or its early exit, or the allowance).
+      const start = await log.whenRecord((r) => r.kind === 'start', START_ALLOWANCE_MS, gone);
+      if (start) measured = start.t - t0;
+      // Its start-up is all the probe is for: it goes now, without the usual goodbye.
       if (child.exitCode === null) child.kill('SIGKILL');
     } finally {
       collector.forget(log);
@@ -232,16 +254,17 @@ export class HarnessSession {
     if (reported.length && this.startupMs !== undefined) this.startupMs = Math.max(this.startupMs, ...reported);
   }
 
-  /** The registration for these hooks, pointing at the scripted backend of this run. */
-  async registration(hooks: readonly HookPlan[], runDir: string, log: RunLog, lifetimeMs: number): Promise<Obj> {
+  /** The registration for these hooks, pointing at the scripted backends of this run, and the intercept deadline of each hook. */
+  private async registration(
+    hooks: readonly HookPlan[], runDir: string, log: RunLog, lifetimeMs: number, startupMs: number | undefined, http: ScriptedHttpBackend | undefined,
+  ): Promise<{ registration: Obj; deadlines: Record<string, number> }> {
     const entries: Obj[] = [];
-    if (hooks.some((h) => (h.transport ?? this.transport) === 'stdio')) await this.measureStartup();
-    this.registered = {};
+    const deadlines: Record<string, number> = {};
     for (const h of hooks) {
       const transport = h.transport ?? this.transport;
-      const subscriptions = h.subscriptions.map((s) => (s.mode === 'intercept' ? { ...s, timeoutMs: this.registeredTimeoutMs(s.timeoutMs, transport) } : s));
-      const deadlines = subscriptions.flatMap((s) => (s.timeoutMs !== undefined ? [s.timeoutMs] : []));
-      if (deadlines.length) this.registered[h.name] = Math.min(...deadlines);
+      const subscriptions = h.subscriptions.map((s) => (s.mode === 'intercept' ? { ...s, timeoutMs: this.registeredTimeoutMs(s.timeoutMs, transport, startupMs) } : s));
+      const written = subscriptions.flatMap((s) => (s.timeoutMs !== undefined ? [s.timeoutMs] : []));
+      if (written.length) deadlines[h.name] = Math.min(...written);
       let t: Obj;
       if (transport === 'stdio') {
         const lifecycle = h.lifecycle ?? this.lifecycle ?? 'persistent';
@@ -249,10 +272,10 @@ export class HarnessSession {
         const collector = (await this.wireCollector()).address;
         t = {
           type: 'stdio', command, lifecycle,
-          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), '--timeout-ms', String(this.registered[h.name] ?? this.timeoutMs), ...(h.extraArgs ?? [])],
+          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), '--timeout-ms', String(deadlines[h.name] ?? this.timeoutMs), ...(h.extraArgs ?? [])],
         };
       } else {
-        t = { type: 'http', url: (await this.httpBackend()).url(h.name) };
+        t = { type: 'http', url: http!.url(h.name) };
       }
       entries.push({
         id: hookId(h.name),
@@ -261,110 +284,124 @@ export class HarnessSession {
         subscriptions,
       });
     }
-    return { protocolVersion: 'draft', hooks: entries };
-  }
-
-  /** Where the redirect target of a hook is (http.no-redirect). */
-  async redirectTarget(hook: string): Promise<string> {
-    return (await this.httpBackend()).redirectUrl(hook);
+    return { registration: { protocolVersion: 'draft', hooks: entries }, deadlines };
   }
 
   /**
    * Run a scenario that several checks judge in the same way (the same hooks, steps and
-   * script): the first check of a target to ask runs it, the others of the same run of
-   * `ahp-conformance` reuse its observations (each still gets the transcript). Only for
-   * scenarios without a registration edit; texts are stored with the token redacted.
+   * script): the first check of a target (in this worker) to ask runs it, the others reuse
+   * its observations (each still gets the transcript). Only for scenarios without a
+   * registration edit; the shared copy is stored with the token redacted.
    */
   async sharedRun(opts: { label: string; hooks: readonly HookPlan[]; steps: readonly StepPlan[] }): Promise<HarnessRun> {
-    if (!this.sharedDir) return this.run(opts);
-    const key = createHash('sha256').update(JSON.stringify([opts.label, opts.hooks, opts.steps, this.timeoutMs])).digest('hex').slice(0, 24);
-    const dir = join(this.sharedDir, key);
-    const file = join(dir, 'run.json');
-    let owner = true;
-    try {
-      mkdirSync(dir, { recursive: false });
-    } catch {
-      owner = false;
-    }
-    if (owner) {
-      const run = await this.run(opts);
-      const stored: HarnessRun = JSON.parse(this.transcript.redactText(JSON.stringify(run))) as HarnessRun;
-      writeFileSync(`${file}.tmp`, JSON.stringify(stored));
-      renameSync(`${file}.tmp`, file);
-      return run;
-    }
-    // Another check of this target runs it: wait for its result, bounded; else run it here.
-    const until = Date.now() + sharedRunWaitMs(this.timeoutMs, opts.steps.length);
-    while (Date.now() < until) {
-      if (existsSync(file)) {
-        const run = JSON.parse(readFileSync(file, 'utf8')) as HarnessRun;
-        this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${run.label}" is shared with other checks of this target; its observations follow` });
-        this.transcribe(run.label, run.records, run);
-        return run;
-      }
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return this.run(opts);
+    if (!this.shared) return this.run(opts);
+    const key = `${this.shared.scope}\n${createHash('sha256').update(JSON.stringify([opts.label, opts.hooks, opts.steps, this.timeoutMs])).digest('hex')}`;
+    let own: HarnessRun | undefined;
+    const { value, shared } = await this.shared.runs.get(key, async () => {
+      own = await this.run(opts);
+      return this.transcript.redactText(JSON.stringify(own));
+    });
+    if (!shared && own) return own;
+    const run = JSON.parse(value) as HarnessRun;
+    this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${run.label}" is shared with other checks of this target; its observations follow` });
+    this.transcribe(run.label, run.records, run);
+    return run;
   }
 
-  async run(opts: { label: string; hooks: readonly HookPlan[]; steps: readonly StepPlan[]; registration?: (reg: Obj) => unknown }): Promise<HarnessRun> {
+  /** Several independent runs at once (bounded per worker, src/timing.ts); results in order. */
+  runAll(plans: readonly RunPlan[]): Promise<HarnessRun[]> {
+    return together(plans.map((p) => this.run(p)));
+  }
+
+  /**
+   * One adapter run. Runs of a session may overlap: each has its own wire log (its own
+   * collector key), its own HTTP backend, its own folder and its own registered deadlines.
+   */
+  async run(opts: RunPlan): Promise<HarnessRun> {
     const h = this.claim.harness;
     if (!h) throw new Error('the claim has no harness block');
-    const runDir = join(this.root, `run-${++this.runs}`);
+    const n = ++this.runs;
+    // Every deadline of the run derives from the intercept deadlines written into the
+    // registration (src/timing.ts); the start-up measurement they need is taken first, and
+    // the run keeps the value it has now (a check may have derived its script's delays from it).
+    if (opts.hooks.some((x) => (x.transport ?? this.transport) === 'stdio') && this.startupMs === undefined) await this.measureStartup();
+    const startupMs = this.startupMs;
+    const running = adapterRuns.run(() => this.execute(h, opts, n, startupMs));
+    this.active.add(running);
+    try {
+      return await running;
+    } finally {
+      this.active.delete(running);
+    }
+  }
+
+  private async execute(h: NonNullable<ResolvedClaim['harness']>, opts: RunPlan, n: number, startupMs: number | undefined): Promise<HarnessRun> {
+    if (this.closing.signal.aborted) throw new Error('the harness session is closed');
+    const runDir = join(this.root, `run-${n}`);
     mkdirSync(runDir, { recursive: true });
     const markerOf = (id: string): string => join(runDir, `marker-${id}.json`);
     // A script may name a step's marker file as "{marker:<step id>}" (probeFile).
     const scriptText = JSON.stringify({ hooks: Object.fromEntries(opts.hooks.map((x) => [x.name, x.script ?? {}])) })
       .replace(/\{marker:([A-Za-z0-9._-]+)\}/g, (_, id: string) => JSON.stringify(markerOf(id)).slice(1, -1));
     const script = JSON.parse(scriptText) as BackendScript;
-    const log = (await this.wireCollector()).open(script);
-    this.current = log;
+    const collector = await this.wireCollector();
+    const log = collector.open(script);
+    // The run's own HTTP backend (a loopback server serving only this run's log).
+    const http = opts.hooks.some((x) => (x.transport ?? this.transport) === 'http') ? await ScriptedHttpBackend.start(() => log, this.token) : undefined;
 
-    const toolCount = opts.steps.reduce((k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' ? 1 : 0), 0);
-    // Every deadline of the run derives from the largest intercept deadline written into
-    // the registration (src/timing.ts); the start-up measurement it needs is taken first.
-    if (opts.hooks.some((h) => (h.transport ?? this.transport) === 'stdio')) await this.measureStartup();
-    const longest = Math.max(this.timeoutMs, ...opts.hooks.flatMap((h) => h.subscriptions.filter((s) => s.mode === 'intercept').map((s) => this.registeredTimeoutMs(s.timeoutMs, h.transport ?? this.transport))));
-    const deadlineMs = adapterRunDeadlineMs(longest, toolCount);
-    const valid = await this.registration(opts.hooks, runDir, log, scriptedBackendLifetimeMs(longest, toolCount));
-    const registration = opts.registration ? opts.registration(structuredClone(valid)) : valid;
+    let started: AdapterExit;
+    let registration: unknown;
+    let deadlines: Record<string, number>;
     const inputs: Record<string, Obj> = {};
-    const toolStep = (s: ToolStepPlan): Obj => {
-      const input = { ...(s.input ?? {}), probe: s.id };
-      inputs[s.id] = input;
-      return { id: s.id, kind: 'tool', tool: { name: SENTINEL_TOOL, input }, marker: markerOf(s.id), host: s.host ?? 'allow' };
-    };
-    let n = 0;
-    const steps = opts.steps.map((s) => {
-      if (s.kind === 'tool') return toolStep(s);
-      if (s.kind === 'parallel') return { id: s.id, kind: 'parallel', steps: s.steps.map(toolStep) };
-      const id = s.id ?? `${s.kind === 'session.start' ? 'start' : 'end'}-${++n}`;
-      return s.kind === 'session.end' ? { id, kind: 'session.end', outcome: 'completed' } : { id, kind: 'session.start' };
-    });
     const reportPath = join(runDir, 'report.json');
-    const config = {
-      adapterContract: ADAPTER_CONTRACT,
-      registration,
-      sentinel: { tool: SENTINEL_TOOL },
-      scenario: { session: { id: `ahp-session-${this.runs}`, cwd: runDir }, steps },
-      report: reportPath,
-    };
-    const configPath = join(runDir, 'config.json');
-    writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
-    this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${opts.label}": adapter started with ${configPath}` });
-
-    let started: Awaited<ReturnType<HarnessSession['launch']>>;
     try {
-      started = await this.launch(h, configPath, deadlineMs, log);
+      const toolCount = opts.steps.reduce((k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' ? 1 : 0), 0);
+      const longest = Math.max(this.timeoutMs, ...opts.hooks.flatMap((x) => x.subscriptions.filter((s) => s.mode === 'intercept').map((s) => this.registeredTimeoutMs(s.timeoutMs, x.transport ?? this.transport, startupMs))));
+      const deadlineMs = adapterRunDeadlineMs(longest, toolCount);
+      const valid = await this.registration(opts.hooks, runDir, log, scriptedBackendLifetimeMs(longest, toolCount), startupMs, http);
+      deadlines = valid.deadlines;
+      registration = opts.registration ? opts.registration(structuredClone(valid.registration)) : valid.registration;
+      const toolStep = (s: ToolStepPlan): Obj => {
+        const input = { ...(s.input ?? {}), probe: s.id };
+        inputs[s.id] = input;
+        return { id: s.id, kind: 'tool', tool: { name: SENTINEL_TOOL, input }, marker: markerOf(s.id), host: s.host ?? 'allow' };
+      };
+      let k = 0;
+      const steps = opts.steps.map((s) => {
+        if (s.kind === 'tool') return toolStep(s);
+        if (s.kind === 'parallel') return { id: s.id, kind: 'parallel', steps: s.steps.map(toolStep) };
+        const id = s.id ?? `${s.kind === 'session.start' ? 'start' : 'end'}-${++k}`;
+        return s.kind === 'session.end' ? { id, kind: 'session.end', outcome: 'completed' } : { id, kind: 'session.start' };
+      });
+      const config = {
+        adapterContract: ADAPTER_CONTRACT,
+        registration,
+        sentinel: { tool: SENTINEL_TOOL },
+        scenario: { session: { id: `ahp-session-${n}`, cwd: runDir }, steps },
+        report: reportPath,
+      };
+      const configPath = join(runDir, 'config.json');
+      writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
+      this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${opts.label}": adapter started with ${configPath}` });
+      started = await launchAdapter(
+        {
+          command: h.command, args: h.args.map((a) => a.replaceAll('{config}', configPath)), cwd: h.cwd,
+          env: implementationEnv(h, { TMPDIR: this.workspace.dir, AHP_ADAPTER_CONFIG: configPath, [TOKEN_ENV]: this.token }),
+          confine: this.workspace.confine([h.cwd], true),
+        },
+        // After a timely exit, its stdio backends may still be reading their last line or
+        // exiting: the run waits until none is connected, bounded.
+        { deadlineMs, outputCap: OUTPUT_CAP, settle: () => log.whenIdle(backendSettleMs(this.timeoutMs)), signal: this.closing.signal },
+      );
     } finally {
-      this.collector?.forget(log);
+      collector.forget(log);
+      await http?.close();
     }
     const records = [...log.records];
     this.learnStartup(records);
     if (log.refused) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.refused} connection(s) to the wire collector without this run's key were refused` });
     if (log.dropped) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.dropped} wire record(s) past the bound were not kept` });
     this.transcribe(opts.label, records, started);
-
     let report: AdapterReport | undefined;
     let reportProblem: string | undefined;
     const reportFile = readUntrustedFile(reportPath, REPORT_MAX_BYTES);
@@ -399,56 +436,7 @@ export class HarnessSession {
         markers[id] = { invalid: file.text.slice(0, 2000) };
       }
     }
-    return { label: opts.label, registration, ...started, report, ...(reportProblem ? { reportProblem } : {}), records, markers, inputs, markerTimes };
-  }
-
-  /**
-   * Start the adapter (contained and supervised: its container outlives it until its stdio
-   * backends have reported), wait for it to exit or for the run's deadline, let its
-   * backends settle (bounded), then tear everything down.
-   */
-  private async launch(
-    h: NonNullable<ResolvedClaim['harness']>,
-    configPath: string,
-    deadlineMs: number,
-    log: RunLog,
-  ): Promise<{ exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string }> {
-    const args = h.args.map((a) => a.replaceAll('{config}', configPath));
-    const env = implementationEnv(h, { TMPDIR: this.workspace.dir, AHP_ADAPTER_CONFIG: configPath, [TOKEN_ENV]: this.token });
-    const pre = explainSpawnFailure(h.command, h.cwd, env);
-    if (pre.code === 'ENOENT' || pre.code === 'EACCES' || pre.code === 'ENOTDIR') throw new LaunchError(pre.message);
-    const supervised = containment().kind === 'pid-namespace';
-    const child = spawnTracked(h.command, args, {
-      cwd: h.cwd, env, stdio: ['ignore', 'pipe', 'pipe', ...(supervised ? ['pipe' as const] : [])], confine: this.workspace.confine([h.cwd], true),
-    });
-    const out = new ByteTail(OUTPUT_CAP);
-    const err = new ByteTail(OUTPUT_CAP);
-    child.stdout?.on('data', (c: Buffer) => out.push(c));
-    child.stderr?.on('data', (c: Buffer) => err.push(c));
-    let timedOut = false;
-    const exit = await new Promise<{ code: number | null; signal: string | null } | Error>((resolveExit) => {
-      const timer = setTimeout(() => {
-        timedOut = true;
-        resolveExit({ code: null, signal: 'SIGKILL' });
-      }, deadlineMs);
-      const done = (e: { code: number | null; signal: string | null } | Error): void => {
-        clearTimeout(timer);
-        resolveExit(e);
-      };
-      child.once('error', done);
-      child.once('close', (code, signal) => done({ code, signal }));
-      // Contained: the container's init reports the adapter's status on fd 3 and stays.
-      if (supervised) statusLine(child.stdio[3] as Readable | null, done);
-    });
-    if (exit instanceof Error) {
-      await killTree(child, 0);
-      throw new LaunchError(describeSpawnError(h.command, exit).message);
-    }
-    // The adapter is gone (or out of time); its stdio backends may still be reading their
-    // last line or exiting: let them report, bounded, then tear the container down.
-    if (!timedOut) await log.whenIdle(backendSettleMs(this.timeoutMs));
-    await killTree(child, 200);
-    return { exit, timedOut, stdout: out.text(), stderr: err.text() };
+    return { label: opts.label, registration, ...started, report, ...(reportProblem ? { reportProblem } : {}), records, markers, inputs, markerTimes, deadlines };
   }
 
   private transcribe(label: string, records: readonly WireRecord[], run: { exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string }): void {
@@ -478,28 +466,10 @@ export class HarnessSession {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.http?.close(), this.collector?.close()]);
+    // Runs still going (a check that timed out, or failed while others ran): stop them first.
+    this.closing.abort();
+    await Promise.allSettled([...this.active]);
+    await (await this.collector?.catch(() => undefined))?.close();
     this.workspace.dispose();
   }
-}
-
-/**
- * The container init's one status line: the adapter's exit status as the shell gives it
- * (128 + n: killed by signal n). Calls `done` once the line is complete.
- */
-function statusLine(stream: Readable | null, done: (status: { code: number | null; signal: string | null }) => void): void {
-  if (!stream) return;
-  let text = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (c: string) => {
-    text += c;
-    if (text.length > 64) stream.destroy();
-    const nl = text.indexOf('\n');
-    if (nl < 0) return;
-    const n = Number(text.slice(0, nl));
-    if (!Number.isInteger(n)) return;
-    const signal = n > 128 ? Object.entries(osConstants.signals).find(([, v]) => v === n - 128)?.[0] : undefined;
-    done(signal ? { code: null, signal } : { code: n, signal: null });
-  });
-  stream.on('error', () => undefined);
 }
