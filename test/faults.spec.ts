@@ -2,15 +2,11 @@
 // modes makes the runner fail exactly the checks that mode targets, and no others. All
 // fault modes run in one `ahp-conformance run` (one Playwright invocation, a project per
 // mode), so this costs one run, not twenty-five.
-import { test, expect } from '@playwright/test';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { checkSpec } from '../src/checks/catalogue.js';
+import { test } from '@playwright/test';
+import { resolve } from 'node:path';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/backend/faults.js';
 import { ROOT } from './support/paths.js';
-import { expectConforming, faultMatrixProblems, faultTable, resultsReader } from './support/fault-matrix.js';
+import { checkFaultMatrix, faultTable } from './support/fault-matrix.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
 
@@ -72,33 +68,16 @@ test.describe.configure({ mode: 'serial' });
 
 test('the reference backend passes every check and each fault mode fails exactly its targets', async () => {
   test.setTimeout(20 * 60_000);
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-faults-'));
-  try {
-    const files: string[] = [];
-    const write = (name: string, yaml: string): void => {
-      const file = join(dir, `${name}.yaml`);
-      writeFileSync(file, yaml);
-      files.push(file);
-    };
-    write('conforming', claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }]));
-    for (const mode of MODES) write(`fault-${mode}`, claimYaml(`fault-${mode}`, mode, [placement(mode)]));
-
-    const reports = join(dir, 'reports');
-    const run = spawnSync(process.execPath, [resolve(ROOT, 'bin', 'ahp-conformance.js'), 'run', ...files, '--reports', reports, '--workers', '4'], {
-      encoding: 'utf8', cwd: ROOT, timeout: 19 * 60_000, env: { ...process.env, AHP_PROGRESS: 'line' },
-    });
-    expect(run.status, run.stderr + run.stdout.slice(-3000)).toBe(1); // some claims are nonconformant
-    const results = resultsReader(reports);
-    const conforming = results('conforming');
-    expectConforming(conforming);
-    const only = Object.fromEntries(MODES.map((m) => [m, FAULTS[m]]));
-    const { problems, caught } = faultMatrixProblems(faultTable(only, ALSO_FAILS), results);
-    expect(problems).toEqual([]);
-    if (MODES.length < FAULT_MODES.length) return; // a targeted run proves only its modes
-    // Every check in the catalogue that applies to a backend is shown failing by some mode.
-    const backendChecks = conforming.checks.map((c) => c.id);
-    expect(backendChecks.filter((id) => !caught.has(id))).toEqual([]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  checkFaultMatrix({
+    tempPrefix: 'ahp-faults-',
+    runs: [{
+      conforming: claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }]),
+      faults: Object.fromEntries(MODES.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])])),
+    }],
+    table: faultTable(FAULTS, ALSO_FAILS),
+    workers: 4,
+    timeoutMs: 19 * 60_000,
+    // Every check that applies to a backend (those the conforming claim ran) is shown failing by some mode.
+    ...(MODES.length === FAULT_MODES.length ? { everyCheck: (conforming) => conforming.checks.map((c) => c.id) } : {}),
+  });
 });

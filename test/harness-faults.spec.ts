@@ -1,20 +1,17 @@
 // Every harness-role check can fail: the reference harness passes everything, and each
 // of its fault modes makes the runner fail exactly the checks that mode targets (plus the
-// documented overlaps), and no others. All modes run in one `ahp-conformance run`.
+// documented overlaps), and no others. All modes run in two `ahp-conformance run`s (below).
 //
 // Cost: base.registration-validated starts the adapter once per invalid document (20
 // times); it runs in full for the conforming harness and for the mode that targets it.
 // The other modes change behaviour only after a registration was accepted, so that check
 // is left out of their runs (--grep-invert), which keeps this test at a few minutes.
-import { test, expect } from '@playwright/test';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { CHECKS, checkSpec } from '../src/checks/catalogue.js';
+import { test } from '@playwright/test';
+import { resolve } from 'node:path';
+import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
 import { ROOT } from './support/paths.js';
-import { expectConforming, faultMatrixProblems, faultTable, resultsReader } from './support/fault-matrix.js';
+import { checkFaultMatrix, faultTable } from './support/fault-matrix.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
 const REGISTRATION_CHECK = 'base.registration-validated';
@@ -72,40 +69,22 @@ test.describe.configure({ mode: 'serial' });
 
 test('the reference harness passes every check and each fault mode fails exactly its targets', async () => {
   test.setTimeout(30 * 60_000);
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-harness-faults-'));
-  try {
-    const write = (name: string, yaml: string): string => {
-      const file = join(dir, `${name}.yaml`);
-      writeFileSync(file, yaml);
-      return file;
-    };
-    const reports = join(dir, 'reports');
-    const run = (files: string[], extra: string[]): void => {
-      const r = spawnSync(process.execPath, [resolve(ROOT, 'bin', 'ahp-conformance.js'), 'run', ...files, '--reports', reports, '--workers', '6', ...extra], {
-        encoding: 'utf8', cwd: ROOT, timeout: 25 * 60_000, env: { ...process.env, AHP_PROGRESS: 'line' },
-      });
-      expect(r.status, r.stderr + r.stdout.slice(-3000)).toBe(1); // some claims are nonconformant
-    };
-    const modes = ONLY ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
-    const conforming = !ONLY || ONLY.includes('conforming');
-    const full = [
-      ...(conforming ? [write('conforming', claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }]))] : []),
-      ...modes.filter((m) => (FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK)).map((m) => write(`fault-${m}`, claimYaml(`fault-${m}`, m, [placement(m)]))),
-    ];
-    const rest = modes.filter((m) => !(FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK))
-      .map((m) => write(`fault-${m}`, claimYaml(`fault-${m}`, m, [placement(m)])));
-    if (full.length) run(full, []);
-    if (rest.length) run(rest, ['--grep-invert', REGISTRATION_CHECK.replaceAll('.', '\\.')]);
-
-    const results = resultsReader(reports);
-    if (conforming) expectConforming(results('conforming'));
-    const table = faultTable(FAULTS, ALSO_FAILS);
-    const { problems, caught } = faultMatrixProblems({ ...table, modes }, results);
-    expect(problems).toEqual([]);
+  const modes = ONLY ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
+  const claims = (some: FaultMode[]): Record<string, string> => Object.fromEntries(some.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])]));
+  const registers = (m: FaultMode): boolean => (FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK);
+  checkFaultMatrix({
+    tempPrefix: 'ahp-harness-faults-',
+    runs: [
+      {
+        ...(!ONLY || ONLY.includes('conforming') ? { conforming: claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }]) } : {}),
+        faults: claims(modes.filter(registers)),
+      },
+      { faults: claims(modes.filter((m) => !registers(m))), args: ['--grep-invert', REGISTRATION_CHECK.replaceAll('.', '\\.')] },
+    ],
+    table: faultTable(FAULTS, ALSO_FAILS),
+    workers: 6,
+    timeoutMs: 25 * 60_000,
     // Every harness-role check in the catalogue is shown failing by some mode.
-    const harnessChecks = CHECKS.filter((c) => c.roles.includes('harness')).map((c) => c.id);
-    if (!ONLY) expect(harnessChecks.filter((id) => !caught.has(id))).toEqual([]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    ...(ONLY ? {} : { everyCheck: () => CHECKS.filter((c) => c.roles.includes('harness')).map((c) => c.id) }),
+  });
 });

@@ -1,8 +1,11 @@
-// The judgement shared by the two fault-matrix self-tests (reference backend and reference
-// harness): the conforming claim passes everything, and each fault mode fails exactly the
-// checks it targets plus its documented overlaps, with the right status and verdict.
+// What the two fault-matrix self-tests (reference backend and reference harness) share:
+// running their claims, and the judgement. The conforming claim passes everything, and
+// each fault mode fails exactly the checks it targets plus its documented overlaps, with
+// the right status and verdict. Each spec keeps only its own table and claim files.
 import { expect } from '@playwright/test';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { checkSpec } from '../../src/checks/catalogue.js';
@@ -53,8 +56,75 @@ export function faultMatrixProblems(table: FaultTable, results: (name: string) =
       else caught.add(c.id);
     }
     for (const id of expected) if (!got.some((c) => c.id === id)) problems.push(`${mode}: ${id} was not caught (${r.checks.find((c) => c.id === id)?.status ?? 'not run'})`);
-    const wantVerdict = [...expected].some((id) => checkSpec(id).level === 'MUST') ? 'nonconformant' : 'conformant';
+    const wantVerdict = verdictOf(table, mode);
     if (r.verdict !== wantVerdict) problems.push(`${mode}: verdict ${r.verdict}, expected ${wantVerdict}`);
   }
   return { problems, caught };
+}
+
+/** A mode is nonconformant when it breaks a MUST; breaking only SHOULDs leaves warnings. */
+function verdictOf(table: FaultTable, mode: string): 'conformant' | 'nonconformant' {
+  return [...table.targets(mode), ...table.alsoFails(mode)].some((id) => checkSpec(id).level === 'MUST') ? 'nonconformant' : 'conformant';
+}
+
+/** One `ahp-conformance run` of a fault matrix. */
+export interface MatrixRun {
+  /** The claim that must pass everything; its implementation name must be `conforming`. */
+  readonly conforming?: string;
+  /** Mode → claim YAML whose implementation name is `fault-<mode>` (the report folder's name). */
+  readonly faults: Readonly<Record<string, string>>;
+  /** Options for this run only. */
+  readonly args?: readonly string[];
+}
+
+export interface FaultMatrix {
+  readonly tempPrefix: string;
+  /** Runs with no claims are skipped. */
+  readonly runs: readonly MatrixRun[];
+  /** Targets and overlaps; the modes judged are those given claims in `runs`. */
+  readonly table: FaultTable;
+  readonly workers: number;
+  /** For each run. */
+  readonly timeoutMs: number;
+  /** Only for a run of every mode: the checks some mode must catch, given the conforming results. */
+  readonly everyCheck?: (conforming: ClaimResults) => readonly string[];
+}
+
+/** Writes the claims, runs them, and judges the matrix; a targeted run (some modes) proves only those. */
+export function checkFaultMatrix(m: FaultMatrix): void {
+  const dir = mkdtempSync(join(tmpdir(), m.tempPrefix));
+  try {
+    const reports = join(dir, 'reports');
+    const write = (name: string, yaml: string): string => {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, yaml);
+      return file;
+    };
+    let conforming = false;
+    for (const run of m.runs) {
+      const files = Object.entries(run.faults).map(([mode, yaml]) => write(`fault-${mode}`, yaml));
+      if (run.conforming !== undefined) {
+        files.unshift(write('conforming', run.conforming));
+        conforming = true;
+      }
+      if (!files.length) continue;
+      const r = spawnSync(process.execPath, [resolve(ROOT, 'bin', 'ahp-conformance.js'), 'run', ...files, '--reports', reports, '--workers', String(m.workers), ...(run.args ?? [])], {
+        encoding: 'utf8', cwd: ROOT, timeout: m.timeoutMs, env: { ...process.env, AHP_PROGRESS: 'line' },
+      });
+      // Exit 1 when some claim in the run is nonconformant, else 0; the verdicts are judged below.
+      const wantExit = Object.keys(run.faults).some((mode) => verdictOf(m.table, mode) === 'nonconformant') ? 1 : 0;
+      expect(r.status, r.stderr + r.stdout.slice(-3000)).toBe(wantExit);
+    }
+    const results = resultsReader(reports);
+    const conformingResults = conforming ? results('conforming') : undefined;
+    if (conformingResults) expectConforming(conformingResults);
+    const { problems, caught } = faultMatrixProblems({ ...m.table, modes: m.runs.flatMap((r) => Object.keys(r.faults)) }, results);
+    expect(problems).toEqual([]);
+    if (m.everyCheck) {
+      expect(conformingResults, 'the every-check assertion needs the conforming claim').toBeDefined();
+      expect(m.everyCheck(conformingResults!).filter((id) => !caught.has(id))).toEqual([]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
