@@ -1,4 +1,4 @@
-// The common event envelope and the payload of each of the 32 event types.
+// The common event envelope and the payload of each event type.
 // Envelopes are open (unknown top-level members are tolerated); nested protocol
 // payload objects are closed.
 import { EVENTS, type EventSpec } from '../catalogue.js';
@@ -445,7 +445,7 @@ export function eventSchema(): Record<string, unknown> {
       extra: p.rules && p.rules.length ? { allOf: p.rules } : {},
     });
   }
-  return document('event.schema.json', 'AHP draft event (any of the 32 event types)', {
+  return document('event.schema.json', `AHP draft event (any of the ${EVENTS.length} event types)`, {
     oneOf: EVENTS.map((e) => d(e.type)),
     $defs: defs,
   });
