@@ -8,6 +8,7 @@
 // report; `ahp-conformance merge` runs `playwright merge-reports` with this config again.
 // (The self-tests of this tool use test/playwright.config.ts.)
 import { defineConfig, type ReporterDescription } from '@playwright/test';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { plannedProjects, PLAN_ENV, readPlan, type RunPlan } from './src/engine/plan.js';
 import { runFolder } from './src/engine/run-folder.js';
@@ -47,6 +48,11 @@ const checkGrep = (ids: readonly string[]): RegExp => new RegExp(`(^| )(${ids.ma
 export default defineConfig<SuiteOptions>({
   testMatch: '**/*.spec.js',
   fullyParallel: true,
+  // Checks mostly wait on the implementation (a harness certification uses a fraction of a
+  // core), so one worker per core and at least two, not Playwright's half. Waits derive from
+  // the claim and latencies measured in the run (src/timing.ts): more parallelism can slow a
+  // check down, never change its verdict. `run --workers` overrides it.
+  workers: Math.max(2, availableParallelism()),
   forbidOnly: true,
   retries: 0,
   timeout: checkTimeLimitMs(longestDeadline),
