@@ -6,7 +6,8 @@
 // harness cannot write.
 //
 //   node stdio-main.js --collector <host:port> --key <run key> --hook <name> --lifecycle persistent|per_event
-//                      --lifetime-ms <n> --timeout-ms <n> [anything else is recorded, not interpreted]
+//                      --lifetime-ms <n> --eof-first-ms <n> --eof-wait-ms <n> --ack-wait-ms <n>
+//                      [anything else is recorded, not interpreted]
 //
 // It never outlives its harness: it exits when its parent is gone, when the runner goes
 // away, and after a hard cap.
@@ -15,7 +16,6 @@ import { existsSync } from 'node:fs';
 import { answerFor, nowMs, probeOf as probeStep, stdioReplyText, type Answer, type BackendScript } from './script.js';
 import { scanLine } from '../json-scan.js';
 import { CollectorReporter, type Sent } from './reporter.js';
-import { collectorAckWaitMs, perEventEofFirstWaitMs, perEventEofWaitMs } from '../../src/timing.js';
 
 const MAX_PENDING_BYTES = 4 * 1024 * 1024;
 
@@ -36,12 +36,12 @@ if (!collector || !key) {
   process.stderr.write('scripted-backend: --collector <host:port> and --key <key> are required\n');
   process.exit(2);
 }
-// The runner derives these from the claim's timeoutMs (src/timing.ts) and passes them here.
-const timeoutMs = numberArg('timeout-ms', 2_000);
+// The runner derives these from the hook's deadline (src/timing.ts) and passes them here;
+// the fallbacks (what a 2000 ms deadline gives) serve a backend started by hand.
 const LIFETIME_MS = numberArg('lifetime-ms', 120_000);
-const PER_EVENT_EOF_WAIT_MS = perEventEofWaitMs(timeoutMs);
-const PER_EVENT_EOF_FIRST_MS = perEventEofFirstWaitMs(timeoutMs);
-const ACK_WAIT_MS = collectorAckWaitMs(timeoutMs);
+const PER_EVENT_EOF_WAIT_MS = numberArg('eof-wait-ms', 2_000);
+const PER_EVENT_EOF_FIRST_MS = numberArg('eof-first-ms', 500);
+const ACK_WAIT_MS = numberArg('ack-wait-ms', 2_000);
 
 let exiting = false;
 const reporter = new CollectorReporter(collector, key, hook, () => finish(0, 'the runner went away', false));

@@ -20,7 +20,8 @@ import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../
 import { implementationEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import {
-  ADAPTER_RUNS_AT_ONCE, adapterRunDeadlineMs, backendSettleMs, registrationTimeoutMs, scriptedBackendLifetimeMs, START_ALLOWANCE_MS,
+  ADAPTER_RUNS_AT_ONCE, adapterRunDeadlineMs, backendSettleMs, collectorAckWaitMs, perEventEofFirstWaitMs, perEventEofWaitMs, registrationTimeoutMs,
+  scriptedBackendLifetimeMs, START_ALLOWANCE_MS,
 } from '../../src/timing.js';
 
 type Obj = Record<string, unknown>;
@@ -31,6 +32,10 @@ export const TOKEN_ENV = 'AHP_CONFORMANCE_TEST_TOKEN';
 // The compiled scripted backend (the suites run from source; the harness launches plain JS).
 const STDIO_MAIN = join(packageRoot(), 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
 const OUTPUT_CAP = 256 * 1024;
+/** The scripted stdio backend's waits for a hook with this deadline (src/timing.ts; the backend imports none of it). */
+function backendWaitArgs(deadlineMs: number): string[] {
+  return ['--eof-first-ms', String(perEventEofFirstWaitMs(deadlineMs)), '--eof-wait-ms', String(perEventEofWaitMs(deadlineMs)), '--ack-wait-ms', String(collectorAckWaitMs(deadlineMs))];
+}
 /** Bounds on what the adapter writes for the runner to read. */
 const REPORT_MAX_BYTES = 1024 * 1024;
 const MARKER_MAX_BYTES = 256 * 1024;
@@ -230,7 +235,7 @@ export class HarnessSession {
     const t0 = nowMs();
     let measured: number | undefined;
     try {
-      const child = spawn(process.execPath, [STDIO_MAIN, '--collector', collector.address, '--key', log.key, '--hook', 'start-up-probe', '--lifecycle', 'per_event', '--lifetime-ms', String(START_ALLOWANCE_MS), '--timeout-ms', String(this.timeoutMs)], { stdio: ['pipe', 'ignore', 'ignore'] });
+      const child = spawn(process.execPath, [STDIO_MAIN, '--collector', collector.address, '--key', log.key, '--hook', 'start-up-probe', '--lifecycle', 'per_event', '--lifetime-ms', String(START_ALLOWANCE_MS), ...backendWaitArgs(this.timeoutMs)], { stdio: ['pipe', 'ignore', 'ignore'] });
       child.on('error', () => undefined);
       const gone = new Promise((resolve) => child.once('exit', resolve));
       // Its first record, as it arrives (or its early exit, or the allowance).
@@ -272,7 +277,7 @@ export class HarnessSession {
         const collector = (await this.wireCollector()).address;
         t = {
           type: 'stdio', command, lifecycle,
-          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), '--timeout-ms', String(deadlines[h.name] ?? this.timeoutMs), ...(h.extraArgs ?? [])],
+          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), ...backendWaitArgs(deadlines[h.name] ?? this.timeoutMs), ...(h.extraArgs ?? [])],
         };
       } else {
         t = { type: 'http', url: http!.url(h.name) };
