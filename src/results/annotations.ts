@@ -16,4 +16,4 @@ export const ATTACHMENT = {
 } as const;
 
 /** Statuses a test reports through the `ahp-status` annotation (others follow from the test outcome). */
-export type AnnotatedStatus = 'warning' | 'not-applicable' | 'incomplete' | 'excluded';
+export type AnnotatedStatus = 'warning' | 'not-applicable' | 'incomplete';

@@ -1,5 +1,5 @@
-// The results model: what one claim's certification found. results.json, JUnit and (later)
-// the HTML conformance report are views of this one model.
+// The results model: what one claim's certification found. results.json, JUnit, the HTML
+// conformance report and the matrix page are views of this one model.
 import type { Level, Lifecycle, Role, Transport } from '../checks/catalogue.js';
 import { LAUNCH_FAILURE_PREFIX } from './annotations.js';
 

@@ -3,7 +3,7 @@
 // merge). It judges and renders nothing: the CLI does that once (src/results/run-record.ts).
 import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
-import { ANNOTATION, ATTACHMENT } from './annotations.js';
+import { ANNOTATION, ATTACHMENT, type AnnotatedStatus } from './annotations.js';
 import {
   buildClaimResults, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type TargetKey, type TranscriptLine,
 } from './model.js';
@@ -73,8 +73,7 @@ export default class ResultsReporter implements Reporter {
     const id = annotation(test, result, ANNOTATION.check);
     const target = test.parent.project()?.metadata?.target as ProjectTarget | undefined;
     if (!id || !target) return;
-    const annotated = annotation(test, result, ANNOTATION.status);
-    if (annotated === 'excluded') return;
+    const annotated = annotation(test, result, ANNOTATION.status) as AnnotatedStatus | undefined;
     let status: CheckStatus;
     let message = annotation(test, result, ANNOTATION.message) ?? '';
     if (result.status === 'skipped') {
