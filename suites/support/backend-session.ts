@@ -15,7 +15,7 @@ import type { ResolvedClaim } from '../../src/claims/load.js';
 import { implementationEnv, type DeclaredEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import { patienceMs } from '../../src/timing.js';
-import { parseJsonStrict } from '../../src/protocol/json.js';
+import { isObject, parseJsonStrict } from '../../src/protocol/json.js';
 
 export type { Reply, Silence } from '../../drivers/channel.js';
 
@@ -33,8 +33,6 @@ function frame(m: Outgoing): WireMessage {
   if (isDeliberate(m)) return { text: typeof m.message === 'string' ? m.message : JSON.stringify(m.message), note: `probe is wrong on purpose: ${m.deliberate}` };
   return { text: JSON.stringify(m) };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class BackendSession {
   readonly transcript: Transcript;
