@@ -1,13 +1,15 @@
 // Command line of the reference backend:
 //   --transport stdio [--lifecycle persistent|per_event] [--fault <mode>] [--policy <file.json>]   (default persistent)
 //   (AHP_REFERENCE_START_BURN_MS=<n> in the environment: burn n ms of CPU before serving, a slow but correct start)
+//   --trace <file> (either transport): a bench instrument (scripts/bench.ts), not part of the
+//   backend's behaviour: append one line per process start and one per exchange handled to <file>.
 //   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
 import { parseArgs } from 'node:util';
 import { faultMismatch, isFaultMode, type FaultMode } from './faults.js';
 import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './policy.js';
 
 export type Options =
-  | { readonly transport: 'stdio'; readonly lifecycle: 'persistent' | 'per_event'; readonly fault?: FaultMode; readonly policy: Policy }
+  | { readonly transport: 'stdio'; readonly lifecycle: 'persistent' | 'per_event'; readonly fault?: FaultMode; readonly policy: Policy; readonly trace?: string }
   | {
     readonly transport: 'http';
     readonly port: number;
@@ -16,6 +18,7 @@ export type Options =
     readonly tokenEnv?: string;
     readonly fault?: FaultMode;
     readonly policy: Policy;
+    readonly trace?: string;
   };
 
 export type ArgsResult = { ok: true; options: Options } | { ok: false; error: string };
@@ -41,6 +44,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
         host: { type: 'string' },
         path: { type: 'string' },
         'token-env': { type: 'string' },
+        trace: { type: 'string' },
       },
     });
     values = parsed.values as Record<string, string | undefined>;
@@ -59,6 +63,9 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
     fault = values.fault;
   }
 
+  if (values.trace === '') return fail('--trace must name a file');
+  const trace = values.trace !== undefined ? { trace: values.trace } : {};
+
   let policy = DEFAULT_POLICY;
   if (values.policy !== undefined) {
     const loaded = loadPolicyFile(values.policy);
@@ -74,7 +81,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
       const why = faultMismatch(fault, 'stdio', lifecycle);
       if (why) return fail(why);
     }
-    return { ok: true, options: fault ? { transport, lifecycle, fault, policy } : { transport, lifecycle, policy } };
+    return { ok: true, options: fault ? { transport, lifecycle, fault, policy, ...trace } : { transport, lifecycle, policy, ...trace } };
   }
 
   if (values.port === undefined || !/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
@@ -95,6 +102,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
     transport, port, host, path, policy,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
     ...(fault ? { fault } : {}),
+    ...trace,
   };
   return { ok: true, options };
 }

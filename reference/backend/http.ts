@@ -15,6 +15,8 @@ export interface HttpOptions {
   /** The bearer token to require, or undefined for no authentication. */
   readonly token?: string | undefined;
   readonly ctx: HandlerContext;
+  /** Called once per request (--trace, a bench instrument). */
+  readonly onExchange?: (() => void) | undefined;
 }
 
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
@@ -52,6 +54,7 @@ export function createBackendServer(opts: HttpOptions): Server {
   });
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    opts.onExchange?.();
     const url = new URL(req.url ?? '/', 'http://backend.invalid');
     if (url.pathname !== opts.path) {
       req.resume();

@@ -1,10 +1,25 @@
 #!/usr/bin/env node
 // The reference AHP backend: a small, fully conforming hook server (unless a --fault
 // mode deliberately breaks one rule). See args.ts for the command line.
-import { parseBackendArgs } from './args.js';
+import { randomBytes } from 'node:crypto';
+import { openSync, writeSync } from 'node:fs';
+import { parseBackendArgs, type Options } from './args.js';
 import type { HandlerContext } from './handler.js';
 import { createBackendServer, listen } from './http.js';
 import { runStdio } from './stdio.js';
+
+/**
+ * --trace (a bench instrument, scripts/bench.ts): one O_APPEND line per start and per
+ * exchange, so concurrent processes share one file. The id is random because contained
+ * processes in their own PID namespaces share pids.
+ */
+function tracer(opts: Options): (() => void) | undefined {
+  if (opts.trace === undefined) return undefined;
+  const fd = openSync(opts.trace, 'a');
+  const id = randomBytes(6).toString('hex');
+  writeSync(fd, `${id} start ${opts.transport} ${opts.transport === 'stdio' ? opts.lifecycle : '-'}\n`);
+  return () => { writeSync(fd, `${id} x\n`); };
+}
 
 function main(): void {
   const parsed = parseBackendArgs(process.argv.slice(2));
@@ -21,10 +36,11 @@ function main(): void {
     while (cpuMs() - from < burnMs);
   }
   const ctx: HandlerContext = { policy: opts.policy, fault: opts.fault, seen: new Set<string>(), counts: { successes: 0 } };
+  const onExchange = tracer(opts);
 
   if (opts.transport === 'stdio') {
     // per_event compiles on its one message; persistent pays once, up front.
-    runStdio({ lifecycle: opts.lifecycle, ctx });
+    runStdio({ lifecycle: opts.lifecycle, ctx, onExchange });
     return;
   }
 
@@ -36,7 +52,7 @@ function main(): void {
       process.stderr.write(`ahp reference backend: ${opts.tokenEnv} is not set; no authentication required\n`);
     }
   }
-  const server = createBackendServer({ host: opts.host, port: opts.port, path: opts.path, token, ctx });
+  const server = createBackendServer({ host: opts.host, port: opts.port, path: opts.path, token, ctx, onExchange });
   const stop = (): void => {
     server.close(() => process.exit(0));
     server.closeAllConnections();

@@ -10,6 +10,8 @@ export type Lifecycle = 'persistent' | 'per_event';
 export interface StdioOptions {
   readonly lifecycle: Lifecycle;
   readonly ctx: HandlerContext;
+  /** Called once per message handled (--trace, a bench instrument). */
+  readonly onExchange?: (() => void) | undefined;
 }
 
 /** Longest line we buffer; beyond it the line is answered as unparseable and skipped. */
@@ -34,16 +36,17 @@ export function runStdio(opts: StdioOptions): void {
   // A closed stdout means the harness has gone; there is nobody left to answer.
   process.stdout.on('error', () => process.exit(1));
   if (ctx.fault === 'stdout-banner') process.stdout.write('reference backend ready\n');
-  if (opts.lifecycle === 'per_event') runPerEvent(ctx);
-  else runPersistent(ctx);
+  if (opts.lifecycle === 'per_event') runPerEvent(ctx, opts.onExchange);
+  else runPersistent(ctx, opts.onExchange);
 }
 
-function runPerEvent(ctx: HandlerContext): void {
+function runPerEvent(ctx: HandlerContext, onExchange: (() => void) | undefined): void {
   const chunks: Buffer[] = [];
   process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
   process.stdin.on('end', () => {
     let input = Buffer.concat(chunks);
     if (input.length > 0 && input[input.length - 1] === LF) input = input.subarray(0, input.length - 1);
+    if (input.length > 0) onExchange?.();
     const reply = input.length === 0 ? null : respond(input, ctx);
     if (reply !== null) process.stdout.write(frame(reply, ctx.fault));
     flushThenExit(ctx.fault === 'per-event-exit-1' ? 1 : 0);
@@ -51,7 +54,7 @@ function runPerEvent(ctx: HandlerContext): void {
   process.stdin.resume();
 }
 
-function runPersistent(ctx: HandlerContext): void {
+function runPersistent(ctx: HandlerContext, onExchange: (() => void) | undefined): void {
   let pending: Buffer = Buffer.alloc(0);
   let discarding = false; // inside an oversized line, until its LF
   let stopped = false;
@@ -60,6 +63,7 @@ function runPersistent(ctx: HandlerContext): void {
     if (stopped) return;
     // A blank line (or a lone CR) carries no message.
     if (line.length === 0 || (line.length === 1 && line[0] === 0x0d)) return;
+    onExchange?.();
     const reply = respond(line, ctx);
     if (reply === null) return;
     process.stdout.write(frame(reply, ctx.fault));

@@ -3,11 +3,14 @@
 // the harness adapter contract (docs/harness-adapter.md) unless a fault mode deliberately
 // breaks one rule (faults.ts).
 //
-//   node dist/reference/harness/main.js --config <path> [--fault <mode>]
+//   node dist/reference/harness/main.js --config <path> [--fault <mode>] [--trace <file>]
 //   (the fault may also come from $AHP_REFERENCE_HARNESS_FAULT; --fault wins; see args.ts)
 //
 // Exit status: 0 the scenario ran; 1 the registration was refused (report written,
 // nothing started or sent); 2 bad arguments or config; 3 the harness itself failed.
+import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { killAllTracked } from '../../drivers/processes.js';
 import { parseHarnessArgs } from './args.js';
 import { loadConfig } from './config.js';
@@ -19,6 +22,21 @@ import { runScenario } from './scenario.js';
 /** Total wait for observations still in flight when the scenario is over. */
 const OBSERVATION_DRAIN_MS = 2000;
 
+/**
+ * --trace (a bench instrument, scripts/bench.ts): the run's process start and, at exit, its
+ * end, in epoch ms, one O_APPEND line each (a run with a start and no end was killed).
+ */
+let traceRun: ((what: string) => void) | undefined;
+function startTrace(file: string): void {
+  const id = randomBytes(6).toString('hex');
+  traceRun = (what) => { try { appendFileSync(file, `${id} ${what}\n`); } catch { /* an instrument must not fail the run */ } };
+  traceRun(`start ${performance.timeOrigin.toFixed(1)}`);
+}
+function exitTraced(code: number): never {
+  traceRun?.(`exit ${(performance.timeOrigin + performance.now()).toFixed(1)} ${code}`);
+  process.exit(code);
+}
+
 const say = (line: string): void => {
   process.stderr.write(`reference-harness: ${line}\n`);
 };
@@ -29,6 +47,7 @@ async function main(): Promise<number> {
     say(args.error);
     return 2;
   }
+  if (args.trace !== undefined) startTrace(args.trace);
   const loaded = loadConfig(args.config);
   if (!loaded.ok) {
     say(loaded.error);
@@ -58,12 +77,12 @@ async function main(): Promise<number> {
 main().then(
   async (code) => {
     await killAllTracked(200);
-    process.exit(code);
+    exitTraced(code);
   },
   async (err: unknown) => {
     const detail = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     say(`internal failure: ${detail.split('\n')[0]}`);
     await killAllTracked(200);
-    process.exit(3);
+    exitTraced(3);
   },
 );
