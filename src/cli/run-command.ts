@@ -114,12 +114,10 @@ function playwrightArgs(options: Record<string, string>): string[] {
 
 /**
  * Start Playwright on a written plan and return what its reporter recorded (a shard records
- * nothing: its blob report is the outcome). Shared harness runs (adapter output) and the
- * work folder live only as long as the run.
+ * nothing: its blob report is the outcome). The work folder lives only as long as the run.
  */
 async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; outcome?: RunOutcome }> {
   const folder = runFolder(plan.reportsDir);
-  rmSync(folder.sharedRuns, { recursive: true, force: true });
   rmSync(folder.outcome, { force: true });
   plan.workDir = mkdtempSync(join(tmpdir(), 'ahp-conformance-'));
   writePlan(plan, folder.plan);
@@ -130,7 +128,6 @@ async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): P
     const outcome = readRunOutcome(folder.outcome);
     return { code, ...(outcome ? { outcome } : {}) };
   } finally {
-    rmSync(folder.sharedRuns, { recursive: true, force: true });
     rmSync(plan.workDir, { recursive: true, force: true, maxRetries: 2 });
   }
 }

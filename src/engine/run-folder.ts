@@ -12,11 +12,9 @@ export interface RunFolder {
   outcome: string;
   /** Playwright's own outputDir (attachments of running tests). */
   playwrightOutput: string;
-  /** Harness scenario runs shared between checks of one target (suites/support/harness-session.ts). */
-  sharedRuns: string;
 }
 
 export function runFolder(reportsDir: string): RunFolder {
   const root = join(reportsDir, '.run');
-  return { root, plan: join(root, 'plan.json'), outcome: join(root, 'outcome.json'), playwrightOutput: join(root, 'playwright-output'), sharedRuns: join(root, 'harness-runs') };
+  return { root, plan: join(root, 'plan.json'), outcome: join(root, 'outcome.json'), playwrightOutput: join(root, 'playwright-output') };
 }

@@ -9,7 +9,7 @@ import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/ca
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import type { Target } from '../../src/engine/plan.js';
 import { LaunchError } from '../../drivers/processes.js';
-import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX } from '../../src/results/annotations.js';
+import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX, type AnnotatedStatus } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';
 import { Transcript } from '../../drivers/transcript.js';
 import { BackendSession } from './backend-session.js';
@@ -110,7 +110,7 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
   judge: async ({ transcript }, use, info) => {
     const redact = (text: string): string => transcript.redactText(text);
     let evidence: Evidence = {};
-    const status = (s: string): void => {
+    const status = (s: AnnotatedStatus): void => {
       info.annotations.push({ type: ANNOTATION.status, description: s });
     };
     const message = (m: string): void => {
