@@ -8,7 +8,7 @@
 // A retryable failure is sent once more, byte for byte, if the deadline leaves room
 // (AHP-CORE-004); nothing is retried after a decision.
 import type { JsonObject } from '../../src/protocol/json.js';
-import type { Target } from './dispatch.js';
+import type { Recipient } from './dispatch.js';
 import { withInput, type AhpEvent, newEventId } from './events.js';
 import { interceptMessage, type Message } from './messages.js';
 import { judgeReply, type Judgement } from './reply.js';
@@ -49,7 +49,7 @@ export interface ChainOptions {
   readonly advertiseNothing?: boolean;
 }
 
-export async function runInterceptChain(run: Run, event: AhpEvent, targets: readonly Target[], options: ChainOptions = {}): Promise<ChainOutcome> {
+export async function runInterceptChain(run: Run, event: AhpEvent, recipients: readonly Recipient[], options: ChainOptions = {}): Promise<ChainOutcome> {
   const original = (event.tool as { input: JsonObject }).input;
   let input = original;
   let called = 0;
@@ -57,12 +57,12 @@ export async function runInterceptChain(run: Run, event: AhpEvent, targets: read
   let denial: { verdict: ChainVerdict; reason: string } | undefined;
 
   // concurrent-interceptors fault: everyone is asked at once (with the original input).
-  const early = run.fault === 'concurrent-interceptors' ? await Promise.all(targets.map((t) => deliver(run, t, event, options))) : undefined;
+  const early = run.fault === 'concurrent-interceptors' ? await Promise.all(recipients.map((t) => deliver(run, t, event, options))) : undefined;
 
-  for (const [i, target] of targets.entries()) {
+  for (const [i, recipient] of recipients.entries()) {
     // chain-original-input fault: later interceptors see the original input (edits still chain below).
     const current = withInput(event, run.fault === 'chain-original-input' ? original : input);
-    const delivery = early ? early[i]! : await deliver(run, target, current, options);
+    const delivery = early ? early[i]! : await deliver(run, recipient, current, options);
     called++;
     if (denial) continue; // deny-continues-chain fault: asked, but nothing can change a denial
     const judged: Judgement = delivery.exchange.ok
@@ -76,8 +76,8 @@ export async function runInterceptChain(run: Run, event: AhpEvent, targets: read
 
     if (!judged.ok) {
       allNoEffect = false;
-      const policy = run.fault === 'fail-closed-continues' ? 'fail-open' : target.subscription.failurePolicy;
-      run.audit(`${target.hook.id}: operational failure (${policy}): ${judged.failure}`);
+      const policy = run.fault === 'fail-closed-continues' ? 'fail-open' : recipient.subscription.failurePolicy;
+      run.audit(`${recipient.hook.id}: operational failure (${policy}): ${judged.failure}`);
       if (policy === 'fail-closed') {
         denial = { verdict: 'denied-by-failure-policy', reason: SYNTHETIC_DENIAL_REASON };
       } else if (judged.partialInput) {
@@ -99,9 +99,9 @@ export async function runInterceptChain(run: Run, event: AhpEvent, targets: read
 }
 
 /** Send one intercept to one interceptor, with at most one identical retry. */
-async function deliver(run: Run, target: Target, event: AhpEvent, options: ChainOptions): Promise<Delivery> {
-  const transport = run.transportFor(target.hook);
-  const configured = target.subscription.timeoutMs;
+async function deliver(run: Run, recipient: Recipient, event: AhpEvent, options: ChainOptions): Promise<Delivery> {
+  const transport = run.transportFor(recipient.hook);
+  const configured = recipient.subscription.timeoutMs;
   // no-deadline: however late; late-reply-accepted: one more timeoutMs of grace.
   const timeoutMs = run.fault === 'no-deadline' ? NO_DEADLINE_CAP_MS : run.fault === 'late-reply-accepted' ? 2 * configured : configured;
   const deadline = new Deadline(timeoutMs);
@@ -114,7 +114,7 @@ async function deliver(run: Run, target: Target, event: AhpEvent, options: Chain
     await new Promise((r) => setTimeout(r, Math.max(0, started + 4 * configured - Date.now())));
   }
   if (!exchange.ok && exchange.retryable && deadline.remaining() >= RETRY_MIN_REMAINING_MS) {
-    run.audit(`${target.hook.id}: retrying after: ${exchange.failure}`);
+    run.audit(`${recipient.hook.id}: retrying after: ${exchange.failure}`);
     if (run.fault === 'retry-new-id') {
       const fresh = { ...event, id: newEventId() };
       rpcId = run.rpcIdFor(fresh.id);

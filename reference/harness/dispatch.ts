@@ -4,7 +4,7 @@
 // interceptor chain (AHP-COMP-001).
 import type { Hook, Mode, Subscription } from './registration.js';
 
-export interface Target {
+export interface Recipient {
   readonly hook: Hook;
   readonly subscription: Subscription;
 }
@@ -21,8 +21,8 @@ export function selects(pattern: string, type: string): boolean {
  * Every (hook, subscription) of `mode` that selects `type`, in registration order.
  * `loose` is the loose-dispatch fault: the events list is ignored, only the mode counts.
  */
-export function targetsFor(hooks: readonly Hook[], type: string, mode: Mode, loose = false): Target[] {
-  const out: Target[] = [];
+export function recipientsFor(hooks: readonly Hook[], type: string, mode: Mode, loose = false): Recipient[] {
+  const out: Recipient[] = [];
   for (const hook of hooks) {
     for (const subscription of hook.subscriptions) {
       if (subscription.mode !== mode) continue;

@@ -1,7 +1,7 @@
 // Observations (hooks/observe) are best effort and must never delay or change a tool
 // call: they are fired without being awaited on the decision path. Deliveries still in
 // flight are kept so the run can give them a bounded moment before it ends.
-import { targetsFor } from './dispatch.js';
+import { recipientsFor } from './dispatch.js';
 import type { AhpEvent } from './events.js';
 import type { FaultMode } from './faults.js';
 import { observeMessage } from './messages.js';
@@ -46,9 +46,9 @@ export class Observations {
 
   private async deliverAll(event: AhpEvent, limitMs: number): Promise<boolean> {
     const { run } = this;
-    const targets = targetsFor(run.hooks, event.type as string, 'observe', run.fault === 'loose-dispatch');
+    const recipients = recipientsFor(run.hooks, event.type as string, 'observe', run.fault === 'loose-dispatch');
     const message = observeMessage(event, run.fault);
-    const results = targets.map((t) => {
+    const results = recipients.map((t) => {
       const p = run.transportFor(t.hook).observe(message, limitMs).catch(() => false);
       this.pending.add(p);
       void p.finally(() => this.pending.delete(p));

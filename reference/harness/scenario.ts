@@ -4,7 +4,7 @@
 // a call the chain allows still needs the host's own yes (AHP-SEC-001, AHP-DEC-003).
 import { runInterceptChain, SYNTHETIC_DENIAL_REASON } from './chain.js';
 import type { HostPolicy, Step, ToolStep } from './config.js';
-import { targetsFor } from './dispatch.js';
+import { recipientsFor } from './dispatch.js';
 import {
   newCallId, newEventId, sessionEndEvent, sessionStartEvent, toolAfterEvent, toolBeforeEvent, withInput,
 } from './events.js';
@@ -58,7 +58,7 @@ async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
   if (fault === 'observer-failure-denies' && !(await run.observations.publishAndWait(before, AWAITED_OBSERVATION_MS))) {
     report = { id: step.id, outcome: 'denied-by-failure-policy', reason: SYNTHETIC_DENIAL_REASON };
   } else {
-    const interceptors = targetsFor(run.hooks, 'tool.before', 'intercept', fault === 'loose-dispatch');
+    const interceptors = recipientsFor(run.hooks, 'tool.before', 'intercept', fault === 'loose-dispatch');
     const chain = await runInterceptChain(run, before, interceptors, { advertiseNothing: fault === 'no-deny-when-host-refuses' && step.host !== 'allow' });
     effectiveInput = chain.input;
     if (chain.verdict !== 'allowed') {

@@ -19,7 +19,7 @@ export interface Sample {
   modify?: Record<string, unknown>;
 }
 
-export interface StdioTarget {
+export interface StdioLaunch {
   command: string;
   args: string[];
   cwd: string;
@@ -29,7 +29,7 @@ export interface StdioTarget {
   lifecycles: Lifecycle[];
 }
 
-export interface HttpTarget {
+export interface HttpLaunch {
   /** Absent: the server is already running at `url`. */
   command?: string;
   args: string[];
@@ -44,7 +44,7 @@ export interface HttpTarget {
 }
 
 /** How to start a harness under test: its adapter (docs/harness-adapter.md). */
-export interface HarnessTarget {
+export interface HarnessLaunch {
   command: string;
   /** Normally holds {@link CONFIG_PLACEHOLDER}, replaced by the config file's absolute path at launch. */
   args: string[];
@@ -69,12 +69,12 @@ export interface ResolvedClaim {
   timeoutMs: number;
   /** Present when the role is backend or both. */
   backend?: {
-    stdio?: StdioTarget;
-    http?: HttpTarget;
+    stdio?: StdioLaunch;
+    http?: HttpLaunch;
     samples: { deny: Sample[]; modify: Sample[] };
   };
   /** Present when the role is harness or both. */
-  harness?: HarnessTarget;
+  harness?: HarnessLaunch;
 }
 
 export type ClaimOutcome =

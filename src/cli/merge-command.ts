@@ -14,7 +14,7 @@ import { readRunOutcome } from '../results/run-record.js';
 import { writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { conclude, prepareJudging, show } from './judging.js';
+import { conclude, prepareAcceptance, show } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
 
 /** Blob reports under the given paths: .zip files as named, folders searched a few levels deep. */
@@ -54,7 +54,7 @@ export function findBlobs(paths: readonly string[]): string[] {
 export async function mergeCommand(paths: string[], options: Record<string, string>, io: Io): Promise<number> {
   if (paths.length === 0) throw new UsageError('merge needs the blob reports of the shards (folders or .zip files)');
   const blobs = findBlobs(paths);
-  const judging = prepareJudging(options, []);
+  const criteria = prepareAcceptance(options, []);
   const reportsDir = resolve(options.reports ?? 'reports');
   const record = runFolder(reportsDir).outcome;
   rmSync(record, { force: true });
@@ -88,7 +88,7 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
   io.out(terminalLine(`ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
     `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`));
   const written: { results: ClaimResults; dir: string }[] = [];
-  const exit = conclude(merged.claims.map((results) => ({ results, reportDir: join(reportsDir, results.claim.implementation.name) })), judging, io, written);
+  const exit = conclude(merged.claims.map((results) => ({ results, reportDir: join(reportsDir, results.claim.implementation.name) })), criteria, io, written);
   if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

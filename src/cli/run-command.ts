@@ -17,7 +17,7 @@ import { readRunOutcome, type RunOutcome } from '../results/run-record.js';
 import { writeClaimResults, writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { conclude, prepareJudging, show, summaryLine } from './judging.js';
+import { conclude, prepareAcceptance, show, summaryLine } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
 
 export { summaryLine };
@@ -144,8 +144,8 @@ const certifying = (plan: RunPlan, verb: string): string => {
  * `merge` judges the shards together, so options that judge belong there.
  */
 async function runShard(shard: Shard, outcomes: ClaimOutcome[], options: Record<string, string>, reportsDir: string, io: Io): Promise<number> {
-  const judging = ['baseline', 'expected-failures', 'certify'].filter((o) => options[o] !== undefined);
-  if (judging.length) throw new UsageError(`a shard gives no verdict: pass ${judging.map((o) => `--${o}`).join(', ')} to \`ahp-conformance merge\``);
+  const accepting = ['baseline', 'expected-failures', 'certify'].filter((o) => options[o] !== undefined);
+  if (accepting.length) throw new UsageError(`a shard gives no verdict: pass ${accepting.map((o) => `--${o}`).join(', ')} to \`ahp-conformance merge\``);
   const incomplete = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'incomplete' }> => o.kind === 'incomplete');
   for (const o of incomplete) io.err(terminalLine(`ahp-conformance: ${o.file}: incomplete claim: ${o.reason} (every shard needs complete claims)`));
   if (incomplete.length) return EXIT.badInput;
@@ -182,7 +182,7 @@ export async function runCommand(files: string[], options: Record<string, string
   }
   if (shard) return runShard(shard, outcomes, options, reportsDir, io);
 
-  const judging = prepareJudging(options, ['grep', 'grep-invert']);
+  const criteria = prepareAcceptance(options, ['grep', 'grep-invert']);
   let exit: number = EXIT.ok;
   const written: { results: ClaimResults; dir: string }[] = [];
   for (const o of outcomes) {
@@ -207,7 +207,7 @@ export async function runCommand(files: string[], options: Record<string, string
     io.err(terminalLine(`ahp-conformance: no results were recorded (Playwright exited with ${code}${outcome?.error ? `: ${outcome.error}` : ''})`));
     return Math.max(exit, EXIT.internal);
   }
-  exit = Math.max(exit, conclude(outcome.claims.map((results, i) => ({ results, reportDir: plan.claims[i]!.reportDir })), judging, io, written));
+  exit = Math.max(exit, conclude(outcome.claims.map((results, i) => ({ results, reportDir: plan.claims[i]!.reportDir })), criteria, io, written));
   if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

@@ -7,7 +7,7 @@ import { verifyClaimFolder } from '../results/verify.js';
 import { RESULTS_FILE } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { show } from './judging.js';
+import { show } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
 
 /** Claim folders: the path itself when it holds results.json, else its subfolders that do. */

@@ -7,10 +7,10 @@
 // target through `use` (suites/support/fixtures.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { applicableChecks, checkSpec, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
+import { applicableChecks, checkSpec, claimRoles, type Lifecycle } from '../checks/catalogue.js';
 import type { ResolvedClaim } from '../claims/load.js';
 import type { ContainmentState } from '../../drivers/containment.js';
-import { projectName, type TargetKey } from '../results/model.js';
+import { projectName, type Target } from '../results/model.js';
 import type { DeclaredNotApplicable } from '../results/run-record.js';
 
 /** The variable naming the plan file for playwright.config.ts. */
@@ -31,15 +31,6 @@ export interface RunPlan {
   /** How implementations are contained in this run (decided once, by the CLI). */
   containment: ContainmentState;
   claims: PlannedClaim[];
-}
-
-/** One target of a claim: what a project certifies. */
-export interface Target extends TargetKey {
-  claimIndex: number;
-  role: Role;
-  transport: Transport;
-  /** stdio only. */
-  lifecycle?: Lifecycle;
 }
 
 export interface PlannedProject {

@@ -1,6 +1,6 @@
 // Regression against an earlier run: per check (id, role, transport, lifecycle), what
 // changed between a baseline results.json and this run. Only new failures fail a
-// regression run; the rest is reported (`run`/`merge --baseline`, src/cli/judging.ts).
+// regression run; the rest is reported (`run`/`merge --baseline`, src/cli/acceptance.ts).
 import type { CheckResult, ClaimResults } from './model.js';
 
 export type Change = 'new-failure' | 'fixed' | 'still-failing' | 'new-check' | 'removed-check' | 'unchanged';

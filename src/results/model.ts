@@ -61,6 +61,11 @@ export interface TargetKey {
   lifecycle?: Lifecycle;
 }
 
+/** One target of one claim in a run: the claim's place in the plan, and the target. */
+export interface Target extends TargetKey {
+  claimIndex: number;
+}
+
 /** A target's own verdict, from its checks alone. */
 export interface TargetResult extends TargetKey {
   verdict: Verdict;

@@ -5,7 +5,7 @@ import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@pl
 import { checkSpec } from '../checks/catalogue.js';
 import { ANNOTATION, ATTACHMENT, type AnnotatedStatus } from './annotations.js';
 import {
-  buildClaimResults, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type TargetKey, type TranscriptLine,
+  buildClaimResults, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type Target, type TranscriptLine,
 } from './model.js';
 import { declaredResults, mergeCoverage, recordedPlan, writeRunOutcome, type RecordedPlan, type RunOutcome } from './run-record.js';
 
@@ -17,10 +17,6 @@ export interface ResultsReporterOptions {
   mode: 'run' | 'merge';
 }
 
-/** What a project's metadata says about its target: the claim (by plan index) and the target. */
-export interface ProjectTarget extends TargetKey {
-  claimIndex: number;
-}
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -71,7 +67,7 @@ export default class ResultsReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const id = annotation(test, result, ANNOTATION.check);
-    const target = test.parent.project()?.metadata?.target as ProjectTarget | undefined;
+    const target = test.parent.project()?.metadata?.target as Target | undefined;
     if (!id || !target) return;
     const annotated = annotation(test, result, ANNOTATION.status) as AnnotatedStatus | undefined;
     let status: CheckStatus;

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { claimPage, type Judgement } from './html/claim-page.js';
+import { claimPage, type Acceptance } from './html/claim-page.js';
 import { matrixPage } from './html/matrix-page.js';
 import { junitXml } from './junit.js';
 import { stableJson, type ClaimResults } from './model.js';
@@ -24,13 +24,13 @@ export const REGRESSION_FILE = 'regression.json';
  * was judged against) and, when compared with a baseline, regression.json. Returns the
  * digest of the results.json written.
  */
-export function writeClaimResults(dir: string, results: ClaimResults, judgement: Judgement = {}, regression?: unknown): string {
+export function writeClaimResults(dir: string, results: ClaimResults, acceptance: Acceptance = {}, regression?: unknown): string {
   mkdirSync(dir, { recursive: true });
   const json = stableJson(results);
   const digest = resultsDigest(json);
   writeFileSync(join(dir, RESULTS_FILE), json);
   writeFileSync(join(dir, JUNIT_FILE), junitXml(results));
-  writeFileSync(join(dir, REPORT_FILE), claimPage(results, judgement, digest));
+  writeFileSync(join(dir, REPORT_FILE), claimPage(results, acceptance, digest));
   if (regression !== undefined) writeFileSync(join(dir, REGRESSION_FILE), stableJson(regression));
   else rmSync(join(dir, REGRESSION_FILE), { force: true });
   return digest;

@@ -7,7 +7,7 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
-import type { Target } from '../../src/engine/plan.js';
+import type { Target } from '../../src/results/model.js';
 import { LaunchError } from '../../drivers/processes.js';
 import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX, type AnnotatedStatus } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';

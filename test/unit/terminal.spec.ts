@@ -3,7 +3,7 @@
 // clear the screen or print a forged verdict line.
 import { test, expect } from '@playwright/test';
 import { terminalJson, terminalLine, terminalText } from '../../src/terminal.js';
-import { summaryLine } from '../../src/cli/judging.js';
+import { summaryLine } from '../../src/cli/acceptance.js';
 import { buildClaimResults } from '../../src/results/model.js';
 
 /** Nothing a terminal acts on: no C0/C1 control, DEL, line or paragraph separator, bidi control. */

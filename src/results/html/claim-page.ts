@@ -56,14 +56,14 @@ function transcriptTable(lines: readonly TranscriptLine[]): string {
 }
 
 /** What `run --baseline` and `--expected-failures` found: shown above the requirements. */
-export interface Judgement {
+export interface Acceptance {
   regression?: { baseline: string; changes: readonly CheckChange[] };
   expected?: ExpectedOutcome;
 }
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function judgementSection(j: Judgement): string {
+function acceptanceSection(j: Acceptance): string {
   const out: string[] = [];
   if (j.regression) {
     const { changes } = j.regression;
@@ -120,7 +120,7 @@ function failingLine(r: ClaimResults): string {
 /** The meta tag naming the sha256 of the results.json a page shows (`ahp-conformance verify`). */
 export const RESULTS_DIGEST_META = 'ahp-results-sha256';
 
-export function claimPage(r: ClaimResults, judgement: Judgement = {}, resultsDigest?: string): string {
+export function claimPage(r: ClaimResults, acceptance: Acceptance = {}, resultsDigest?: string): string {
   const c = r.claim;
   const counts = Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
@@ -144,11 +144,11 @@ export function claimPage(r: ClaimResults, judgement: Judgement = {}, resultsDig
   const order = (x: CheckResult): number => SEVERITY.indexOf(x.status);
   const checks = [...r.checks].sort((a, b) => order(a) - order(b) || a.id.localeCompare(b.id) || targetLabel(a).localeCompare(targetLabel(b)));
   const body = [
-    banner, judgementSection(judgement), claimed, targets,
+    banner, acceptanceSection(acceptance), claimed, targets,
     '<h2>Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
     requirementMatrix(r),
     '<h2>Checks</h2>', filters,
-    checks.map((x) => checkBlock(r, x, judgement.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry)).join('\n'),
+    checks.map((x) => checkBlock(r, x, acceptance.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry)).join('\n'),
   ].join('\n');
   return page(`${c.implementation.name} ${c.implementation.version}: ${r.verdict}`, body, FILTER_SCRIPT, resultsDigest ? { [RESULTS_DIGEST_META]: resultsDigest } : {});
 }

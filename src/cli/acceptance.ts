@@ -1,10 +1,12 @@
-// What `run` and `merge` do with the results a Playwright run recorded: expected failures,
-// the comparison with a baseline, every view written once, the summary lines and the exit
-// code. Shared, so a merged run of shards is judged exactly like one run on one machine.
+// Acceptance: what `run` and `merge` do with the results a Playwright run recorded. The
+// verdict is the checks' (the judge fixture's); acceptance weighs it against what the user
+// passed (expected failures, a baseline), writes every view once, prints the summary lines
+// and decides the exit code. Shared, so a merged run of shards is accepted exactly like one
+// run on one machine.
 import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { targetLabel, type ClaimResults } from '../results/model.js';
-import type { Judgement } from '../results/html/claim-page.js';
+import type { Acceptance } from '../results/html/claim-page.js';
 import { writeClaimResults } from '../results/write.js';
 import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
 import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
@@ -93,7 +95,7 @@ export function show(path: string): string {
   return rel === '' ? '.' : rel.startsWith('..') ? path : rel;
 }
 
-export interface Judging {
+export interface AcceptanceCriteria {
   baselinePath?: string;
   baselines?: (implementation: string) => ClaimResults | undefined;
   expected?: ExpectedFailure[];
@@ -104,7 +106,7 @@ export interface Judging {
  * very reports folder the run overwrites), and refuse with --certify whatever relaxes a
  * certificate: those two, and the options named by `partial` (which leave checks out).
  */
-export function prepareJudging(options: Record<string, string>, partial: readonly string[]): Judging {
+export function prepareAcceptance(options: Record<string, string>, partial: readonly string[]): AcceptanceCriteria {
   if (options.certify !== undefined) {
     const relaxing = ['expected-failures', 'baseline', ...partial].filter((o) => options[o] !== undefined);
     if (relaxing.length) throw new UsageError(`--certify accepts no ${relaxing.map((o) => `--${o}`).join(', ')} (a certificate covers every check, with no expected failures)`);
@@ -120,22 +122,22 @@ export function prepareJudging(options: Record<string, string>, partial: readonl
  * (results.json, JUnit, the report, regression.json), print its summary, and return the
  * exit code: 1 nonconformant (with a baseline: new failures only), 2 incomplete.
  */
-export function conclude(claims: readonly { results: ClaimResults; reportDir: string }[], judging: Judging, io: Io, written: { results: ClaimResults; dir: string }[]): number {
+export function conclude(claims: readonly { results: ClaimResults; reportDir: string }[], criteria: AcceptanceCriteria, io: Io, written: { results: ClaimResults; dir: string }[]): number {
   let exit: number = EXIT.ok;
   for (const { results, reportDir } of claims) {
     const name = results.claim.implementation.name;
     const lines: string[] = [];
-    const judgement: Judgement = {};
+    const acceptance: Acceptance = {};
     let failing = false;
     let regression: unknown;
     if (results.verdict === 'incomplete') {
       exit = Math.max(exit, EXIT.badInput);
     } else {
-      const { expected, baselines } = judging;
+      const { expected, baselines } = criteria;
       const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
       if (outcome) {
         lines.push(`  expected failures: ${expectedLine(outcome)}`);
-        judgement.expected = outcome;
+        acceptance.expected = outcome;
       }
       failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
       if (baselines) {
@@ -145,9 +147,9 @@ export function conclude(claims: readonly { results: ClaimResults; reportDir: st
         } else {
           const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
           const changes = compareRuns(before, results);
-          regression = { baseline: judging.baselinePath, changes };
+          regression = { baseline: criteria.baselinePath, changes };
           lines.push(`  vs baseline: ${regressionLine(changes)}`);
-          judgement.regression = { baseline: judging.baselinePath ?? '', changes };
+          acceptance.regression = { baseline: criteria.baselinePath ?? '', changes };
           // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
           failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
         }
@@ -155,7 +157,7 @@ export function conclude(claims: readonly { results: ClaimResults; reportDir: st
     }
     // Every view at once, after every implementation process is gone; the report shows
     // what the run was judged against, beside the verdict.
-    const digest = writeClaimResults(reportDir, results, judgement, regression);
+    const digest = writeClaimResults(reportDir, results, acceptance, regression);
     written.push({ results, dir: reportDir });
     io.out(summaryLine(results, show(reportDir), digest));
     for (const line of lines) io.out(terminalLine(line));
