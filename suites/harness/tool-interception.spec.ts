@@ -215,6 +215,8 @@ test.describe('tool-interception (harness)', () => {
     // Each run is judged against the turnarounds measured in it.
     await harness.prepare();
     const deadline = harness.registeredTimeoutMs(DEADLINE_PROBE_MS);
+    // (What the deadline was derived from; the runs may raise the measurement afterwards.)
+    const startupMs = harness.measuredStartupMs;
     const lateMs = lateReplyDelayMs(deadline);
     const hang: Answer = { delayMs: noReplyHoldMs(deadline), none: true };
     const open = (extra: Partial<Subscription> = {}): Subscription => intercept(['tool.before'], { failurePolicy: 'fail-open', timeoutMs: DEADLINE_PROBE_MS, ...extra });
@@ -258,7 +260,7 @@ test.describe('tool-interception (harness)', () => {
         how: `the deadline is ${deadline} ms; tolerance ${tolerance} ms (src/timing.ts: 250 ms + 2 x the slowest of ${samples.length} normal turnarounds measured in the same run, ${Math.round(Math.max(...samples))} ms)`,
       };
     }
-    judge.note(`deadline ${deadline} ms${harness.measuredStartupMs !== undefined ? ` (${DEADLINE_PROBE_MS} ms + 2 x the scripted backend's measured start-up of ${harness.measuredStartupMs} ms)` : ''}; ${probes.map((p) => `${p}: ${limits[p].how}`).join('; ')}`);
+    judge.note(`deadline ${deadline} ms${startupMs !== undefined ? ` (${DEADLINE_PROBE_MS} ms + 2 x the scripted backend's measured start-up of ${startupMs} ms)` : ''}; ${probes.map((p) => `${p}: ${limits[p].how}`).join('; ')}`);
     const phases = new Phases();
     const timed = (phase: string, probe: keyof typeof delayed, nextName: string, next: WireRecord | undefined): void => {
       const run = runs[probe];
