@@ -68,7 +68,7 @@ function effectsProblem(effects: JsonValue[]): string | undefined {
     // Unknown types and defined-but-unadvertised ones alike (AHP-CAP-001).
     if (!ENFORCED.includes(e.type)) return `effect ${i} of type ${quote(e.type)} was not advertised`;
   }
-  const findings = validate('effects', effects, { wireOnly: true });
+  const findings = validate('effects', effects, { wireOnly: true, explain: false });
   if (!isWireValid(findings)) {
     const f = findings.find((x) => x.layer === 'wire')!;
     return `effects fail the effect schema at ${f.path || '(root)'}: ${f.message.slice(0, 120)}`;

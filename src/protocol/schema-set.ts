@@ -18,6 +18,8 @@ export interface SchemaSet {
   readonly label: string;
   /** The verdict for a kind, fast (stops at the first error). */
   isValid(kind: string, value: unknown): boolean;
+  /** The fast validator's errors for an invalid value (the first it met), undefined for a valid one. */
+  firstErrors(kind: string, value: unknown): ErrorObject[] | undefined;
   /** The validate function for a kind that collects every error, or a SchemaSetError when the set cannot express it. */
   forKind(kind: string): ValidateFunction;
   /** The validate function for a `file#pointer` location inside this set. */
@@ -166,6 +168,11 @@ class CompiledSet implements SchemaSet {
 
   isValid(kind: string, value: unknown): boolean {
     return this.at(this.kindUri(kind), 'fast')(value) as boolean;
+  }
+
+  firstErrors(kind: string, value: unknown): ErrorObject[] | undefined {
+    const fn = this.at(this.kindUri(kind), 'fast');
+    return fn(value) ? undefined : [...(fn.errors ?? [])];
   }
 }
 

@@ -28,6 +28,13 @@ export interface ValidateOptions {
   schemas?: SchemaSet;
   /** Skip the profile layer (the fixture verdict uses the wire layer only). */
   wireOnly?: boolean;
+  /**
+   * `false`: an invalid value gets only the first schema error the fast validator met, and
+   * no explaining validator is compiled (about half a second of CPU). For a short-lived
+   * process that needs the verdict more than every reason, such as the reference harness
+   * refusing a registration. The verdict is the same either way.
+   */
+  explain?: boolean;
 }
 
 export const isWireValid = (findings: readonly Finding[]): boolean => !findings.some((f) => f.layer === 'wire');
@@ -53,11 +60,19 @@ export function validate(kind: string, value: unknown, options: ValidateOptions 
   const schemas = options.schemas ?? ourSchemas();
   const requirement = entry.requirements[0];
   const findings: Finding[] = [];
-  if (!schemas.isValid(kind, value)) {
+  const first = schemas.firstErrors(kind, value);
+  if (first) {
     // Only an invalid value pays for collecting and explaining every error.
-    const fn = schemas.forKind(kind);
-    fn(value);
-    for (const i of schemaIssues(fn.errors, value, schemas)) findings.push(wire(i.path, i.code, i.message, requirement));
+    let errors = first;
+    if (options.explain !== false) {
+      const fn = schemas.forKind(kind);
+      fn(value);
+      errors = fn.errors ?? first;
+    }
+    const issues = schemaIssues(errors, value, options.explain === false ? undefined : schemas);
+    // A fast validator may stop at a keyword no issue describes: the verdict still stands.
+    if (issues.length === 0) findings.push(wire('', 'schema.invalid', `not a valid ${entry.title}`, requirement));
+    for (const i of issues) findings.push(wire(i.path, i.code, i.message, requirement));
   }
   findings.push(...semanticFindings(kind, value, schemas));
   if (!options.wireOnly) findings.push(...profileFindings(kind, value));

@@ -155,6 +155,7 @@ function permissiveEffectSchemas(): SchemaSet {
   return {
     label: 'ours, effect list unchecked',
     isValid: (kind, value) => kind === 'effects' || real.isValid(kind, value),
+    firstErrors: (kind, value) => (kind === 'effects' ? undefined : real.firstErrors(kind, value)),
     forKind: (kind) => (kind === 'effects' ? pass : real.forKind(kind)),
     forLocation: (location) => real.forLocation(location),
     branch: (union, index) => real.branch(union, index),
