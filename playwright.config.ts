@@ -16,7 +16,7 @@ import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV
 import { checkTimeLimitMs } from './src/timing.js';
 import type { ResultsReporterOptions } from './src/results/reporter.js';
 import { runMetadata } from './src/results/run-record.js';
-import type { SuiteOptions } from './suites/support/fixtures.js';
+import type { SuiteOptions } from './suites/support/check.js';
 
 // Playwright loads this config in its main process and in every worker: each reads the
 // same plan file, and nothing else reads it.

@@ -98,7 +98,6 @@ export interface HttpNoReply {
 /** What came back for one message. */
 export type Reply = PersistentReply | PerEventReply | HttpAnswer | StdioNoReply | HttpNoReply;
 export type StdioReply = Extract<Reply, { transport: 'stdio' }>;
-export type HttpReplyOrNone = Extract<Reply, { transport: 'http' }>;
 
 /** How silence after a notification is seen: the caller says what its messages mean. */
 export interface SilenceProbe {

@@ -87,13 +87,6 @@ function dispatcher(): Agent {
   return agent;
 }
 
-/** Close the shared dispatcher (it is recreated on the next request). */
-export async function closeHttpAgent(): Promise<void> {
-  const a = agent;
-  agent = undefined;
-  if (a) await a.close().catch(() => {});
-}
-
 function flattenHeaders(h: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(h)) {

@@ -39,11 +39,6 @@ export function adapterRunDeadlineMs(timeoutMs: number, toolSteps: number): numb
   return 3 * START_ALLOWANCE_MS + (toolSteps + 2) * (3 * timeoutMs + 3_000);
 }
 
-/** How long another check waits for a shared adapter run before running it itself. */
-export function sharedRunWaitMs(timeoutMs: number, steps: number): number {
-  return 3 * START_ALLOWANCE_MS + steps * (3 * timeoutMs + 3_000);
-}
-
 /**
  * After the adapter exits: how long its stdio backends may still take to report (read
  * their last line, see end of input, exit) before the container is torn down.

@@ -38,7 +38,7 @@ export interface CheckSpec {
   readonly expectation: string;
   /**
    * How many times the check starts the implementation, where that is more than a few:
-   * its time limit grows by a per-launch allowance (suites/support/fixtures.ts), so a
+   * its time limit grows by a per-launch allowance (suites/support/check.ts), so a
    * loaded machine slows it down without failing it, and a hung implementation still
    * meets a deadline.
    */

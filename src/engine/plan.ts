@@ -4,7 +4,7 @@
 // target (its role's suite folder and a grep of its check ids), and the checks the claim
 // cannot exercise are declared not applicable with the reason. The CLI writes the plan to
 // a file; playwright.config.ts is its only reader and hands each project its claim and
-// target through `use` (suites/support/fixtures.ts).
+// target through `use` (suites/support/check.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applicableChecks, checkSpec, claimRoles, type Lifecycle } from '../checks/catalogue.js';

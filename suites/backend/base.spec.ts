@@ -1,10 +1,11 @@
 // Base Protocol profile, backend side (seed base checks 1, 2, 3, 4, 7 and the secret rule).
 import { randomBytes } from 'node:crypto';
+import { isObject } from '../../src/protocol/json.js';
 import { assertValid, deliberately, HARMLESS_TOOL, interceptRequest, newId, observeNotification, sampleRequest, toolBeforeEvent } from '../../src/checks/probes.js';
 import { ERROR_CODES, REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
 import { validate } from '../../src/protocol/validator.js';
-import { check, test } from '../support/fixtures.js';
-import { clip, eachProbe, errorResponse, errorShapeProblem, httpOf, isObj, replyObject, successResult } from '../support/expect.js';
+import { check, test } from '../support/check.js';
+import { clip, eachProbe, errorResponse, errorShapeProblem, httpOf, replyObject, successResult } from '../support/expect.js';
 
 const harmless = () => interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
 
@@ -41,7 +42,7 @@ type Obj = Record<string, unknown>;
 /** What a result decides, without free text that may name the event: effect types, with target and operation for modify. */
 const decision = (r: Obj): string => JSON.stringify({
   version: r.protocolVersion,
-  effects: Array.isArray(r.effects) ? r.effects.map((e) => (isObj(e) ? [e.type, e.target, e.operation].filter((x) => x !== undefined).join('/') : typeof e)) : r.effects,
+  effects: Array.isArray(r.effects) ? r.effects.map((e) => (isObject(e) ? [e.type, e.target, e.operation].filter((x) => x !== undefined).join('/') : typeof e)) : r.effects,
 });
 
 const UNKNOWN = 'xAhpConformanceUnknown';
@@ -105,11 +106,11 @@ test(...check('base.extension-keys', async ({ claim, backend, judge }) => {
     const result = successResult(judge, await backend.request(req), req, 'a success result');
     const bad: string[] = [];
     const keys = (o: unknown, where: string): void => {
-      if (isObj(o)) for (const k of Object.keys(o)) if (!pattern.test(k)) bad.push(`${where} key "${k}"`);
+      if (isObject(o)) for (const k of Object.keys(o)) if (!pattern.test(k)) bad.push(`${where} key "${k}"`);
     };
     keys(result.extensions, 'result.extensions');
     (Array.isArray(result.effects) ? result.effects : []).forEach((e, i) => {
-      if (!isObj(e)) return;
+      if (!isObject(e)) return;
       keys(e.extensions, `effects[${i}].extensions`);
       if (e.type === 'deny' && e.code !== undefined && (typeof e.code !== 'string' || !pattern.test(e.code))) bad.push(`effects[${i}].code ${JSON.stringify(e.code)}`);
     });
@@ -168,7 +169,7 @@ test(...check('base.invalid-params', async ({ backend, judge }) => {
   const req = { jsonrpc: '2.0', id: newId('no-event'), method: 'hooks/intercept', params: { protocolVersion: 'draft', capabilities: { effects: ['deny'] } } };
   const reply = await backend.request(deliberately(req, 'params has no event'));
   const v = replyObject(judge, reply, req, 'a JSON-RPC error for params without an event');
-  if (!isObj(v.error)) judge.warn(`a request whose params lack the event was answered without an error: ${clip(JSON.stringify(v), 200)}`);
+  if (!isObject(v.error)) judge.warn(`a request whose params lack the event was answered without an error: ${clip(JSON.stringify(v), 200)}`);
 }));
 
 test(...check('base.unparseable-input', async ({ backend, judge }) => {
@@ -181,7 +182,7 @@ test(...check('base.unparseable-input', async ({ backend, judge }) => {
   if (http && http.status !== 200 && reply.value === undefined) return judge.note(`HTTP ${http.status} without a JSON-RPC body`);
   const v = replyObject(judge, reply, garbage, 'no reply, or a JSON-RPC error -32700 with id null');
   const e = v.error as { code?: unknown } | undefined;
-  if (!isObj(e) || e.code !== -32700 || v.id !== null) {
+  if (!isObject(e) || e.code !== -32700 || v.id !== null) {
     judge.fail(`unparseable input must get no reply or error -32700 with id null, got ${clip(JSON.stringify(v), 200)}`);
   }
   const shape = errorShapeProblem(e as Record<string, unknown>);

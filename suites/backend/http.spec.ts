@@ -1,7 +1,8 @@
 // HTTP binding profile, backend side (AHP-HTTP-001).
 import { HARMLESS_TOOL, deliberately, interceptRequest, newId, observeNotification, toolBeforeEvent } from '../../src/checks/probes.js';
-import { check, test } from '../support/fixtures.js';
-import { clip, describeReply, httpOf, isObj, replyObject } from '../support/expect.js';
+import { isObject } from '../../src/protocol/json.js';
+import { check, test } from '../support/check.js';
+import { clip, describeReply, httpOf, replyObject } from '../support/expect.js';
 
 const isJsonMediaType = (contentType: string): boolean => /^application\/json\s*(;.*)?$/i.test(contentType.trim());
 
@@ -29,7 +30,7 @@ test(...check('http.error-status', async ({ backend, judge }) => {
   const req = { jsonrpc: '2.0', id: newId('bogus'), method: 'hooks/bogus', params: { protocolVersion: 'draft' } };
   const reply = await backend.request(deliberately(req, 'an unknown method, to see how errors travel'));
   const v = replyObject(judge, reply, req, 'a JSON-RPC error response with HTTP status 200');
-  if (!isObj(v.error)) return judge.note('no JSON-RPC error came back to judge (see base.unknown-method)');
+  if (!isObject(v.error)) return judge.note('no JSON-RPC error came back to judge (see base.unknown-method)');
   const status = httpOf(reply)?.status;
   if (status !== 200) judge.warn(`the JSON-RPC error came with HTTP status ${status}; harnesses treat any non-200 status as a transport failure`);
 }));

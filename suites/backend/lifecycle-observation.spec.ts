@@ -1,6 +1,6 @@
 // Lifecycle Observation profile, backend side.
 import { lifecycleEvents, observeNotification } from '../../src/checks/probes.js';
-import { check, test } from '../support/fixtures.js';
+import { check, test } from '../support/check.js';
 import { clip } from '../support/expect.js';
 
 test(...check('lo.observe-silence', async ({ backend, judge }) => {

@@ -1,11 +1,12 @@
 // stdio binding profile, backend side (AHP-STDIO-001). Other checks read stdout leniently
 // (see drivers/stdio-framing.ts); these judge the framing itself.
 import type { Exit, StdioReply } from '../../drivers/channel.js';
+import { isObject } from '../../src/protocol/json.js';
 import { PersistentStdioChannel } from '../../drivers/stdio-channel.js';
 import { deliberately, HARMLESS_TOOL, interceptRequest, newId, observeNotification, sampleRequest, toolBeforeEvent, type DeliberateProbe } from '../../src/checks/probes.js';
 import type { BackendSession, Reply } from '../support/backend-session.js';
-import { check, test } from '../support/fixtures.js';
-import { clip, describeReply, isObj, received } from '../support/expect.js';
+import { check, test } from '../support/check.js';
+import { clip, describeReply, received } from '../support/expect.js';
 
 /** After a reply, nothing more may come: wait a short window for stray lines. */
 const SETTLE_MS = 250;
@@ -95,7 +96,7 @@ test(...check('stdio.stdout-clean', async ({ backend, judge, target }) => {
       p.send(`${JSON.stringify(follow)}\n`);
       let reply = await s.next(p);
       look(reply, 'unparseable input and a follow-up request');
-      if (reply.kind === 'reply' && isObj(reply.value) && reply.value.id !== follow.id) {
+      if (reply.kind === 'reply' && isObject(reply.value) && reply.value.id !== follow.id) {
         reply = await s.next(p);
         look(reply, 'the follow-up request after unparseable input');
       }
@@ -150,14 +151,14 @@ test(...check('stdio.persistent-exchanges', async ({ claim, backend, judge }) =>
         return judge.fail(`exchange ${i} of ${LONG_RUN} got no reply: ${reply.why}${problems.length > 1 ? `; before that:\n${problems.slice(0, -1).join('\n')}` : ''}`);
       }
       if (stream(backend).restarts > 0) return judge.fail(`the process ended after exchange ${i - 1} of ${LONG_RUN}; a persistent backend serves many messages until end of input`);
-      const v = isObj(reply.value) ? reply.value : undefined;
+      const v = isObject(reply.value) ? reply.value : undefined;
       if (!v) {
         problems.push(`exchange ${i} (${kind.label}): the reply is not one JSON object: ${clip(reply.raw, 120)}`);
         keep();
         continue;
       }
       if (v.id !== req.id) problems.push(`exchange ${i} (${kind.label}): reply id ${clip(JSON.stringify(v.id) ?? 'absent', 80)}, request id ${JSON.stringify(req.id)}`);
-      const content = isObj(v.result) ? `result ${decisionOf(v.result)}` : isObj(v.error) ? `error ${JSON.stringify(v.error.code)}` : 'neither result nor error';
+      const content = isObject(v.result) ? `result ${decisionOf(v.result)}` : isObject(v.error) ? `error ${JSON.stringify(v.error.code)}` : 'neither result nor error';
       const before = first.get(kind.label);
       if (before === undefined) first.set(kind.label, content);
       else if (content !== before) problems.push(`exchange ${i} (${kind.label}): ${clip(content, 120)}, the first time ${clip(before, 120)}`);
@@ -172,7 +173,7 @@ test(...check('stdio.persistent-exchanges', async ({ claim, backend, judge }) =>
 
 /** Effect types, with target and operation for modify (free text such as a reason may name the event). */
 const decisionOf = (r: Record<string, unknown>): string => JSON.stringify(Array.isArray(r.effects)
-  ? r.effects.map((e) => (isObj(e) ? [e.type, e.target, e.operation].filter((x) => x !== undefined).join('/') : typeof e)) : r.effects);
+  ? r.effects.map((e) => (isObject(e) ? [e.type, e.target, e.operation].filter((x) => x !== undefined).join('/') : typeof e)) : r.effects);
 
 test(...check('stdio.per-event-exit', async ({ backend, judge }) => {
   const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL));

@@ -1,13 +1,14 @@
 // Tool Interception profile, backend side.
 import { HARMLESS_TOOL, interceptRequest, sampleRequest, toolBeforeEvent } from '../../src/checks/probes.js';
+import { isObject } from '../../src/protocol/json.js';
 import { applyModifyResponse, EditRejected } from '../../src/protocol/edit.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
-import { check, test } from '../support/fixtures.js';
-import { clip, describeReply, eachProbe, isObj, received, replyObject, successResult } from '../support/expect.js';
+import { check, test } from '../support/check.js';
+import { clip, describeReply, eachProbe, received, replyObject, successResult } from '../support/expect.js';
 
 type Obj = Record<string, unknown>;
 
-const effectsOf = (result: Obj): Obj[] => (Array.isArray(result.effects) ? result.effects.filter(isObj) : []);
+const effectsOf = (result: Obj): Obj[] => (Array.isArray(result.effects) ? result.effects.filter(isObject) : []);
 
 test(...check('ti.result-valid', async ({ backend, judge }) => {
   const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL), { effects: ['deny'] });
@@ -35,7 +36,7 @@ test(...check('ti.advertised-effects', async ({ claim, backend, judge }) => {
   for (const { req, why } of probes) {
     const reply = await backend.request(req);
     // Declining with a JSON-RPC error is not an unadvertised effect (the harness applies its failure policy).
-    if (reply.kind === 'reply' && isObj(reply.value) && isObj(reply.value.error)) {
+    if (reply.kind === 'reply' && isObject(reply.value) && isObject(reply.value.error)) {
       judge.note(`${why}: answered with a JSON-RPC error, which returns no effect`);
       continue;
     }
@@ -91,8 +92,8 @@ test(...check('ti.duplicate-delivery', async ({ claim, backend, judge }) => {
   const req = sample ? sampleRequest(sample, 'deny') : interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
   const first = successResult(judge, await backend.request(req), req, 'a success result');
   const reply = await backend.request(req);
-  const v = reply.kind === 'reply' && isObj(reply.value) ? reply.value : undefined;
-  if (!v || !isObj(v.result)) {
+  const v = reply.kind === 'reply' && isObject(reply.value) ? reply.value : undefined;
+  if (!v || !isObject(v.result)) {
     // An error or silence for the duplicate is a MUST failure, judged by ti.duplicate-answered.
     return judge.incomplete(`the duplicate got no success result to compare with the first (${describeReply(reply)}); ti.duplicate-answered judges that`, {
       sent: req, received: received(reply), expected: 'a success result for the duplicate, semantically equal to the first',
@@ -110,8 +111,8 @@ test(...check('ti.duplicate-answered', async ({ claim, backend, judge }) => {
   const sample = claim.backend!.samples.deny[0];
   const req = sample ? sampleRequest(sample, 'deny') : interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
   const first = await backend.request(req);
-  const v = first.kind === 'reply' && isObj(first.value) ? first.value : undefined;
-  if (!v || !isObj(v.result)) {
+  const v = first.kind === 'reply' && isObject(first.value) ? first.value : undefined;
+  if (!v || !isObject(v.result)) {
     return judge.incomplete(`the first delivery got no success result (${describeReply(first)}), so tolerance of a duplicate cannot be judged; ti.result-valid judges the first reply`, {
       sent: req, received: received(first), expected: 'a success result for the first delivery',
     });
@@ -121,7 +122,7 @@ test(...check('ti.duplicate-answered', async ({ claim, backend, judge }) => {
 
 /** What a result decides: effect types, with target and operation for modify (free text such as a reason may name the event). */
 const decision = (r: Obj): string => JSON.stringify(Array.isArray(r.effects)
-  ? r.effects.map((e) => (isObj(e) ? [e.type, e.target, e.operation].filter((x) => x !== undefined).join('/') : typeof e)) : r.effects);
+  ? r.effects.map((e) => (isObject(e) ? [e.type, e.target, e.operation].filter((x) => x !== undefined).join('/') : typeof e)) : r.effects);
 
 test(...check('ti.state-independent', async ({ claim, backend, judge }) => {
   const deny = claim.backend!.samples.deny[0];

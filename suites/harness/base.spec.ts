@@ -1,14 +1,15 @@
 // Base Protocol, harness side (the seed's checks 1-6, 8 and 9): the runner plays the
 // backend and judges what the harness sends and whether the sentinel tool ran.
 import { REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
+import { isObject } from '../../src/protocol/json.js';
 import { deepEqualJson } from '../../src/protocol/json.js';
 import { REGISTRATION_CORPUS } from '../../src/checks/registration-corpus.js';
-import { check, test } from '../support/fixtures.js';
+import { check, test } from '../support/check.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
 import {
-  callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, notRunBecause, OBSERVE, paramsOf, ran, reportedAs, reportedOutcome, requireUsable, stepOf, summary,
-} from '../support/harness-judge.js';
+  callIdOf, eventOf, eventType, frames, INTERCEPT, messageOf, notRunBecause, OBSERVE, paramsOf, ran, reportedAs, reportedOutcome, requireUsable, stepOf, summary,
+} from '../support/harness-observations.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
 
@@ -172,12 +173,12 @@ test.describe('base (harness)', () => {
     if (events.length === 0) judge.fail('the harness sent no events', { received: summary(run) });
     for (const f of events) {
       const h = eventOf(f)!.harness;
-      const ok = isObj(h) && typeof h.name === 'string' && h.name !== '' && typeof h.version === 'string' && h.version !== '';
+      const ok = isObject(h) && typeof h.name === 'string' && h.name !== '' && typeof h.version === 'string' && h.version !== '';
       if (!ok) judge.fail(`a ${eventType(f)} event to hook ${f.hook} has harness ${JSON.stringify(h)}`, { received: f.text, expected: spec.expectation });
     }
     // The originating harness, not the adapter: the events name what the adapter report names.
     const reported = run.report?.harness;
-    if (!isObj(reported) || typeof reported.name !== 'string' || reported.name === '') {
+    if (!isObject(reported) || typeof reported.name !== 'string' || reported.name === '') {
       judge.note(`the adapter report names no harness (${JSON.stringify(reported ?? null)}), so the events' harness could not be compared with it`);
       return;
     }

@@ -1,9 +1,9 @@
 // HTTP binding, harness side: one JSON POST per message to the exact URL, no redirects,
 // and the bearer token in exactly one header and nowhere else.
-import { check, test } from '../support/fixtures.js';
+import { check, test } from '../support/check.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { hookId, intercept, observe, tool, type HarnessRun } from '../support/harness-session.js';
-import { frames, ran, reportedAs, requireUsable, summary } from '../support/harness-judge.js';
+import { frames, ran, reportedAs, requireUsable, summary } from '../support/harness-observations.js';
 import { HOOK_QUERY } from '../../drivers/scripted-backend/http-server.js';
 
 test.describe('http (harness)', () => {

@@ -2,12 +2,13 @@
 // is in base.exact-dispatch; here: shape, isolation from failing observers, call
 // identity across before/after, and effective content after edits.
 import { deepEqualJson } from '../../src/protocol/json.js';
+import { isObject } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
-import { check, test } from '../support/fixtures.js';
+import { check, test } from '../support/check.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool, type HarnessRun } from '../support/harness-session.js';
-import { between, callIdOf, eventOf, eventType, frames, INTERCEPT, isObj, messageOf, OBSERVE, paramsOf, Phases, ran, replyOf, reportedAs, requireUsable, stepOf, summary, toolInputOf } from '../support/harness-judge.js';
+import { between, callIdOf, eventOf, eventType, frames, INTERCEPT, messageOf, OBSERVE, paramsOf, Phases, ran, replyOf, reportedAs, requireUsable, stepOf, summary, toolInputOf } from '../support/harness-observations.js';
 import { actToleranceMs, observerHangMs } from '../../src/timing.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
@@ -90,7 +91,7 @@ test.describe('lifecycle-observation (harness)', () => {
         }
         if (step === 'denied') {
           const e = eventOf(f)!;
-          const exec = isObj(e.execution) ? e.execution : {};
+          const exec = isObject(e.execution) ? e.execution : {};
           if (e.outcome !== 'denied' || exec.status !== 'skipped' || exec.reason !== 'policy') {
             judge.fail(`tool.after of the denied call has outcome ${JSON.stringify(e.outcome)} and execution ${JSON.stringify(e.execution)}`, { received: f.text, expected: 'outcome "denied", execution {status: "skipped", reason: "policy"}' });
           }
@@ -111,7 +112,7 @@ test.describe('lifecycle-observation (harness)', () => {
     });
     requireUsable(judge, run, ['t1']);
     const caps = paramsOf(frames(run, { hook: 'a', method: INTERCEPT })[0] ?? ({} as never))?.capabilities;
-    if (!isObj(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) judge.notApplicable('the harness does not advertise modify of the tool input');
+    if (!isObject(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) judge.notApplicable('the harness does not advertise modify of the tool input');
     const m = run.markers.t1;
     if (!m) judge.fail('the modified call did not run', { received: summary(run) });
     const after = frames(run, { hook: 'obs', method: OBSERVE }).filter((f) => eventType(f) === 'tool.after');

@@ -1,9 +1,9 @@
 // stdio binding, harness side: what the harness writes on a backend's stdin, how it
 // starts the backend, and how it treats badly framed replies.
-import { check, test } from '../support/fixtures.js';
+import { check, test } from '../support/check.js';
 import { intercept, observe, tool } from '../support/harness-session.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
-import { between, frames, INTERCEPT, Phases, ran, replyOf, reportedAs, reportedOutcome, requireUsable, stepOf, summary } from '../support/harness-judge.js';
+import { between, frames, INTERCEPT, Phases, ran, replyOf, reportedAs, reportedOutcome, requireUsable, stepOf, summary } from '../support/harness-observations.js';
 import { actToleranceMs } from '../../src/timing.js';
 
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };

@@ -5,15 +5,15 @@ import { applyModifyResponse, EditRejected, permissiveEditContext } from '../../
 import { deepEqualJson } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
-import { check, test, type Judge } from '../support/fixtures.js';
+import { check, test, type Judge } from '../support/check.js';
 import { intercept, observe, SENTINEL_TOOL, together, tool, type HarnessRun, type RunPlan, type HarnessSession, type HookPlan, type Subscription } from '../support/harness-session.js';
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
 import { actToleranceMs, DEADLINE_PROBE_MS, lateReplyDelayMs, noReplyHoldMs, timeoutClassDelayMs } from '../../src/timing.js';
 import { appliesTo, JUDGED_SNAPSHOT, SNAPSHOTS, type SnapshotCommit } from '../../src/checks/registration-corpus.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import {
-  between, eventOf, frames, INTERCEPT, intercepts, isObj, messageOf, OBSERVE, observationOf, paramsOf, Phases, ran, replyOf, reportedAs, reportedOutcome, requestOf, requireUsable, stepOf, summary, toolInputOf,
-} from '../support/harness-judge.js';
+  between, eventOf, frames, INTERCEPT, intercepts, messageOf, OBSERVE, observationOf, paramsOf, Phases, ran, replyOf, reportedAs, reportedOutcome, requestOf, requireUsable, stepOf, summary, toolInputOf,
+} from '../support/harness-observations.js';
 
 type Obj = Record<string, unknown>;
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };

@@ -4,16 +4,17 @@
 // under fullyParallel), so the run is made once per target; a worker that restarts after
 // a failure simply makes it again.
 import { REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
+import { isObject } from '../../src/protocol/json.js';
 import { deepEqualJson } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import { HOOK_QUERY } from '../../drivers/scripted-backend/http-server.js';
-import { check, test, type Judge } from '../support/fixtures.js';
+import { check, test, type Judge } from '../support/check.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, together, tool, type HarnessRun, type HarnessSession } from '../support/harness-session.js';
 import {
-  advertisesModify, eventOf, eventType, expectedInput, frames, INTERCEPT, intercepts, isObj, messageOf, OBSERVE, paramsOf, reportedAs, requireUsable, stepOf, summary, toolInputOf,
-} from '../support/harness-judge.js';
+  advertisesModify, eventOf, eventType, expectedInput, frames, INTERCEPT, intercepts, messageOf, OBSERVE, paramsOf, reportedAs, requireUsable, stepOf, summary, toolInputOf,
+} from '../support/harness-observations.js';
 
 type Obj = Record<string, unknown>;
 const DENY = { type: 'deny', reason: 'the scripted backend denies this call' };
@@ -69,9 +70,9 @@ test.describe('typical session (harness)', () => {
     let seen = 0;
     const walk = (v: unknown, where: string, text: string | undefined): void => {
       if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${where}/${i}`, text));
-      else if (isObj(v)) {
+      else if (isObject(v)) {
         for (const [k, x] of Object.entries(v)) {
-          if (k === 'extensions' && isObj(x)) {
+          if (k === 'extensions' && isObject(x)) {
             for (const key of Object.keys(x)) {
               seen++;
               if (!pattern.test(key)) judge.fail(`extension key "${key}" at ${where}/extensions is not a reverse-DNS name`, { received: text, expected: spec.expectation });

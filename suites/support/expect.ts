@@ -1,13 +1,13 @@
 // Small judgements shared by the backend suites. Each judges one aspect and says, when it
 // fails, what was sent, what came back and what was expected.
 import type { JsonValue } from '../../src/protocol/json.js';
+import { isObject } from '../../src/protocol/json.js';
 import type { HttpDetails } from '../../drivers/channel.js';
 import type { Reply } from './backend-session.js';
 import type { Evidence } from '../../src/results/model.js';
-import type { Judge } from './fixtures.js';
+import type { Judge } from './check.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const clip = (s: string, n = 400): string => (s.length > n ? `${s.slice(0, n)}… (${s.length} characters)` : s);
 
@@ -46,7 +46,7 @@ export function received(r: Reply): unknown {
 export function replyObject(judge: Judge, r: Reply, sent: unknown, expected: string): Obj {
   judge.evidence({ sent, received: received(r), expected });
   if (r.kind === 'none') judge.fail(`expected ${expected}, got ${describeReply(r)}`);
-  if (r.parseError !== undefined || !isObj(r.value)) {
+  if (r.parseError !== undefined || !isObject(r.value)) {
     judge.fail(`expected ${expected}, got a reply that is not one JSON object (${r.parseError ?? 'a JSON value of another type'}): ${clip(r.raw, 200)}`);
   }
   return r.value as Obj;
@@ -55,11 +55,11 @@ export function replyObject(judge: Judge, r: Reply, sent: unknown, expected: str
 /** A success response's `result` object (any id; id equality is its own check). */
 export function successResult(judge: Judge, r: Reply, sent: unknown, expected = 'a success response with a result object'): Obj {
   const v = replyObject(judge, r, sent, expected);
-  if (isObj(v.error)) {
+  if (isObject(v.error)) {
     const e = v.error as { code?: JsonValue; message?: JsonValue };
     judge.fail(`expected ${expected}, got JSON-RPC error ${quoted(e.code)} ${quoted(e.message ?? '')}`);
   }
-  if (!isObj(v.result)) judge.fail(`expected ${expected}, got a response without a result object: ${clip(quoted(v), 200)}`);
+  if (!isObject(v.result)) judge.fail(`expected ${expected}, got a response without a result object: ${clip(quoted(v), 200)}`);
   return v.result as Obj;
 }
 
@@ -67,7 +67,7 @@ export function successResult(judge: Judge, r: Reply, sent: unknown, expected = 
 export function errorResponse(judge: Judge, r: Reply, request: Obj, code?: number): Obj {
   const expected = `a JSON-RPC error${code === undefined ? '' : ` with code ${code}`} carrying the request id ${quoted(request.id)}`;
   const v = replyObject(judge, r, request, expected);
-  if (!isObj(v.error)) {
+  if (!isObject(v.error)) {
     judge.fail(`expected ${expected}, got ${'result' in v ? 'a success result' : 'a response without an error object'}: ${clip(quoted(v), 200)}`);
   }
   const e = v.error as Obj;
@@ -149,4 +149,4 @@ export async function eachProbe<T>(judge: Judge, probes: readonly T[], expected:
   if (failures.length) judge.fail(failures.length === 1 ? failures[0]! : `${failures.length} of ${probes.length} probes failed:\n${failures.join('\n')}`);
 }
 
-export { isObj, clip };
+export { clip };

@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { packageRoot } from '../../src/package-root.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
-import type { ResolvedClaim } from '../../src/claims/load.js';
+import { CONFIG_PLACEHOLDER, type ResolvedClaim } from '../../src/claims/load.js';
 import { launchAdapter, Limiter, type AdapterExit } from '../../drivers/adapter-launch.js';
 import type { SharedRuns } from '../../drivers/adapter-runs.js';
 import type { Transcript } from '../../drivers/transcript.js';
@@ -390,7 +390,7 @@ export class HarnessSession {
       this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${opts.label}": adapter started with ${configPath}` });
       started = await launchAdapter(
         {
-          command: h.command, args: h.args.map((a) => a.replaceAll('{config}', configPath)), cwd: h.cwd,
+          command: h.command, args: h.args.map((a) => a.replaceAll(CONFIG_PLACEHOLDER, configPath)), cwd: h.cwd,
           env: implementationEnv(h, { TMPDIR: this.workspace.dir, AHP_ADAPTER_CONFIG: configPath, [TOKEN_ENV]: this.token }),
           confine: this.workspace.confine([h.cwd], true),
         },

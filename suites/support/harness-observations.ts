@@ -2,8 +2,9 @@
 // which tool step a frame belongs to, whether the sentinel ran and with what input. The
 // checks themselves stay short: scenario, then judgement with evidence.
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
+import { isObject } from '../../src/protocol/json.js';
 import { applyModifyResponse, EditRejected, permissiveEditContext } from '../../src/protocol/edit.js';
-import type { Judge } from './fixtures.js';
+import type { Judge } from './check.js';
 import { hookId, type HarnessRun, type Outcome } from './harness-session.js';
 
 type Obj = Record<string, unknown>;
@@ -11,21 +12,20 @@ type Obj = Record<string, unknown>;
 export const INTERCEPT = 'hooks/intercept';
 export const OBSERVE = 'hooks/observe';
 
-export const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Frames (received messages) of a run, optionally of one hook and one method, in arrival order. */
 export function frames(run: HarnessRun, filter: { hook?: string; method?: string } = {}): WireRecord[] {
   return run.records.filter((r) => r.kind === 'frame' && (filter.hook === undefined || r.hook === filter.hook) && (filter.method === undefined || r.method === filter.method));
 }
 
-export const messageOf = (r: WireRecord): Obj | undefined => (isObj(r.message) ? r.message : undefined);
+export const messageOf = (r: WireRecord): Obj | undefined => (isObject(r.message) ? r.message : undefined);
 export const paramsOf = (r: WireRecord): Obj | undefined => {
   const p = messageOf(r)?.params;
-  return isObj(p) ? p : undefined;
+  return isObject(p) ? p : undefined;
 };
 export const eventOf = (r: WireRecord): Obj | undefined => {
   const e = paramsOf(r)?.event;
-  return isObj(e) ? e : undefined;
+  return isObject(e) ? e : undefined;
 };
 export const eventType = (r: WireRecord): string | undefined => {
   const t = eventOf(r)?.type;
@@ -35,7 +35,7 @@ export const eventType = (r: WireRecord): string | undefined => {
 /** The tool input of a frame's event (parsed if a harness sent it as a JSON string). */
 export function toolInputOf(r: WireRecord): unknown {
   const t = eventOf(r)?.tool;
-  if (!isObj(t)) return undefined;
+  if (!isObject(t)) return undefined;
   if (typeof t.input === 'string') {
     try {
       return JSON.parse(t.input) as unknown;
@@ -49,15 +49,15 @@ export function toolInputOf(r: WireRecord): unknown {
 /** The scenario step a frame belongs to (the sentinel input carries `probe: <step id>`). */
 export function stepOf(r: WireRecord): string | undefined {
   const input = toolInputOf(r);
-  return isObj(input) && typeof input.probe === 'string' ? input.probe : undefined;
+  return isObject(input) && typeof input.probe === 'string' ? input.probe : undefined;
 }
 
 export function callIdOf(r: WireRecord): unknown {
   const e = eventOf(r);
   const call = e?.call;
-  if (isObj(call)) return call.id;
+  if (isObject(call)) return call.id;
   const t = e?.tool;
-  return isObj(t) ? t.callId : undefined;
+  return isObject(t) ? t.callId : undefined;
 }
 
 /** The hooks/intercept frames a hook received, optionally for one step. */
@@ -77,9 +77,9 @@ export function expectedInput(input: Obj, effects: unknown[]): Obj | undefined {
 /** Does the harness advertise modify of the input with this operation? (capability gating) */
 export function advertisesModify(run: HarnessRun, hook: string, operation: 'replace' | 'merge'): boolean {
   const caps = paramsOf(intercepts(run, hook)[0] ?? ({} as never))?.capabilities;
-  if (!isObj(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) return false;
-  const input = isObj(caps.modify) ? caps.modify.input : undefined;
-  return !isObj(input) || input[operation] !== false;
+  if (!isObject(caps) || !Array.isArray(caps.effects) || !caps.effects.includes('modify')) return false;
+  const input = isObject(caps.modify) ? caps.modify.input : undefined;
+  return !isObject(input) || input[operation] !== false;
 }
 
 export const ran = (run: HarnessRun, step: string): boolean => run.markers[step] !== undefined;
