@@ -34,16 +34,27 @@ const reportsDir = merging ?? plan?.reportsDir ?? join(process.cwd(), 'reports')
 const folder = runFolder(reportsDir);
 // One claim: its Playwright report sits beside its results; several, or a merge (the
 // claims are known only once the blobs are read): one shared report.
-const htmlDir = !merging && plan && plan.claims.length === 1 ? join(plan.claims[0]!.reportDir, 'playwright') : join(reportsDir, 'playwright');
+const htmlDir =
+  !merging && plan && plan.claims.length === 1
+    ? join(plan.claims[0]!.reportDir, 'playwright')
+    : join(reportsDir, 'playwright');
 const progress: ReporterDescription = [process.env.AHP_PROGRESS === 'line' ? 'line' : 'list'];
 const results: ResultsReporterOptions = { outcomeFile: folder.outcome, mode: merging ? 'merge' : 'run' };
 
 const reporter: ReporterDescription[] = shard
-  ? [progress, ['blob', { outputDir: join(reportsDir, 'blob', shardLabel(shard)), fileName: `shard-${shardLabel(shard)}.zip` }]]
-  : [...(merging ? [] : [progress]), ['./src/results/reporter.js', results], ['html', { outputFolder: htmlDir, open: 'never' }]];
+  ? [
+      progress,
+      ['blob', { outputDir: join(reportsDir, 'blob', shardLabel(shard)), fileName: `shard-${shardLabel(shard)}.zip` }],
+    ]
+  : [
+      ...(merging ? [] : [progress]),
+      ['./src/results/reporter.js', results],
+      ['html', { outputFolder: htmlDir, open: 'never' }],
+    ];
 
 /** A regular expression that matches exactly these check ids at the start of a test title. */
-const checkGrep = (ids: readonly string[]): RegExp => new RegExp(`(^| )(${ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}): `);
+const checkGrep = (ids: readonly string[]): RegExp =>
+  new RegExp(`(^| )(${ids.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')}): `);
 
 export default defineConfig<SuiteOptions>({
   testMatch: '**/*.spec.js',

@@ -3,7 +3,9 @@
 import { main } from '../dist/src/cli/main.js';
 
 main(process.argv.slice(2)).then(
-  (code) => { process.exitCode = code; },
+  (code) => {
+    process.exitCode = code;
+  },
   (err) => {
     // Last-resort guard: never print a stack trace to users.
     process.stderr.write(`ahp-conformance: internal error: ${err && err.message ? err.message : String(err)}\n`);

@@ -48,7 +48,10 @@ export async function launchAdapter(cmd: AdapterCommand, opts: AdapterLaunchOpti
   if (pre.code === 'ENOENT' || pre.code === 'EACCES' || pre.code === 'ENOTDIR') throw new LaunchError(pre.message);
   const supervised = containment().kind === 'pid-namespace';
   const child = spawnTracked(cmd.command, cmd.args, {
-    cwd: cmd.cwd, env: cmd.env, stdio: ['ignore', 'pipe', 'pipe', ...(supervised ? ['pipe' as const] : [])], confine: { ...cmd.confine, supervise: true },
+    cwd: cmd.cwd,
+    env: cmd.env,
+    stdio: ['ignore', 'pipe', 'pipe', ...(supervised ? ['pipe' as const] : [])],
+    confine: { ...cmd.confine, supervise: true },
   });
   const out = new ByteTail(opts.outputCap);
   const err = new ByteTail(opts.outputCap);

@@ -133,7 +133,9 @@ export interface Channel {
 
 /** "no reply within 2000 ms (timeoutMs); waited 10000 ms in all" */
 export function noReplyWithin(timeoutMs: number, patience: number): string {
-  return patience > timeoutMs ? `no reply within ${timeoutMs} ms (timeoutMs); waited ${patience} ms in all` : `no reply within ${timeoutMs} ms`;
+  return patience > timeoutMs
+    ? `no reply within ${timeoutMs} ms (timeoutMs); waited ${patience} ms in all`
+    : `no reply within ${timeoutMs} ms`;
 }
 
 /**
@@ -144,14 +146,19 @@ export class ReplyTiming {
   /** Replies that came after timeoutMs: each one's latency, and whether it included a process start. */
   readonly late: { ms: number; includesStart: boolean }[] = [];
 
-  constructor(readonly timeoutMs: number, readonly patienceMs: number, private readonly transcript: Transcript) {}
+  constructor(
+    readonly timeoutMs: number,
+    readonly patienceMs: number,
+    private readonly transcript: Transcript,
+  ) {}
 
   /** Note `reply` if late. `includesStart`: the exchange also started the process, so start-up is part of the latency. */
   timed<R extends Reply>(reply: R, includesStart: boolean): R {
     if (reply.kind === 'reply' && reply.latencyMs > this.timeoutMs) {
       this.late.push({ ms: reply.latencyMs, includesStart });
       this.transcript.record({
-        dir: 'note', channel: reply.transport,
+        dir: 'note',
+        channel: reply.transport,
         note: `the reply came after ${reply.latencyMs} ms${includesStart ? ' (including the process start-up)' : ''}, over timeoutMs (${this.timeoutMs} ms); judged on its content`,
       });
     }

@@ -60,7 +60,17 @@ export interface Confinement {
 }
 
 /** Capabilities a contained process does not keep: those that could undo or escape the container. */
-const DROPPED_CAPS = ['sys_admin', 'sys_module', 'sys_rawio', 'sys_ptrace', 'sys_boot', 'sys_time', 'net_admin', 'mknod', 'sys_chroot'];
+const DROPPED_CAPS = [
+  'sys_admin',
+  'sys_module',
+  'sys_rawio',
+  'sys_ptrace',
+  'sys_boot',
+  'sys_time',
+  'net_admin',
+  'mknod',
+  'sys_chroot',
+];
 const MAX_WRITABLE = 5;
 
 // Positional parameters: <supervise 0|1> <n> <early dir>... <n> <covered dir>... <n> <late dir>... <command> <args>...
@@ -105,31 +115,56 @@ const SETUP = [
   'exec setpriv --bounding-set "$caps" -- "$@"',
 ].join('\n');
 
-const inside = (dir: string, parent: string): boolean => dir === parent || dir.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
+const inside = (dir: string, parent: string): boolean =>
+  dir === parent || dir.startsWith(parent.endsWith('/') ? parent : `${parent}/`);
 
 /** A writable folder that does not exist cannot be bound; it is left out (the launch still works). */
 const exists = (path: string): boolean => existsSync(path);
 
 /** The command line that runs `command args` contained as `c` says. */
-export function containedCommand(command: string, args: readonly string[], c: Confinement): { command: string; args: string[] } {
+export function containedCommand(
+  command: string,
+  args: readonly string[],
+  c: Confinement,
+): { command: string; args: string[] } {
   const writable = [...new Set(c.writable)].filter(exists);
   const hidden = [...new Set(c.hidden)].filter((h) => !writable.includes(h));
   const late = writable.filter((w) => hidden.some((h) => inside(w, h))).slice(0, MAX_WRITABLE);
-  const covered = [...hidden.map((h) => ({ dir: h, arg: `h:${h}` })), ...[...new Set(c.readOnly ?? [])].map((r) => ({ dir: r, arg: `r:${r}` }))]
+  const covered = [
+    ...hidden.map((h) => ({ dir: h, arg: `h:${h}` })),
+    ...[...new Set(c.readOnly ?? [])].map((r) => ({ dir: r, arg: `r:${r}` })),
+  ]
     .sort((a, b) => a.dir.length - b.dir.length)
     .map((x) => x.arg);
   const early = writable.filter((w) => !late.includes(w));
   return {
     command: 'setpriv',
     args: [
-      '--pdeathsig', 'KILL', '--',
-      'unshare', '--pid', '--fork', '--kill-child', '--mount', '--propagation', 'private', '--mount-proc', '--',
-      'sh', '-c', SETUP, 'ahp-contain',
+      '--pdeathsig',
+      'KILL',
+      '--',
+      'unshare',
+      '--pid',
+      '--fork',
+      '--kill-child',
+      '--mount',
+      '--propagation',
+      'private',
+      '--mount-proc',
+      '--',
+      'sh',
+      '-c',
+      SETUP,
+      'ahp-contain',
       c.supervise ? '1' : '0',
-      String(early.length), ...early,
-      String(covered.length), ...covered,
-      String(late.length), ...late,
-      command, ...args,
+      String(early.length),
+      ...early,
+      String(covered.length),
+      ...covered,
+      String(late.length),
+      ...late,
+      command,
+      ...args,
     ],
   };
 }
@@ -142,12 +177,16 @@ let state: ContainmentState | undefined;
  */
 export function containment(): ContainmentState {
   if (state) return state;
-  if (process.env.AHP_CONTAINMENT === 'process-group') return (state = { kind: 'process-group', reason: 'AHP_CONTAINMENT=process-group' });
-  if (process.platform !== 'linux') return (state = { kind: 'process-group', reason: `no PID namespaces on ${process.platform}` });
+  if (process.env.AHP_CONTAINMENT === 'process-group')
+    return (state = { kind: 'process-group', reason: 'AHP_CONTAINMENT=process-group' });
+  if (process.platform !== 'linux')
+    return (state = { kind: 'process-group', reason: `no PID namespaces on ${process.platform}` });
   const probe = containedCommand('true', [], { writable: [], hidden: [] });
   const r = spawnSync(probe.command, probe.args, { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
   if (r.error || r.status !== 0) {
-    const why = r.error ? (r.error as NodeJS.ErrnoException).code ?? r.error.message : (r.stderr?.toString('utf8').trim().split('\n').pop() ?? `exit ${r.status}`);
+    const why = r.error
+      ? ((r.error as NodeJS.ErrnoException).code ?? r.error.message)
+      : (r.stderr?.toString('utf8').trim().split('\n').pop() ?? `exit ${r.status}`);
     return (state = { kind: 'process-group', reason: `unshare/setpriv unavailable (${why.slice(0, 200)})` });
   }
   return (state = { kind: 'pid-namespace' });

@@ -1,6 +1,17 @@
 // The HTTP channel: each message is one POST to the implementation's endpoint; a server the
 // channel launches is started on first use and stopped on close.
-import { noReplyWithin, parseBody, type Channel, type HttpDetails, type ParseJson, type Reply, type ReplyTiming, type Silence, type SilenceProbe, type WireMessage } from './channel.js';
+import {
+  noReplyWithin,
+  parseBody,
+  type Channel,
+  type HttpDetails,
+  type ParseJson,
+  type Reply,
+  type ReplyTiming,
+  type Silence,
+  type SilenceProbe,
+  type WireMessage,
+} from './channel.js';
 import { HttpServerProcess, postJson, type HttpServerLaunch } from './http.js';
 import type { Transcript } from './transcript.js';
 
@@ -35,15 +46,39 @@ export class HttpChannel implements Channel {
     const url = await this.endpoint();
     const { timeoutMs, patienceMs } = this.o.timing;
     const token = opts.credential ?? this.o.token;
-    const out = await postJson(url, m.text, { timeoutMs: patienceMs, transcript: this.o.transcript, ...(token ? { token } : {}), ...(m.note ? { note: m.note } : {}) });
+    const out = await postJson(url, m.text, {
+      timeoutMs: patienceMs,
+      transcript: this.o.transcript,
+      ...(token ? { token } : {}),
+      ...(m.note ? { note: m.note } : {}),
+    });
     if (!out.ok) {
-      return { kind: 'none', transport: 'http', why: out.error === 'timeout' ? `${noReplyWithin(timeoutMs, patienceMs)}: ${out.message}` : `${out.error}: ${out.message}` };
+      return {
+        kind: 'none',
+        transport: 'http',
+        why:
+          out.error === 'timeout'
+            ? `${noReplyWithin(timeoutMs, patienceMs)}: ${out.message}`
+            : `${out.error}: ${out.message}`,
+      };
     }
     const r = out.reply;
     const http: HttpDetails = { status: r.status, headers: r.headers, contentType: r.headers['content-type'] ?? '' };
-    if (r.body.length === 0) return { kind: 'none', transport: 'http', why: `HTTP ${r.status} with an empty body`, http };
+    if (r.body.length === 0)
+      return { kind: 'none', transport: 'http', why: `HTTP ${r.status} with an empty body`, http };
     const utf8 = isUtf8(r.body);
-    return this.o.timing.timed({ kind: 'reply', transport: 'http', raw: r.text, utf8, http, ...parseBody(this.o.parse, r.text, utf8), latencyMs: Math.round(r.ms) }, false);
+    return this.o.timing.timed(
+      {
+        kind: 'reply',
+        transport: 'http',
+        raw: r.text,
+        utf8,
+        http,
+        ...parseBody(this.o.parse, r.text, utf8),
+        latencyMs: Math.round(r.ms),
+      },
+      false,
+    );
   }
 
   /**
@@ -53,10 +88,14 @@ export class HttpChannel implements Channel {
   async notify(m: WireMessage, probe: SilenceProbe): Promise<Silence> {
     const reply = await this.request(m);
     const body = reply.kind === 'reply' ? reply.raw : '';
-    const status = reply.transport === 'http' ? reply.http?.status ?? '?' : '?';
+    const status = reply.transport === 'http' ? (reply.http?.status ?? '?') : '?';
     return reply.kind === 'reply' && probe.isResponse(reply.value)
       ? { silent: false, got: body, reply, detail: `HTTP ${status} with a JSON-RPC response` }
-      : { silent: true, reply, detail: `HTTP ${status} with ${body.trim() ? 'a body that is not a JSON-RPC response' : 'an empty body'}` };
+      : {
+          silent: true,
+          reply,
+          detail: `HTTP ${status} with ${body.trim() ? 'a body that is not a JSON-RPC response' : 'an empty body'}`,
+        };
   }
 
   async close(): Promise<void> {

@@ -74,7 +74,10 @@ export function checkUrl(url: string): { ok: true } | { ok: false; message: stri
   if (u.protocol === 'https:') return { ok: true };
   if (u.protocol === 'http:') {
     if (isLoopbackHost(u.hostname)) return { ok: true };
-    return { ok: false, message: `refusing plain http to non-loopback host ${u.hostname}: use https, or a loopback address (127.0.0.0/8, ::1, localhost)` };
+    return {
+      ok: false,
+      message: `refusing plain http to non-loopback host ${u.hostname}: use https, or a loopback address (127.0.0.0/8, ::1, localhost)`,
+    };
   }
   return { ok: false, message: `unsupported URL scheme ${u.protocol} (only http to loopback, or https)` };
 }
@@ -134,10 +137,16 @@ export async function postJson(
   opts: { timeoutMs: number; token?: string; transcript: Transcript; contentType?: string; note?: string },
 ): Promise<HttpOutcome> {
   const { transcript } = opts;
-  const bodyBuf = typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const bodyBuf =
+    typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const checked = checkUrl(url);
   if (!checked.ok) {
-    transcript.record({ dir: 'note', channel: 'http', http: { method: 'POST', url }, note: `not sent: ${checked.message}` });
+    transcript.record({
+      dir: 'note',
+      channel: 'http',
+      http: { method: 'POST', url },
+      note: `not sent: ${checked.message}`,
+    });
     return { ok: false, error: 'refused-url', message: checked.message };
   }
   if (opts.token) transcript.addSecret(opts.token);
@@ -151,7 +160,11 @@ export async function postJson(
     channel: 'http',
     bytes: bodyBuf,
     // what goes on the wire besides undici's own host header
-    http: { method: 'POST', url, headers: { ...headers, 'content-length': String(bodyBuf.length), connection: 'close' } },
+    http: {
+      method: 'POST',
+      url,
+      headers: { ...headers, 'content-length': String(bodyBuf.length), connection: 'close' },
+    },
     ...(opts.note !== undefined ? { note: opts.note } : {}),
   });
 
@@ -159,10 +172,13 @@ export async function postJson(
   // bodyTimeout are idle timeouts (a trickle resets them), so the deadline is an abort.
   const controller = new AbortController();
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new Error(`timeout after ${opts.timeoutMs} ms`));
-  }, Math.max(0, opts.timeoutMs));
+  const timer = setTimeout(
+    () => {
+      timedOut = true;
+      controller.abort(new Error(`timeout after ${opts.timeoutMs} ms`));
+    },
+    Math.max(0, opts.timeoutMs),
+  );
   const started = performance.now();
   let head: { status: number; headers: Record<string, string> } | undefined;
   const chunks: Buffer[] = [];
@@ -208,30 +224,67 @@ export async function postJson(
     };
     if (truncated) reply.truncated = true;
     const notes: string[] = [`${ms} ms`];
-    if (truncated) notes.push(`response body exceeds ${MAX_RESPONSE_BYTES} bytes: first ${kept} bytes kept, the rest not read`);
+    if (truncated)
+      notes.push(`response body exceeds ${MAX_RESPONSE_BYTES} bytes: first ${kept} bytes kept, the rest not read`);
     if (res.statusCode >= 300 && res.statusCode < 400) notes.push('redirect not followed');
-    transcript.record({ dir: 'recv', channel: 'http', bytes, http: { url, status: res.statusCode, headers: head.headers }, note: notes.join('; ') });
+    transcript.record({
+      dir: 'recv',
+      channel: 'http',
+      bytes,
+      http: { url, status: res.statusCode, headers: head.headers },
+      note: notes.join('; '),
+    });
     return { ok: true, reply };
   } catch (err) {
     const code = errCode(err);
     let outcome: HttpOutcome;
     // After the headers: how much of the body came, of how much announced.
     const announced = head?.headers['content-length'];
-    const progress = head ? `HTTP ${head.status} and ${received}${announced !== undefined ? ` of ${announced}` : ''} body bytes` : '';
+    const progress = head
+      ? `HTTP ${head.status} and ${received}${announced !== undefined ? ` of ${announced}` : ''} body bytes`
+      : '';
     if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-      outcome = { ok: false, error: 'timeout', message: `no complete reply within ${opts.timeoutMs} ms${head ? ` (got ${progress})` : ''}` };
+      outcome = {
+        ok: false,
+        error: 'timeout',
+        message: `no complete reply within ${opts.timeoutMs} ms${head ? ` (got ${progress})` : ''}`,
+      };
     } else if (code !== undefined && CONNECT_CODES.has(code)) {
       const m = (err as Error)?.message ?? '';
-      outcome = { ok: false, error: 'connect', message: oneLine(`cannot connect to ${parsed.host}: ${m.includes(code) ? m : `${code} ${m}`}`) };
+      outcome = {
+        ok: false,
+        error: 'connect',
+        message: oneLine(`cannot connect to ${parsed.host}: ${m.includes(code) ? m : `${code} ${m}`}`),
+      };
     } else if (head) {
-      outcome = { ok: false, error: 'incomplete', message: oneLine(`the reply ended early: the connection closed after ${progress} (${code ?? (err as Error)?.name ?? 'error'}: ${(err as Error)?.message ?? String(err)})`) };
+      outcome = {
+        ok: false,
+        error: 'incomplete',
+        message: oneLine(
+          `the reply ended early: the connection closed after ${progress} (${code ?? (err as Error)?.name ?? 'error'}: ${(err as Error)?.message ?? String(err)})`,
+        ),
+      };
     } else {
-      outcome = { ok: false, error: 'other', message: oneLine(`${code ?? (err as Error)?.name ?? 'error'}: ${(err as Error)?.message ?? String(err)}`) };
+      outcome = {
+        ok: false,
+        error: 'other',
+        message: oneLine(`${code ?? (err as Error)?.name ?? 'error'}: ${(err as Error)?.message ?? String(err)}`),
+      };
     }
     if (head) {
       const bytes = Buffer.concat(chunks, kept);
-      outcome.partial = { status: head.status, headers: head.headers, body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) };
-      transcript.record({ dir: 'recv', channel: 'http', bytes, http: { url, status: head.status, headers: head.headers }, note: `${round1(performance.now() - started)} ms; incomplete body: ${received} bytes received` });
+      outcome.partial = {
+        status: head.status,
+        headers: head.headers,
+        body: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      };
+      transcript.record({
+        dir: 'recv',
+        channel: 'http',
+        bytes,
+        http: { url, status: head.status, headers: head.headers },
+        note: `${round1(performance.now() - started)} ms; incomplete body: ${received} bytes received`,
+      });
     }
     transcript.record({ dir: 'note', channel: 'http', http: { url }, note: `${outcome.error}: ${outcome.message}` });
     return outcome;
@@ -307,7 +360,9 @@ export class HttpServerProcess {
     if (l.command !== undefined) {
       // Something already listening would be mistaken for our server: refuse.
       if (await tryConnect(host, port, 500)) {
-        throw new LaunchError(`port already in use: something is accepting connections on ${where} before the server was started`);
+        throw new LaunchError(
+          `port already in use: something is accepting connections on ${where} before the server was started`,
+        );
       }
       s.launch(l);
     }
@@ -328,7 +383,11 @@ export class HttpServerProcess {
         if (await tryConnect(host, port, Math.min(remaining, 1000))) {
           if (s.spawnError) throw s.spawnError;
           if (s.exitInfo) throw await s.exitedEarly(where);
-          s.transcript.record({ dir: 'note', channel: 'http', note: `ready: ${where} accepts connections after ${Date.now() - started} ms` });
+          s.transcript.record({
+            dir: 'note',
+            channel: 'http',
+            note: `ready: ${where} accepts connections after ${Date.now() - started} ms`,
+          });
           return s;
         }
         await new Promise<void>((resolve) => {
@@ -346,7 +405,12 @@ export class HttpServerProcess {
 
   private launch(l: HttpServerLaunch): void {
     const command = l.command!;
-    const child = spawnTracked(command, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe'], ...(l.confine ? { confine: l.confine } : {}) });
+    const child = spawnTracked(command, l.args, {
+      cwd: l.cwd,
+      env: l.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(l.confine ? { confine: l.confine } : {}),
+    });
     child.on('error', (err) => {
       const { message, code } = describeSpawnError(command, err);
       this.spawnError ??= new LaunchError(message, code);
@@ -374,7 +438,11 @@ export class HttpServerProcess {
     child.stderr!.on('error', () => {});
     child.once('exit', (code, signal) => {
       this.exitInfo = { code, signal };
-      this.transcript.record({ dir: 'exit', channel: 'http', note: signal ? `server killed by signal ${signal}` : `server exit code ${code}` });
+      this.transcript.record({
+        dir: 'exit',
+        channel: 'http',
+        note: signal ? `server killed by signal ${signal}` : `server exit code ${code}`,
+      });
       this.wake?.();
     });
   }
@@ -388,7 +456,9 @@ export class HttpServerProcess {
     const e = this.exitInfo!;
     const how = e.signal ? `was killed by ${e.signal}` : `exited with code ${e.code}`;
     const tail = lastLine(this.stderrTail());
-    return new LaunchError(`server ${how} before accepting connections on ${where}${tail ? `; last stderr: ${tail}` : ''}`);
+    return new LaunchError(
+      `server ${how} before accepting connections on ${where}${tail ? `; last stderr: ${tail}` : ''}`,
+    );
   }
 
   /** Set while the server process runs (undefined without a command). */

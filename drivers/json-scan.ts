@@ -5,8 +5,12 @@
 // JSON strings cannot hold a raw line break, so a line always starts outside any string:
 // a string still open at the end of a line means the text so far is not JSON.
 
-const QUOTE = 0x22, BACKSLASH = 0x5c;
-const LBRACE = 0x7b, RBRACE = 0x7d, LBRACKET = 0x5b, RBRACKET = 0x5d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c;
+const LBRACE = 0x7b,
+  RBRACE = 0x7d,
+  LBRACKET = 0x5b,
+  RBRACKET = 0x5d;
 
 export type ScanEnd =
   /** the whole line was scanned; the stack holds what is still open */
@@ -23,7 +27,12 @@ export type ScanEnd =
  * their closing bracket. After each pop, `onClose(height, at)` is called with the stack
  * height after the pop and the index of the closing bracket; returning true stops the scan.
  */
-export function scanLine(line: string, stack: number[], onClose?: (height: number, at: number) => boolean | void, from = 0): ScanEnd {
+export function scanLine(
+  line: string,
+  stack: number[],
+  onClose?: (height: number, at: number) => boolean | void,
+  from = 0,
+): ScanEnd {
   const n = line.length;
   let i = from;
   while (i < n) {

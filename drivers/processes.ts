@@ -25,7 +25,12 @@ export class LaunchError extends Error {
     super(oneLine);
     this.code = code;
     // The reason is for the person configuring the run, not a runner bug: keep the stack out of reports.
-    Object.defineProperty(this, 'stack', { value: `LaunchError: ${oneLine}`, enumerable: false, writable: true, configurable: true });
+    Object.defineProperty(this, 'stack', {
+      value: `LaunchError: ${oneLine}`,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    });
   }
 }
 
@@ -114,7 +119,8 @@ let treeKillUsable: boolean | undefined;
 function canTreeKill(): boolean {
   if (treeKillUsable === undefined) {
     if (process.platform === 'win32') treeKillUsable = true;
-    else treeKillUsable = findOnPath(process.platform === 'darwin' ? 'pgrep' : 'ps', process.env.PATH ?? '') !== undefined;
+    else
+      treeKillUsable = findOnPath(process.platform === 'darwin' ? 'pgrep' : 'ps', process.env.PATH ?? '') !== undefined;
   }
   return treeKillUsable;
 }
@@ -355,9 +361,14 @@ export function findOnPath(command: string, pathVar: string): string | undefined
  * Node reports ENOENT / EACCES from spawn only through an async 'error' event; this gives
  * a one-line reason synchronously by checking the things spawn needs.
  */
-export function explainSpawnFailure(command: string, cwd: string, env: Record<string, string>): { message: string; code: string } {
+export function explainSpawnFailure(
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+): { message: string; code: string } {
   try {
-    if (!statSync(cwd).isDirectory()) return { message: `working directory is not a directory: ${cwd}`, code: 'ENOTDIR' };
+    if (!statSync(cwd).isDirectory())
+      return { message: `working directory is not a directory: ${cwd}`, code: 'ENOTDIR' };
   } catch {
     return { message: `working directory does not exist: ${cwd}`, code: 'ENOENT' };
   }
@@ -388,6 +399,10 @@ export function describeSpawnError(command: string, err: unknown): { message: st
   const e = err as NodeJS.ErrnoException;
   const code = e?.code ?? 'UNKNOWN';
   const what =
-    code === 'ENOENT' ? 'command or working directory not found' : code === 'EACCES' ? 'permission denied' : (e?.message ?? String(err));
+    code === 'ENOENT'
+      ? 'command or working directory not found'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : (e?.message ?? String(err));
   return { message: `cannot start "${command}": ${what} (${code})`, code };
 }

@@ -32,7 +32,11 @@ export class PersistentStdioChannel implements Channel {
       await this.stdio.stop();
       this.stdio = undefined;
       this.restarts++;
-      this.o.transcript.record({ dir: 'note', channel: 'stdio', note: 'the persistent process had exited; a new one is started for the next exchange' });
+      this.o.transcript.record({
+        dir: 'note',
+        channel: 'stdio',
+        note: 'the persistent process had exited; a new one is started for the next exchange',
+      });
     }
     if (!this.stdio) {
       this.stdio = StdioProcess.start(this.o.launch());
@@ -52,7 +56,10 @@ export class PersistentStdioChannel implements Channel {
     const includesStart = this.fresh;
     this.fresh = false;
     const { timeoutMs, patienceMs } = this.o.timing;
-    return this.o.timing.timed(await readReply(p, timeoutMs, this.o.transcript, this.o.parse, patienceMs), includesStart);
+    return this.o.timing.timed(
+      await readReply(p, timeoutMs, this.o.transcript, this.o.parse, patienceMs),
+      includesStart,
+    );
   }
 
   async request(m: WireMessage): Promise<Reply> {
@@ -71,7 +78,11 @@ export class PersistentStdioChannel implements Channel {
     const p = await this.process();
     const first = await run(p);
     if (first.kind === 'reply' || !(p.exited() || (await p.waitExit(100)) !== 'timeout')) return first;
-    this.o.transcript.record({ dir: 'note', channel: 'stdio', note: 'the process ended without answering; the exchange is repeated once on a new process' });
+    this.o.transcript.record({
+      dir: 'note',
+      channel: 'stdio',
+      note: 'the process ended without answering; the exchange is repeated once on a new process',
+    });
     return run(await this.process());
   }
 
@@ -84,19 +95,40 @@ export class PersistentStdioChannel implements Channel {
     const next = await this.exchange(async (p) => {
       used = p;
       this.send(p, m);
-      this.o.transcript.record({ dir: 'note', channel: 'stdio', note: 'follow-up request: its reply must be the next reply' });
+      this.o.transcript.record({
+        dir: 'note',
+        channel: 'stdio',
+        note: 'follow-up request: its reply must be the next reply',
+      });
       p.send(`${probe.followUp.text}\n`);
       return this.next(p);
     });
     const p = used!;
-    if (next.kind === 'none') return { silent: false, undetermined: true, reply: next, detail: `cannot judge silence: the follow-up request got no reply (${next.why})` };
-    if (probe.isFollowUp(next.value)) return { silent: true, reply: next, detail: 'the next reply was the follow-up reply' };
+    if (next.kind === 'none')
+      return {
+        silent: false,
+        undetermined: true,
+        reply: next,
+        detail: `cannot judge silence: the follow-up request got no reply (${next.why})`,
+      };
+    if (probe.isFollowUp(next.value))
+      return { silent: true, reply: next, detail: 'the next reply was the follow-up reply' };
     // Either a reply to the notification, or the follow-up's reply under a wrong id (another
     // check's concern): a second reply within timeoutMs tells them apart (no patience: the
     // usual case is that none comes).
     const second = await readReply(p, this.o.timing.timeoutMs, this.o.transcript, this.o.parse);
-    if (second.kind === 'none') return { silent: true, reply: next, detail: 'one reply for the two messages: the follow-up reply (under another id)' };
-    return { silent: false, got: next.raw, reply: next, detail: 'two replies came back for a notification and one request' };
+    if (second.kind === 'none')
+      return {
+        silent: true,
+        reply: next,
+        detail: 'one reply for the two messages: the follow-up reply (under another id)',
+      };
+    return {
+      silent: false,
+      got: next.raw,
+      reply: next,
+      detail: 'two replies came back for a notification and one request',
+    };
   }
 
   async close(): Promise<void> {
@@ -126,7 +158,8 @@ export class PerEventStdioChannel implements Channel {
   /** Silence: no output, and an exit. */
   async notify(m: WireMessage): Promise<Silence> {
     const reply = await this.request(m);
-    if (reply.kind === 'reply') return { silent: false, got: reply.raw, reply, detail: 'the process wrote to stdout after a notification' };
+    if (reply.kind === 'reply')
+      return { silent: false, got: reply.raw, reply, detail: 'the process wrote to stdout after a notification' };
     return { silent: true, reply, detail: reply.why };
   }
 

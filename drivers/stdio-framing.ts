@@ -2,7 +2,16 @@
 // (ObjectFinder), and the two reads built on it, one per lifecycle (readReply for a
 // persistent process, readPerEvent for a process per message). Bounded in lines, bytes and
 // time, whatever the process writes.
-import { noReplyWithin, parseBody, type Framing, type Json, type ParseJson, type PerEventReply, type PersistentReply, type StdioNoReply } from './channel.js';
+import {
+  noReplyWithin,
+  parseBody,
+  type Framing,
+  type Json,
+  type ParseJson,
+  type PerEventReply,
+  type PersistentReply,
+  type StdioNoReply,
+} from './channel.js';
 import { scanLine, onlyWhitespaceAfter } from './json-scan.js';
 import type { LineResult, StdioProcess } from './stdio.js';
 import type { Transcript } from './transcript.js';
@@ -10,7 +19,10 @@ import type { Transcript } from './transcript.js';
 export type Line = { text: string; utf8: boolean; oversize?: true };
 
 /** A JSON object found in stdout lines, and how many lines it took to get there. */
-export type Found = { reply: { kind: 'reply'; raw: string; utf8: boolean; value: Json; framing: Framing }; used: number };
+export type Found = {
+  reply: { kind: 'reply'; raw: string; utf8: boolean; value: Json; framing: Framing };
+  used: number;
+};
 
 function objectOf(parse: ParseJson, text: string): Json | undefined {
   const p = parse(text);
@@ -75,7 +87,13 @@ export class ObjectFinder {
         const joined = part.map((l) => l.text).join('\n');
         const value = objectOf(this.parse, joined);
         if (value !== undefined) {
-          result = this.found(top.start, end, joined, part.every((l) => l.utf8), value);
+          result = this.found(
+            top.start,
+            end,
+            joined,
+            part.every((l) => l.utf8),
+            value,
+          );
           return true;
         }
       } // else: the line alone, which did not parse above
@@ -91,8 +109,15 @@ export class ObjectFinder {
     const before = this.lines.slice(0, start);
     return {
       reply: {
-        kind: 'reply', raw, utf8, value,
-        framing: { skipped: before.map((l) => l.text), multiLine: end > start, oversize: before.filter((l) => l.oversize).length },
+        kind: 'reply',
+        raw,
+        utf8,
+        value,
+        framing: {
+          skipped: before.map((l) => l.text),
+          multiLine: end > start,
+          oversize: before.filter((l) => l.oversize).length,
+        },
       },
       used: end + 1,
     };
@@ -117,7 +142,9 @@ export const MAX_SEARCH_LINES = 1000;
 export const MAX_SEARCH_BYTES = 8 * 1024 * 1024;
 
 function toLine(r: Extract<LineResult, { kind: 'line' | 'oversize' }>): Line {
-  return r.kind === 'line' ? { text: r.text, utf8: r.utf8 } : { text: `(a ${r.bytes}-byte line over the line size bound)`, utf8: true, oversize: true };
+  return r.kind === 'line'
+    ? { text: r.text, utf8: r.utf8 }
+    : { text: `(a ${r.bytes}-byte line over the line size bound)`, utf8: true, oversize: true };
 }
 
 /** Why a search that has read `lines` lines and `bytes` bytes stops, if it must. */
@@ -147,12 +174,24 @@ function skippedOf(lines: readonly Line[]): { skipped: string[]; oversize: numbe
  * by the deadline however fast lines come (checked on every line), and after at most
  * MAX_SEARCH_LINES lines / MAX_SEARCH_BYTES bytes without a reply.
  */
-export async function readReply(p: StdioProcess, timeoutMs: number, transcript: Transcript, parse: ParseJson, patience = timeoutMs): Promise<PersistentReply | StdioNoReply> {
+export async function readReply(
+  p: StdioProcess,
+  timeoutMs: number,
+  transcript: Transcript,
+  parse: ParseJson,
+  patience = timeoutMs,
+): Promise<PersistentReply | StdioNoReply> {
   const start = Date.now();
   const deadline = start + patience;
   const noReply = (): string => noReplyWithin(timeoutMs, patience);
-  const none = (why: string, lines: readonly Line[], exit?: StdioNoReply['exit']): StdioNoReply =>
-    ({ kind: 'none', transport: 'stdio', lifecycle: 'persistent', why, ...skippedOf(lines), ...(exit ? { exit } : {}) });
+  const none = (why: string, lines: readonly Line[], exit?: StdioNoReply['exit']): StdioNoReply => ({
+    kind: 'none',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+    why,
+    ...skippedOf(lines),
+    ...(exit ? { exit } : {}),
+  });
   const finder = new ObjectFinder(parse);
   let bytes = 0;
   for (;;) {
@@ -172,7 +211,11 @@ export async function readReply(p: StdioProcess, timeoutMs: number, transcript: 
     }
     if (line.kind === 'eof') {
       const exit = p.exited() ?? (await p.waitExit(500));
-      return none(`stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${notObjects(lines)}`, lines, exit);
+      return none(
+        `stdout closed${exit && exit !== 'timeout' ? ` (exit code ${exit.code ?? exit.signal})` : ''}${notObjects(lines)}`,
+        lines,
+        exit,
+      );
     }
     return none(`${noReply()}${notObjects(lines)}`, lines);
   }
@@ -182,7 +225,13 @@ export async function readReply(p: StdioProcess, timeoutMs: number, transcript: 
  * per_event, after the message and end of input: read stdout to its end (or the deadline,
  * or the bounds), then the exit status.
  */
-export async function readPerEvent(p: StdioProcess, timeoutMs: number, transcript: Transcript, parse: ParseJson, patience = timeoutMs): Promise<PerEventReply | StdioNoReply> {
+export async function readPerEvent(
+  p: StdioProcess,
+  timeoutMs: number,
+  transcript: Transcript,
+  parse: ParseJson,
+  patience = timeoutMs,
+): Promise<PerEventReply | StdioNoReply> {
   const start = Date.now();
   let latencyMs: number | undefined;
   const finder = new ObjectFinder(parse);
@@ -203,7 +252,11 @@ export async function readPerEvent(p: StdioProcess, timeoutMs: number, transcrip
     else found = finder.push(l);
     over = overBound(count, bytes);
     if (over) {
-      transcript.record({ dir: 'note', channel: 'stdio', note: `stopped reading: ${over}${found ? '' : ' without a reply'}` });
+      transcript.record({
+        dir: 'note',
+        channel: 'stdio',
+        note: `stopped reading: ${over}${found ? '' : ' without a reply'}`,
+      });
       break;
     }
     if (Date.now() >= deadline) break;
@@ -212,16 +265,35 @@ export async function readPerEvent(p: StdioProcess, timeoutMs: number, transcrip
   const stdio = { transport: 'stdio', lifecycle: 'per_event' } as const;
   if (!found) {
     const lines = finder.seen;
-    if (over) return { kind: 'none', ...stdio, why: `${over} without a reply${notObjects(lines)}`, exit, ...skippedOf(lines) };
+    if (over)
+      return { kind: 'none', ...stdio, why: `${over} without a reply${notObjects(lines)}`, exit, ...skippedOf(lines) };
     const partial = p.pendingBytes();
     if (lines.length) {
       // No line held an object: the first line is the reply, judged as it is.
       const first = lines[0]!;
-      return { kind: 'reply', ...stdio, raw: first.text, utf8: first.utf8, ...parseBody(parse, first.text, first.utf8), extraLines: lines.slice(1).map((l) => l.text), exit, latencyMs: latencyMs! };
+      return {
+        kind: 'reply',
+        ...stdio,
+        raw: first.text,
+        utf8: first.utf8,
+        ...parseBody(parse, first.text, first.utf8),
+        extraLines: lines.slice(1).map((l) => l.text),
+        exit,
+        latencyMs: latencyMs!,
+      };
     }
-    const silent = exit === 'timeout' ? `no output, and the process did not exit (${noReplyWithin(timeoutMs, patience)})` : 'no output';
-    return { kind: 'none', ...stdio, why: partial ? `${partial} bytes without a final newline` : silent, exit, skipped: [], oversize: 0 };
+    const silent =
+      exit === 'timeout'
+        ? `no output, and the process did not exit (${noReplyWithin(timeoutMs, patience)})`
+        : 'no output';
+    return {
+      kind: 'none',
+      ...stdio,
+      why: partial ? `${partial} bytes without a final newline` : silent,
+      exit,
+      skipped: [],
+      oversize: 0,
+    };
   }
   return { ...found.reply, ...stdio, extraLines: extra, exit, latencyMs: latencyMs! };
 }
-

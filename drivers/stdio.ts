@@ -43,7 +43,6 @@ const YIELD_EVERY = 64;
 /** How much of an oversize line is kept in the transcript, for diagnosis. */
 const OVERSIZE_PREVIEW_BYTES = 1024;
 
-
 interface Waiter {
   resolve: (r: LineResult) => void;
   timer: NodeJS.Timeout;
@@ -88,7 +87,12 @@ export class StdioProcess {
 
   /** Spawn (no shell, own process group). Throws LaunchError if the command cannot be started. */
   static start(l: StdioLaunch): StdioProcess {
-    const child = spawnTracked(l.command, l.args, { cwd: l.cwd, env: l.env, stdio: ['pipe', 'pipe', 'pipe'], ...(l.confine ? { confine: l.confine } : {}) });
+    const child = spawnTracked(l.command, l.args, {
+      cwd: l.cwd,
+      env: l.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(l.confine ? { confine: l.confine } : {}),
+    });
     const p = new StdioProcess(l, child);
     // Always listen for 'error': without a listener a failed spawn would crash the runner.
     child.on('error', (err) => {
@@ -121,7 +125,11 @@ export class StdioProcess {
     });
     child.stderr!.on('error', () => {});
     child.stdin!.on('error', (err: NodeJS.ErrnoException) => {
-      this.transcript.record({ dir: 'note', channel: 'stdio', note: `stdin write failed: ${err.code ?? err.message} (child no longer reads stdin)` });
+      this.transcript.record({
+        dir: 'note',
+        channel: 'stdio',
+        note: `stdin write failed: ${err.code ?? err.message} (child no longer reads stdin)`,
+      });
     });
     child.once('exit', (code, signal) => {
       this.exitInfo = { code, signal };
@@ -188,7 +196,12 @@ export class StdioProcess {
     if (this.waiters.length === 0 && this.queueFull(bytes.byteLength)) return this.drop();
     const utf8 = isUtf8(bytes);
     this.transcript.record({ dir: 'recv', channel: 'stdio', bytes });
-    this.deliver({ kind: 'line', bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), text: bytes.toString('utf8'), utf8 });
+    this.deliver({
+      kind: 'line',
+      bytes: new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      text: bytes.toString('utf8'),
+      utf8,
+    });
   }
 
   private deliver(item: Queued): void {
@@ -225,7 +238,10 @@ export class StdioProcess {
     if (this.stdoutEnded) return;
     this.stdoutEnded = true;
     if (this.partialBytes > 0 || this.oversizeBytes >= 0) {
-      const pending = this.partialBytes > 0 ? Buffer.concat(this.partial, this.partialBytes) : (this.oversizePreview ?? Buffer.alloc(0));
+      const pending =
+        this.partialBytes > 0
+          ? Buffer.concat(this.partial, this.partialBytes)
+          : (this.oversizePreview ?? Buffer.alloc(0));
       const n = this.partialBytes > 0 ? this.partialBytes : this.oversizeBytes;
       this.transcript.record({
         dir: 'recv',
@@ -252,7 +268,10 @@ export class StdioProcess {
   /** Write exactly these bytes to stdin (the caller adds '\n'). */
   send(bytes: string | Uint8Array): void {
     this.throwIfFailed();
-    const buf = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const buf =
+      typeof bytes === 'string'
+        ? Buffer.from(bytes, 'utf8')
+        : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const stdin = this.child.stdin;
     if (!stdin || this.stdinClosed || stdin.destroyed || stdin.writableEnded) {
       this.transcript.record({ dir: 'send', channel: 'stdio', bytes: buf, note: 'not sent: stdin is closed' });
@@ -262,7 +281,11 @@ export class StdioProcess {
     try {
       stdin.write(Buffer.from(buf)); // copy: the caller may reuse its buffer
     } catch (err) {
-      this.transcript.record({ dir: 'note', channel: 'stdio', note: `stdin write failed: ${(err as NodeJS.ErrnoException).code ?? String(err)}` });
+      this.transcript.record({
+        dir: 'note',
+        channel: 'stdio',
+        note: `stdin write failed: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      });
     }
   }
 
@@ -293,12 +316,19 @@ export class StdioProcess {
     return new Promise<LineResult>((resolve) => {
       const waiter: Waiter = {
         resolve,
-        timer: setTimeout(() => {
-          const i = this.waiters.indexOf(waiter);
-          if (i >= 0) this.waiters.splice(i, 1);
-          this.transcript.record({ dir: 'note', channel: 'stdio', note: `timeout after ${timeoutMs} ms waiting for a stdout line` });
-          resolve({ kind: 'timeout' });
-        }, Math.max(0, timeoutMs)),
+        timer: setTimeout(
+          () => {
+            const i = this.waiters.indexOf(waiter);
+            if (i >= 0) this.waiters.splice(i, 1);
+            this.transcript.record({
+              dir: 'note',
+              channel: 'stdio',
+              note: `timeout after ${timeoutMs} ms waiting for a stdout line`,
+            });
+            resolve({ kind: 'timeout' });
+          },
+          Math.max(0, timeoutMs),
+        ),
       };
       this.waiters.push(waiter);
     });
@@ -331,12 +361,19 @@ export class StdioProcess {
         clearTimeout(timer);
         resolve(e);
       };
-      const timer = setTimeout(() => {
-        const i = this.exitWaiters.indexOf(onExit);
-        if (i >= 0) this.exitWaiters.splice(i, 1);
-        this.transcript.record({ dir: 'note', channel: 'stdio', note: `timeout after ${timeoutMs} ms waiting for the process to exit` });
-        resolve('timeout');
-      }, Math.max(0, timeoutMs));
+      const timer = setTimeout(
+        () => {
+          const i = this.exitWaiters.indexOf(onExit);
+          if (i >= 0) this.exitWaiters.splice(i, 1);
+          this.transcript.record({
+            dir: 'note',
+            channel: 'stdio',
+            note: `timeout after ${timeoutMs} ms waiting for the process to exit`,
+          });
+          resolve('timeout');
+        },
+        Math.max(0, timeoutMs),
+      );
       this.exitWaiters.push(onExit);
     });
   }

@@ -59,7 +59,10 @@ export class ByteTail {
   bytes(): Buffer {
     const cap = this.buf.length;
     if (this.start + this.size <= cap) return Buffer.from(this.buf.subarray(this.start, this.start + this.size));
-    return Buffer.concat([this.buf.subarray(this.start), this.buf.subarray(0, this.start + this.size - cap)], this.size);
+    return Buffer.concat(
+      [this.buf.subarray(this.start), this.buf.subarray(0, this.start + this.size - cap)],
+      this.size,
+    );
   }
 
   text(): string {
@@ -74,6 +77,9 @@ export class ByteTail {
 
 /** The last non-empty line of a text, trimmed (for one-line error messages). */
 export function lastLine(text: string): string {
-  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   return lines.length ? lines[lines.length - 1]! : '';
 }

@@ -112,7 +112,10 @@ export class Transcript {
   record(e: RecordInput): void {
     const t = Math.round((performance.now() - this.startPerf) * 10) / 10;
     let note = e.note;
-    let buf = e.bytes !== undefined ? Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength) : Buffer.from(e.text ?? '', 'utf8');
+    let buf =
+      e.bytes !== undefined
+        ? Buffer.from(e.bytes.buffer, e.bytes.byteOffset, e.bytes.byteLength)
+        : Buffer.from(e.text ?? '', 'utf8');
     buf = replaceAllBytes(buf, this.secretBytes);
     let utf8 = isUtf8(buf);
     if (buf.length > this.maxBytesPerEntry) {
@@ -184,7 +187,10 @@ export class Transcript {
     this.tail.push(entry);
     this.tailBytes += size;
     // Drop the oldest of the tail while it is over its count or its bytes (the latest entry always stays).
-    while (this.tail.length - this.tailStart > tailCap || (this.tailBytes > this.maxBytes / 2 && this.tail.length - this.tailStart > 1)) {
+    while (
+      this.tail.length - this.tailStart > tailCap ||
+      (this.tailBytes > this.maxBytes / 2 && this.tail.length - this.tailStart > 1)
+    ) {
       this.tailBytes -= entryBytes(this.tail[this.tailStart]!);
       this.tail[this.tailStart++] = undefined; // let it go now, not at the next compaction
       this.dropped++;
@@ -211,7 +217,11 @@ export class Transcript {
     if (headers) {
       for (const k of Object.keys(headers)) {
         const v = headers[k]!;
-        headers[k] = AUTH_HEADERS.has(k.toLowerCase()) ? redactAuthValue(v) : secrets.length ? replaceAllText(v, secrets) : v;
+        headers[k] = AUTH_HEADERS.has(k.toLowerCase())
+          ? redactAuthValue(v)
+          : secrets.length
+            ? replaceAllText(v, secrets)
+            : v;
       }
     }
   }
@@ -244,7 +254,11 @@ function formatEntry(e: TranscriptEntry): string {
     if (h.status !== undefined) head.push(String(h.status));
     if (head.length) parts.push(head.join(' '));
     if (h.headers && Object.keys(h.headers).length) {
-      parts.push(`{${Object.entries(h.headers).map(([k, v]) => `${k}: ${v}`).join(', ')}}`);
+      parts.push(
+        `{${Object.entries(h.headers)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ')}}`,
+      );
     }
   }
   // The framing newline of a message or log chunk is implied; its absence is worth saying.

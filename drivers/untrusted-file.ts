@@ -4,9 +4,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 export type UntrustedFile =
-  | { kind: 'ok'; text: string; mtimeMs: number }
-  | { kind: 'missing' }
-  | { kind: 'refused'; why: string };
+  { kind: 'ok'; text: string; mtimeMs: number } | { kind: 'missing' } | { kind: 'refused'; why: string };
 
 export function readUntrustedFile(path: string, maxBytes: number): UntrustedFile {
   let fd: number;

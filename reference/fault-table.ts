@@ -12,7 +12,9 @@ export interface FaultSpec {
 }
 
 /** The mode names of a table, and a type guard for them. */
-export function faultModes<T extends Record<string, FaultSpec>>(table: T): { modes: (keyof T & string)[]; isMode: (value: string) => value is keyof T & string } {
+export function faultModes<T extends Record<string, FaultSpec>>(
+  table: T,
+): { modes: (keyof T & string)[]; isMode: (value: string) => value is keyof T & string } {
   return {
     modes: Object.keys(table) as (keyof T & string)[],
     isMode: (value: string): value is keyof T & string => Object.prototype.hasOwnProperty.call(table, value),

@@ -32,14 +32,21 @@ const only = flag('--only')?.split(',');
 const want = (section: string): boolean => only === undefined || only.includes(section);
 
 const request = {
-  jsonrpc: '2.0', id: 'evt-1', method: 'hooks/intercept',
+  jsonrpc: '2.0',
+  id: 'evt-1',
+  method: 'hooks/intercept',
   params: {
     protocolVersion: 'draft',
     capabilities: { effects: ['deny', 'modify', 'message'], modify: { input: { replace: true, merge: true } } },
     event: {
-      id: 'evt-1', source: 'ahp://harness/bench', type: 'tool.before', time: '2026-11-30T12:00:00.000Z',
-      harness: { name: 'bench', version: '1.0.0' }, session: { id: 's-1', cwd: '/work' },
-      call: { id: 'call-1' }, tool: { name: 'write_file', input: { path: 'a.txt', content: 'x'.repeat(2000) }, origin: 'native' },
+      id: 'evt-1',
+      source: 'ahp://harness/bench',
+      type: 'tool.before',
+      time: '2026-11-30T12:00:00.000Z',
+      harness: { name: 'bench', version: '1.0.0' },
+      session: { id: 's-1', cwd: '/work' },
+      call: { id: 'call-1' },
+      tool: { name: 'write_file', input: { path: 'a.txt', content: 'x'.repeat(2000) }, origin: 'native' },
       path: 'write_file',
       items: [{ id: 'p1', kind: 'text', mediaType: 'text/plain', selection: 'body', text: 'hello '.repeat(200) }],
     },
@@ -77,9 +84,13 @@ if (want('validator')) {
     rate('validateRaw: invalid request, explained', () => validateRaw('intercept-request', badBytes), 1000),
     rate('validateRaw: any message (aggregate)', () => validateRaw('ahp', bytes)),
   ];
-  process.stdout.write(`message size ${bytes.length} bytes; first compile of intercept-request ${compileMs.toFixed(0)} ms\n`);
+  process.stdout.write(
+    `message size ${bytes.length} bytes; first compile of intercept-request ${compileMs.toFixed(0)} ms\n`,
+  );
   for (const r of rows) {
-    process.stdout.write(`${r.name.padEnd(44)} ${Math.round(r.perSecond).toString().padStart(9)}/s   ${(baseline.perSecond / r.perSecond).toFixed(1)}x the baseline's time\n`);
+    process.stdout.write(
+      `${r.name.padEnd(44)} ${Math.round(r.perSecond).toString().padStart(9)}/s   ${(baseline.perSecond / r.perSecond).toFixed(1)}x the baseline's time\n`,
+    );
   }
 }
 
@@ -105,7 +116,13 @@ async function bareLoop(): Promise<number> {
 }
 
 async function driverLoop(): Promise<number> {
-  const p = StdioProcess.start({ command: process.execPath, args: backend, cwd: root, env: process.env as Record<string, string>, transcript: new Transcript() });
+  const p = StdioProcess.start({
+    command: process.execPath,
+    args: backend,
+    cwd: root,
+    env: process.env as Record<string, string>,
+    transcript: new Transcript(),
+  });
   const start = performance.now();
   for (const l of lines) {
     p.send(l);
@@ -120,8 +137,12 @@ if (want('driver')) {
   const bare = await bareLoop();
   const driven = await driverLoop();
   process.stdout.write(`\n${N} intercept exchanges over persistent stdio with the reference backend:\n`);
-  process.stdout.write(`${'bare loop (child_process + readline)'.padEnd(44)} ${bare.toFixed(0).padStart(7)} ms   1.0x\n`);
-  process.stdout.write(`${'runner driver (StdioProcess + transcript)'.padEnd(44)} ${driven.toFixed(0).padStart(7)} ms   ${(driven / bare).toFixed(2)}x the bare loop's time\n`);
+  process.stdout.write(
+    `${'bare loop (child_process + readline)'.padEnd(44)} ${bare.toFixed(0).padStart(7)} ms   1.0x\n`,
+  );
+  process.stdout.write(
+    `${'runner driver (StdioProcess + transcript)'.padEnd(44)} ${driven.toFixed(0).padStart(7)} ms   ${(driven / bare).toFixed(2)}x the bare loop's time\n`,
+  );
 }
 
 // ---------------------------------------------------------------- one harness run
@@ -137,14 +158,40 @@ if (want('harness-run')) {
     adapterContract: 1,
     registration: {
       protocolVersion: 'draft',
-      hooks: [{
-        id: 'dev.ahp-conformance.a',
-        transport: { type: 'stdio', command: process.execPath, args: [stdioMain, '--run', dir, '--hook', 'a', '--lifecycle', 'persistent'], lifecycle: 'persistent' },
-        subscriptions: [{ events: ['tool.before'], mode: 'intercept', timeoutMs: 2000, failurePolicy: 'fail-closed', content: { default: 'body' } }],
-      }],
+      hooks: [
+        {
+          id: 'dev.ahp-conformance.a',
+          transport: {
+            type: 'stdio',
+            command: process.execPath,
+            args: [stdioMain, '--run', dir, '--hook', 'a', '--lifecycle', 'persistent'],
+            lifecycle: 'persistent',
+          },
+          subscriptions: [
+            {
+              events: ['tool.before'],
+              mode: 'intercept',
+              timeoutMs: 2000,
+              failurePolicy: 'fail-closed',
+              content: { default: 'body' },
+            },
+          ],
+        },
+      ],
     },
     sentinel: { tool: 'ahp_sentinel' },
-    scenario: { session: { id: 's' }, steps: [{ id: 't1', kind: 'tool', tool: { name: 'ahp_sentinel', input: { probe: 't1' } }, marker: join(dir, 'm.json'), host: 'allow' }] },
+    scenario: {
+      session: { id: 's' },
+      steps: [
+        {
+          id: 't1',
+          kind: 'tool',
+          tool: { name: 'ahp_sentinel', input: { probe: 't1' } },
+          marker: join(dir, 'm.json'),
+          host: 'allow',
+        },
+      ],
+    },
     report: join(dir, 'report.json'),
   };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
@@ -154,11 +201,19 @@ if (want('harness-run')) {
     return performance.now() - t0;
   };
   const bareNode = time(['-e', '0']);
-  const harnessRun = time([join(root, 'dist', 'reference', 'harness', 'main.js'), '--config', join(dir, 'config.json')]);
+  const harnessRun = time([
+    join(root, 'dist', 'reference', 'harness', 'main.js'),
+    '--config',
+    join(dir, 'config.json'),
+  ]);
   rmSync(dir, { recursive: true, force: true });
-  process.stdout.write(`\n${runs} runs of one intercepted tool call through the reference harness (adapter + scripted stdio backend):\n`);
+  process.stdout.write(
+    `\n${runs} runs of one intercepted tool call through the reference harness (adapter + scripted stdio backend):\n`,
+  );
   process.stdout.write(`${'bare node -e 0'.padEnd(44)} ${bareNode.toFixed(0).padStart(7)} ms   1.0x\n`);
-  process.stdout.write(`${'reference harness run'.padEnd(44)} ${harnessRun.toFixed(0).padStart(7)} ms   ${(harnessRun / bareNode).toFixed(2)}x a bare Node.js start\n`);
+  process.stdout.write(
+    `${'reference harness run'.padEnd(44)} ${harnessRun.toFixed(0).padStart(7)} ms   ${(harnessRun / bareNode).toFixed(2)}x a bare Node.js start\n`,
+  );
 }
 
 // ---------------------------------------------------------------- the hostile corpus
@@ -170,14 +225,35 @@ if (want('harness-run')) {
 if (!want('corpus')) {
   // --only without corpus
 } else if (!process.argv.includes('--no-corpus') && containment().kind !== 'pid-namespace') {
-  process.stdout.write(`\nhostile corpus skipped: kernel containment unavailable (${containment().reason ?? ''}); its processes need a container to end them\n`);
+  process.stdout.write(
+    `\nhostile corpus skipped: kernel containment unavailable (${containment().reason ?? ''}); its processes need a container to end them\n`,
+  );
 } else if (!process.argv.includes('--no-corpus')) {
   const all = process.argv.includes('all') && process.argv.includes('--corpus');
-  const subset = new Set(['double-fork', 'forge', 'kill-all', 'fork-storm', 'short-lines', 'braces', 'endless-line', 'gigabyte', 'stderr-flood',
-    'gzip-bomb', 'chunked-endless', 'ten-gb', 'token-stderr-exit', 'adapter-fifo', 'adapter-sparse']);
+  const subset = new Set([
+    'double-fork',
+    'forge',
+    'kill-all',
+    'fork-storm',
+    'short-lines',
+    'braces',
+    'endless-line',
+    'gigabyte',
+    'stderr-flood',
+    'gzip-bomb',
+    'chunked-endless',
+    'ten-gb',
+    'token-stderr-exit',
+    'adapter-fifo',
+    'adapter-sparse',
+  ]);
   const nonce = corpusNonce();
-  process.stdout.write(`\nhostile corpus (${all ? 'every row' : `${subset.size} rows; --corpus all for every row`}), each behaviour alone, containment ${containment().kind}:\n`);
-  process.stdout.write(`${'behaviour'.padEnd(26)} ${'run'.padStart(8)} ${'check'.padStart(8)} ${'peak RSS'.padStart(9)} ${'left'.padStart(5)}  verdict\n`);
+  process.stdout.write(
+    `\nhostile corpus (${all ? 'every row' : `${subset.size} rows; --corpus all for every row`}), each behaviour alone, containment ${containment().kind}:\n`,
+  );
+  process.stdout.write(
+    `${'behaviour'.padEnd(26)} ${'run'.padStart(8)} ${'check'.padStart(8)} ${'peak RSS'.padStart(9)} ${'left'.padStart(5)}  verdict\n`,
+  );
   for (const batch of CORPUS) {
     for (const row of batch.rows) {
       if (!all && !subset.has(row.id)) continue;
@@ -185,21 +261,28 @@ if (!want('corpus')) {
       const o = b.rows.get(row.id)!;
       const check = o.results?.checks.find((c) => c.status !== 'skipped');
       const peak = runnerPeak(b);
-      process.stdout.write(`${row.id.padEnd(26)} ${`${(b.wallMs / 1000).toFixed(1)} s`.padStart(8)} ${`${((check?.durationMs ?? 0) / 1000).toFixed(1)} s`.padStart(8)} ` +
-        `${`${(peak.rss / 1024 / 1024).toFixed(0)} MB`.padStart(9)} ${String(o.leftovers.length).padStart(5)}  ${o.results?.verdict ?? 'no results'}\n`);
+      process.stdout.write(
+        `${row.id.padEnd(26)} ${`${(b.wallMs / 1000).toFixed(1)} s`.padStart(8)} ${`${((check?.durationMs ?? 0) / 1000).toFixed(1)} s`.padStart(8)} ` +
+          `${`${(peak.rss / 1024 / 1024).toFixed(0)} MB`.padStart(9)} ${String(o.leftovers.length).padStart(5)}  ${o.results?.verdict ?? 'no results'}\n`,
+      );
       removeBatch(b);
     }
   }
 }
-
 
 // ---------------------------------------------------------------- certification against bare baselines
 // docs/performance.md. Each measurement runs a certification with a fixed --workers W on a
 // temporary copy of the reference claim whose implementation traces its work (--trace, a
 // bench instrument), then prices the same work bare, right after, so load hits both.
 
-interface BackendProcess { transport: 'stdio' | 'http'; exchanges: number }
-interface HarnessRun { start: number; end?: number }
+interface BackendProcess {
+  transport: 'stdio' | 'http';
+  exchanges: number;
+}
+interface HarnessRun {
+  start: number;
+  end?: number;
+}
 
 const mainOf = (what: 'backend' | 'harness'): string => join(root, 'dist', 'reference', what, 'main.js');
 
@@ -207,9 +290,11 @@ const mainOf = (what: 'backend' | 'harness'): string => join(root, 'dist', 'refe
 function tracedClaim(what: 'backend' | 'harness', dir: string): string {
   const claim = YAML.parse(readFileSync(join(root, 'claims', `reference-${what}.yaml`), 'utf8')) as Record<string, any>;
   const trace = ['--trace', join(dir, 'trace.log')];
-  const absolute = (args: string[]): string[] => args.map((a) => (a.startsWith('../') ? resolve(root, 'claims', a) : a));
+  const absolute = (args: string[]): string[] =>
+    args.map((a) => (a.startsWith('../') ? resolve(root, 'claims', a) : a));
   if (what === 'backend') {
-    for (const t of ['stdio', 'http'] as const) Object.assign(claim.backend[t], { args: [...absolute(claim.backend[t].args), ...trace], cwd: dir });
+    for (const t of ['stdio', 'http'] as const)
+      Object.assign(claim.backend[t], { args: [...absolute(claim.backend[t].args), ...trace], cwd: dir });
   } else {
     Object.assign(claim.harness, { args: [...absolute(claim.harness.args), ...trace], cwd: dir });
   }
@@ -218,29 +303,54 @@ function tracedClaim(what: 'backend' | 'harness', dir: string): string {
   return file;
 }
 
-interface Certified { ms: number; summary: string; checksMs: number; failed: string[] }
+interface Certified {
+  ms: number;
+  summary: string;
+  checksMs: number;
+  failed: string[];
+}
 
 /** Run `ahp-conformance run` on the claim: its wall time, closing line, the sum of its check times and its failures. */
 async function certify(claim: string, workers: number): Promise<Certified> {
   const reports = mkdtempSync(join(tmpdir(), 'ahp-bench-reports-'));
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'bin', 'ahp-conformance.js'), 'run', claim, '--workers', String(workers), '--reports', reports], {
-    stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, AHP_PROGRESS: 'line' },
-  });
+  const child = spawn(
+    process.execPath,
+    [join(root, 'bin', 'ahp-conformance.js'), 'run', claim, '--workers', String(workers), '--reports', reports],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, AHP_PROGRESS: 'line' },
+    },
+  );
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (c: string) => { out += c; });
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => {
+    out += c;
+  });
   await new Promise((done) => child.once('close', done));
   const ms = performance.now() - started;
-  let checks: { id: string; status: string; durationMs?: number; transport?: string; lifecycle?: string; message?: string }[] = [];
+  let checks: {
+    id: string;
+    status: string;
+    durationMs?: number;
+    transport?: string;
+    lifecycle?: string;
+    message?: string;
+  }[] = [];
   try {
     const name = (YAML.parse(readFileSync(claim, 'utf8')) as { implementation: { name: string } }).implementation.name;
-    checks = (JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as { checks: typeof checks }).checks;
-  } catch { /* no results: the closing line says why */ }
+    checks = (JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as { checks: typeof checks })
+      .checks;
+  } catch {
+    /* no results: the closing line says why */
+  }
   rmSync(reports, { recursive: true, force: true });
   return {
-    ms, summary: out.trim().split('\n').pop() ?? '',
+    ms,
+    summary: out.trim().split('\n').pop() ?? '',
     checksMs: checks.reduce((n, c) => n + (c.durationMs ?? 0), 0),
-    failed: checks.filter((c) => c.status === 'failed').map((c) => `${c.id} (${[c.transport, c.lifecycle].filter(Boolean).join('/')}): ${c.message ?? ''}`),
+    failed: checks
+      .filter((c) => c.status === 'failed')
+      .map((c) => `${c.id} (${[c.transport, c.lifecycle].filter(Boolean).join('/')}): ${c.message ?? ''}`),
   };
 }
 
@@ -277,15 +387,19 @@ async function pool(jobs: (() => Promise<void>)[], width: number): Promise<numbe
   return performance.now() - started;
 }
 
-const exited = (child: ChildProcess): Promise<unknown> => new Promise((done) => {
-  if (child.exitCode !== null || child.signalCode !== null) done(undefined);
-  else child.once('exit', done);
-});
+const exited = (child: ChildProcess): Promise<unknown> =>
+  new Promise((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) done(undefined);
+    else child.once('exit', done);
+  });
 
 /** One traced backend process, bare: the same command, its number of harmless intercepts, closed. */
 async function replay(p: BackendProcess, cwd: string): Promise<void> {
   if (p.transport === 'stdio') {
-    const child = spawn(process.execPath, [mainOf('backend'), '--transport', 'stdio'], { cwd, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [mainOf('backend'), '--transport', 'stdio'], {
+      cwd,
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const replies = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
     for (let i = 0; i < p.exchanges; i++) {
       child.stdin!.write(lines[0]!);
@@ -295,7 +409,10 @@ async function replay(p: BackendProcess, cwd: string): Promise<void> {
     await exited(child);
     return;
   }
-  const child = spawn(process.execPath, [mainOf('backend'), '--transport', 'http', '--port', '0'], { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [mainOf('backend'), '--transport', 'http', '--port', '0'], {
+    cwd,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // Wait for the port: the backend names it on stderr once it listens.
   const port = await new Promise<string>((found, failed) => {
     let err = '';
@@ -307,7 +424,11 @@ async function replay(p: BackendProcess, cwd: string): Promise<void> {
     child.once('exit', () => failed(new Error(`backend exited before listening: ${err}`)));
   });
   for (let i = 0; i < p.exchanges; i++) {
-    const res = await fetch(`http://127.0.0.1:${port}/hooks`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: lines[0]! });
+    const res = await fetch(`http://127.0.0.1:${port}/hooks`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: lines[0]!,
+    });
     await res.arrayBuffer();
   }
   child.kill('SIGTERM');
@@ -338,7 +459,15 @@ function busy(runs: { start: number; end: number }[]): number {
 
 /** The most runs alive at one moment. */
 function peakConcurrency(runs: { start: number; end: number }[]): number {
-  const edges = runs.flatMap((r) => [[r.start, 1], [r.end, -1]] as const).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const edges = runs
+    .flatMap(
+      (r) =>
+        [
+          [r.start, 1],
+          [r.end, -1],
+        ] as const,
+    )
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let alive = 0;
   let peak = 0;
   for (const [, d] of edges) peak = Math.max(peak, (alive += d));
@@ -359,14 +488,22 @@ async function certifySection(): Promise<void> {
       const cert = await certify(claim, workers);
       const procs = backendTrace(join(dir, 'trace.log'));
       const bareDir = mkdtempSync(join(tmpdir(), 'ahp-bench-bare-'));
-      const bare = await pool(procs.map((p) => () => replay(p, bareDir)), workers);
+      const bare = await pool(
+        procs.map((p) => () => replay(p, bareDir)),
+        workers,
+      );
       rmSync(bareDir, { recursive: true, force: true });
       rmSync(dir, { recursive: true, force: true });
       const count = (t: string): string => {
         const ps = procs.filter((p) => p.transport === t);
         return `${ps.length} ${t} (${ps.reduce((n, p) => n + p.exchanges, 0)} exchanges)`;
       };
-      rows.push({ what: 'reference backend', cert, bare, detail: `replayed ${count('stdio')} and ${count('http')} process starts` });
+      rows.push({
+        what: 'reference backend',
+        cert,
+        bare,
+        detail: `replayed ${count('stdio')} and ${count('http')} process starts`,
+      });
     }
     {
       const dir = mkdtempSync(join(tmpdir(), 'ahp-bench-harness-'));
@@ -374,7 +511,9 @@ async function certifySection(): Promise<void> {
       const cert = await certify(claim, workers);
       const traced = harnessTrace(join(dir, 'trace.log'));
       rmSync(dir, { recursive: true, force: true });
-      const runs = traced.filter((t): t is Required<HarnessRun> => t.end !== undefined).sort((a, b) => a.start - b.start);
+      const runs = traced
+        .filter((t): t is Required<HarnessRun> => t.end !== undefined)
+        .sort((a, b) => a.start - b.start);
       // The bare cost: the time some adapter run was alive, i.e. the makespan of the same runs
       // at the parallelism they had, without the runner's time between them. The brief's
       // measure, their makespan on W slots, is no bound once scenarios run concurrently within
@@ -385,27 +524,43 @@ async function certifySection(): Promise<void> {
       const sum = durations.reduce((n, d) => n + d, 0);
       const sec1 = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
       rows.push({
-        what: 'reference harness', cert, bare: busy(runs),
-        detail: `some adapter alive, ${runs.length} runs${traced.length > runs.length ? ` (+${traced.length - runs.length} without an exit)` : ''}, ` +
+        what: 'reference harness',
+        cert,
+        bare: busy(runs),
+        detail:
+          `some adapter alive, ${runs.length} runs${traced.length > runs.length ? ` (+${traced.length - runs.length} without an exit)` : ''}, ` +
           `${sec1(sum)} in all, at most ${peak} at once; makespan on ${workers} slot(s) ${sec1(makespan(durations, workers))}` +
           `${peak > workers ? `, on ${peak} ${sec1(makespan(durations, peak))}` : ''}`,
       });
     }
   }
   const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`.padStart(8);
-  process.stdout.write(`${'certification'.padEnd(18)} ${'wall'.padStart(8)} ${'checks'.padStart(8)} ${'bare'.padStart(8)} ${'ratio'.padStart(6)}  the bare work\n`);
+  process.stdout.write(
+    `${'certification'.padEnd(18)} ${'wall'.padStart(8)} ${'checks'.padStart(8)} ${'bare'.padStart(8)} ${'ratio'.padStart(6)}  the bare work\n`,
+  );
   for (const r of rows) {
-    process.stdout.write(`${r.what.padEnd(18)} ${sec(r.cert.ms)} ${sec(r.cert.checksMs)} ${sec(r.bare)} ${`${(r.cert.ms / r.bare).toFixed(2)}x`.padStart(6)}  ${r.detail}\n`);
+    process.stdout.write(
+      `${r.what.padEnd(18)} ${sec(r.cert.ms)} ${sec(r.cert.checksMs)} ${sec(r.bare)} ${`${(r.cert.ms / r.bare).toFixed(2)}x`.padStart(6)}  ${r.detail}\n`,
+    );
     if (r.cert.failed.length > 0 || !/: conformant /.test(r.cert.summary)) {
-      process.stdout.write(`${''.padEnd(18)} ${r.cert.summary}\n${r.cert.failed.map((f) => `${''.padEnd(18)} failed: ${f.split('\n')[0]}\n`).join('')}`);
+      process.stdout.write(
+        `${''.padEnd(18)} ${r.cert.summary}\n${r.cert.failed.map((f) => `${''.padEnd(18)} failed: ${f.split('\n')[0]}\n`).join('')}`,
+      );
     }
   }
   const spread = (what: string): string => {
     const ratios = rows.filter((r) => r.what === what).map((r) => r.cert.ms / r.bare);
     return `${what} ${Math.min(...ratios).toFixed(2)}x to ${Math.max(...ratios).toFixed(2)}x`;
   };
-  if (repeat > 1) process.stdout.write(`spread over ${repeat} runs: ${spread('reference backend')}; ${spread('reference harness')}\n`);
-  process.stdout.write(`(checks: the sum of the check times in results.json; load average now ${loadavg().map((l) => l.toFixed(1)).join(' ')})\n`);
+  if (repeat > 1)
+    process.stdout.write(
+      `spread over ${repeat} runs: ${spread('reference backend')}; ${spread('reference harness')}\n`,
+    );
+  process.stdout.write(
+    `(checks: the sum of the check times in results.json; load average now ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')})\n`,
+  );
 }
 
 // Last: the slowest section, and its declarations above must be initialized first.

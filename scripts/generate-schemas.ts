@@ -11,13 +11,15 @@ const serialize = (doc: unknown): string => `${JSON.stringify(doc, null, 2)}\n`;
 
 export function staleSchemaFiles(dir: string): string[] {
   const want = wireSchemas();
-  const stale = Object.entries(want).filter(([name, doc]) => {
-    try {
-      return readFileSync(join(dir, name), 'utf8') !== serialize(doc);
-    } catch {
-      return true;
-    }
-  }).map(([name]) => name);
+  const stale = Object.entries(want)
+    .filter(([name, doc]) => {
+      try {
+        return readFileSync(join(dir, name), 'utf8') !== serialize(doc);
+      } catch {
+        return true;
+      }
+    })
+    .map(([name]) => name);
   const extra = readdirSync(dir).filter((n) => n.endsWith('.schema.json') && !(n in want));
   return [...stale, ...extra];
 }

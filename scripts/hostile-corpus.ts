@@ -9,7 +9,16 @@
 // leftovers are found by scanning /proc/*/cmdline, whatever they did to hide.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -76,92 +85,353 @@ export const CORPUS: Batch[] = [
   {
     id: 'adapters',
     rows: [
-      { id: 'adapter-fifo', what: 'the report and marker paths replaced by FIFOs', kind: 'harness', mode: 'adapter-fifo', checks: [HARNESS], verdict: 'nonconformant' },
-      { id: 'adapter-sparse', what: 'a 2 GB (sparse) report and marker files', kind: 'harness', mode: 'adapter-sparse', checks: [HARNESS], verdict: 'nonconformant' },
-      { id: 'adapter-symlink', what: 'the report a symlink to /etc/passwd, markers to /etc/shadow', kind: 'harness', mode: 'adapter-symlink', checks: [HARNESS], verdict: 'nonconformant' },
       {
-        id: 'adapter-outside', what: 'writes outside its run folder: the checkout, the reports, /tmp, /etc, HOME, the runner\'s work folder',
-        kind: 'harness', mode: 'adapter-outside', checks: [HARNESS], verdict: 'nonconformant',
+        id: 'adapter-fifo',
+        what: 'the report and marker paths replaced by FIFOs',
+        kind: 'harness',
+        mode: 'adapter-fifo',
+        checks: [HARNESS],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'adapter-sparse',
+        what: 'a 2 GB (sparse) report and marker files',
+        kind: 'harness',
+        mode: 'adapter-sparse',
+        checks: [HARNESS],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'adapter-symlink',
+        what: 'the report a symlink to /etc/passwd, markers to /etc/shadow',
+        kind: 'harness',
+        mode: 'adapter-symlink',
+        checks: [HARNESS],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'adapter-outside',
+        what: "writes outside its run folder: the checkout, the reports, /tmp, /etc, HOME, the runner's work folder",
+        kind: 'harness',
+        mode: 'adapter-outside',
+        checks: [HARNESS],
+        verdict: 'nonconformant',
         args: (c) => ['--checkout', c.root, '--reports', c.reports],
       },
       {
-        id: 'adapter-forge-collector', what: 'connects to the wire collector without the key and with a wrong one, sends forged records, reports every step executed',
-        kind: 'harness', mode: 'adapter-forge-collector', checks: [HARNESS], verdict: 'nonconformant',
+        id: 'adapter-forge-collector',
+        what: 'connects to the wire collector without the key and with a wrong one, sends forged records, reports every step executed',
+        kind: 'harness',
+        mode: 'adapter-forge-collector',
+        checks: [HARNESS],
+        verdict: 'nonconformant',
       },
-      { id: 'adapter-daemonize', what: 'leaves a setsid child that ignores SIGTERM and exits', kind: 'harness', mode: 'adapter-daemonize', checks: [HARNESS], verdict: 'nonconformant' },
+      {
+        id: 'adapter-daemonize',
+        what: 'leaves a setsid child that ignores SIGTERM and exits',
+        kind: 'harness',
+        mode: 'adapter-daemonize',
+        checks: [HARNESS],
+        verdict: 'nonconformant',
+      },
       // stdio.literal-args: the smallest scenario (one tool call), so the shortest adapter deadline.
-      { id: 'adapter-hang', what: 'never exits, ignores SIGTERM', kind: 'harness', mode: 'adapter-hang', checks: ['stdio.literal-args'], verdict: 'nonconformant' },
-      { id: 'adapter-env', what: 'an adapter looks for tokens and runner variables', kind: 'harness', mode: 'adapter-env-dump', checks: [HARNESS], verdict: 'nonconformant' },
+      {
+        id: 'adapter-hang',
+        what: 'never exits, ignores SIGTERM',
+        kind: 'harness',
+        mode: 'adapter-hang',
+        checks: ['stdio.literal-args'],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'adapter-env',
+        what: 'an adapter looks for tokens and runner variables',
+        kind: 'harness',
+        mode: 'adapter-env-dump',
+        checks: [HARNESS],
+        verdict: 'nonconformant',
+      },
     ],
   },
   {
     id: 'processes',
     reportsInside: 'forge',
     rows: [
-      { id: 'double-fork', what: 'double fork + setsid + SIGTERM ignored, the grandchild holding a port and stdout', kind: 'stdio', mode: 'double-fork', checks: [UNKNOWN], verdict: 'nonconformant' },
       {
-        id: 'forge', what: 'a setsid process keeps rewriting results.json and junit.xml and writing into the checkout; the reports folder is inside its working folder',
-        kind: 'stdio', mode: 'forge', checks: [UNKNOWN], verdict: 'nonconformant',
+        id: 'double-fork',
+        what: 'double fork + setsid + SIGTERM ignored, the grandchild holding a port and stdout',
+        kind: 'stdio',
+        mode: 'double-fork',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'forge',
+        what: 'a setsid process keeps rewriting results.json and junit.xml and writing into the checkout; the reports folder is inside its working folder',
+        kind: 'stdio',
+        mode: 'forge',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
         args: (c) => ['--reports', c.reports, '--name', 'forge', '--checkout', c.root],
       },
       {
-        id: 'cwd-checkout', what: 'a claim whose working folder is the runner\'s checkout writes into it',
-        kind: 'stdio', mode: 'forge', checks: [UNKNOWN], verdict: 'nonconformant',
-        args: (c) => ['--reports', c.reports, '--name', 'cwd-checkout', '--checkout', c.root], cwd: (c) => c.root,
+        id: 'cwd-checkout',
+        what: "a claim whose working folder is the runner's checkout writes into it",
+        kind: 'stdio',
+        mode: 'forge',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+        args: (c) => ['--reports', c.reports, '--name', 'cwd-checkout', '--checkout', c.root],
+        cwd: (c) => c.root,
       },
-      { id: 'kill-all', what: '`kill -9 -1` from inside, on start and on every line', kind: 'stdio', mode: 'kill-all', checks: [UNKNOWN], verdict: 'nonconformant' },
-      { id: 'fork-storm', what: '64 setsid children that ignore SIGTERM', kind: 'stdio', mode: 'fork-storm', checks: [UNKNOWN], verdict: 'nonconformant' },
-      { id: 'orphan-stdout', what: 'per_event: exits without a reply, a setsid child keeps stdout open', kind: 'per_event', mode: 'orphan-stdout', checks: [UNKNOWN], verdict: 'nonconformant' },
       {
-        id: 'argv-literal', what: 'arguments holding $(...), `...`, ; and || reach it literally, through no shell',
-        kind: 'stdio', mode: 'argv-record', checks: [UNKNOWN], verdict: 'nonconformant',
-        args: () => ['$(touch pwned-1)', '`touch pwned-2`', '; touch pwned-3', '|| touch pwned-4', '&& touch pwned-5', '> pwned-6'],
+        id: 'kill-all',
+        what: '`kill -9 -1` from inside, on start and on every line',
+        kind: 'stdio',
+        mode: 'kill-all',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
       },
-      { id: 'env-a', what: 'an HTTP server with a token looks for the other claim\'s token and runner variables (environment, /proc)', kind: 'http', mode: 'http-env-dump', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'env-b', what: 'the other HTTP server with a token does the same', kind: 'http', mode: 'http-env-dump', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'env-c', what: 'a stdio backend (passEnv: [PATH]) looks for any token and runner variables', kind: 'stdio', mode: 'env-dump', checks: [UNKNOWN], verdict: 'nonconformant', passEnv: ['PATH'] },
+      {
+        id: 'fork-storm',
+        what: '64 setsid children that ignore SIGTERM',
+        kind: 'stdio',
+        mode: 'fork-storm',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'orphan-stdout',
+        what: 'per_event: exits without a reply, a setsid child keeps stdout open',
+        kind: 'per_event',
+        mode: 'orphan-stdout',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'argv-literal',
+        what: 'arguments holding $(...), `...`, ; and || reach it literally, through no shell',
+        kind: 'stdio',
+        mode: 'argv-record',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+        args: () => [
+          '$(touch pwned-1)',
+          '`touch pwned-2`',
+          '; touch pwned-3',
+          '|| touch pwned-4',
+          '&& touch pwned-5',
+          '> pwned-6',
+        ],
+      },
+      {
+        id: 'env-a',
+        what: "an HTTP server with a token looks for the other claim's token and runner variables (environment, /proc)",
+        kind: 'http',
+        mode: 'http-env-dump',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'env-b',
+        what: 'the other HTTP server with a token does the same',
+        kind: 'http',
+        mode: 'http-env-dump',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'env-c',
+        what: 'a stdio backend (passEnv: [PATH]) looks for any token and runner variables',
+        kind: 'stdio',
+        mode: 'env-dump',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+        passEnv: ['PATH'],
+      },
     ],
   },
   {
     id: 'output',
     rows: [
-      { id: 'short-lines', what: 'an endless stream of short lines on stdout', kind: 'stdio', mode: 'short-lines', checks: [UNKNOWN], verdict: 'nonconformant' },
-      { id: 'braces', what: '3000 lines of `{`', kind: 'stdio', mode: 'braces', checks: [UNKNOWN], verdict: 'nonconformant' },
-      { id: 'endless-line', what: 'one endless line without a newline', kind: 'stdio', mode: 'endless-line', checks: [UNKNOWN], verdict: 'nonconformant' },
-      { id: 'gigabyte', what: '1 GiB on stdout as fast as it is read', kind: 'stdio', mode: 'gigabyte', checks: [UNKNOWN], verdict: 'nonconformant' },
-      { id: 'stderr-flood', what: 'stderr flooded forever, with escape sequences', kind: 'stdio', mode: 'stderr-flood', checks: [UNKNOWN], verdict: 'nonconformant' },
-      { id: 'invalid-utf8', what: 'replies holding invalid UTF-8', kind: 'stdio', mode: 'invalid-utf8', checks: ['base.jsonrpc-utf8'], verdict: 'nonconformant', timeoutMs: REPLY_TIMEOUT_MS },
       {
-        id: 'hostile-text', what: 'U+FFFF, NUL, a lone surrogate, `]]>`, ESC sequences, HTML, U+2028, U+202E and a forged verdict line in replies and on stderr',
-        kind: 'stdio', mode: 'hostile-text', checks: ['stdio.stdout-clean'], verdict: 'nonconformant', timeoutMs: REPLY_TIMEOUT_MS,
+        id: 'short-lines',
+        what: 'an endless stream of short lines on stdout',
+        kind: 'stdio',
+        mode: 'short-lines',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
       },
-      { id: 'deep-nesting', what: 'replies nested 100 000 deep', kind: 'stdio', mode: 'deep-nesting', checks: [UNKNOWN], verdict: 'nonconformant' },
       {
-        id: 'proto', what: 'replies with __proto__ and constructor.prototype members', kind: 'stdio', mode: 'proto', checks: [UNKNOWN], verdict: 'conformant',
-        statuses: { [UNKNOWN]: ['passed', 'warning'] }, timeoutMs: REPLY_TIMEOUT_MS,
+        id: 'braces',
+        what: '3000 lines of `{`',
+        kind: 'stdio',
+        mode: 'braces',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
       },
-      { id: 'huge-reply', what: 'a reply line of 1 MB (a success result to an unknown method)', kind: 'stdio', mode: 'huge-reply', checks: [UNKNOWN], verdict: 'nonconformant' },
+      {
+        id: 'endless-line',
+        what: 'one endless line without a newline',
+        kind: 'stdio',
+        mode: 'endless-line',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'gigabyte',
+        what: '1 GiB on stdout as fast as it is read',
+        kind: 'stdio',
+        mode: 'gigabyte',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'stderr-flood',
+        what: 'stderr flooded forever, with escape sequences',
+        kind: 'stdio',
+        mode: 'stderr-flood',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'invalid-utf8',
+        what: 'replies holding invalid UTF-8',
+        kind: 'stdio',
+        mode: 'invalid-utf8',
+        checks: ['base.jsonrpc-utf8'],
+        verdict: 'nonconformant',
+        timeoutMs: REPLY_TIMEOUT_MS,
+      },
+      {
+        id: 'hostile-text',
+        what: 'U+FFFF, NUL, a lone surrogate, `]]>`, ESC sequences, HTML, U+2028, U+202E and a forged verdict line in replies and on stderr',
+        kind: 'stdio',
+        mode: 'hostile-text',
+        checks: ['stdio.stdout-clean'],
+        verdict: 'nonconformant',
+        timeoutMs: REPLY_TIMEOUT_MS,
+      },
+      {
+        id: 'deep-nesting',
+        what: 'replies nested 100 000 deep',
+        kind: 'stdio',
+        mode: 'deep-nesting',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'proto',
+        what: 'replies with __proto__ and constructor.prototype members',
+        kind: 'stdio',
+        mode: 'proto',
+        checks: [UNKNOWN],
+        verdict: 'conformant',
+        statuses: { [UNKNOWN]: ['passed', 'warning'] },
+        timeoutMs: REPLY_TIMEOUT_MS,
+      },
+      {
+        id: 'huge-reply',
+        what: 'a reply line of 1 MB (a success result to an unknown method)',
+        kind: 'stdio',
+        mode: 'huge-reply',
+        checks: [UNKNOWN],
+        verdict: 'nonconformant',
+      },
     ],
   },
   {
     id: 'http',
     rows: [
-      { id: 'gzip-bomb', what: 'a gzip bomb (1 MiB on the wire, 1 GiB decompressed)', kind: 'http', mode: 'http-gzip-bomb', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'chunked-endless', what: 'an endless chunked body', kind: 'http', mode: 'http-chunked-endless', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'trickle-headers', what: 'response headers trickled a byte every 100 ms', kind: 'http', mode: 'http-trickle-headers', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'ten-gb', what: 'a 10 GB Content-Length sent as fast as it is read', kind: 'http', mode: 'http-10gb', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'never-answer', what: 'a connection accepted and never answered', kind: 'http', mode: 'http-never-answer', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'cut-body', what: 'a body cut mid-way (500 of 1000 bytes)', kind: 'http', mode: 'http-cut-body', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'not-http', what: 'not HTTP at all: escape sequences and binary bytes', kind: 'http', mode: 'http-garbage', checks: [HTTP], verdict: 'nonconformant' },
-      { id: 'redirect', what: 'a 307 redirect to a path that records whether the token followed', kind: 'http', mode: 'http-redirect', checks: [HTTP], verdict: 'nonconformant' },
       {
-        id: 'token-stderr-exit', what: 'prints its bearer token to stderr and exits before binding', kind: 'http', mode: 'http-token-stderr-exit', checks: [HTTP], verdict: 'incomplete',
+        id: 'gzip-bomb',
+        what: 'a gzip bomb (1 MiB on the wire, 1 GiB decompressed)',
+        kind: 'http',
+        mode: 'http-gzip-bomb',
+        checks: [HTTP],
+        verdict: 'nonconformant',
       },
       {
-        id: 'echo-token', what: 'echoes the bearer token in the reply (plain and JSON-escaped), a header, stdout and stderr',
-        kind: 'http', mode: 'http-echo-token', checks: ['base.no-secret-leak'], verdict: 'nonconformant', timeoutMs: REPLY_TIMEOUT_MS,
+        id: 'chunked-endless',
+        what: 'an endless chunked body',
+        kind: 'http',
+        mode: 'http-chunked-endless',
+        checks: [HTTP],
+        verdict: 'nonconformant',
       },
-      { id: 'http-daemonize', what: 'the HTTP server forks a setsid daemon and exits', kind: 'http', mode: 'http-daemonize', checks: [HTTP], verdict: 'incomplete' },
+      {
+        id: 'trickle-headers',
+        what: 'response headers trickled a byte every 100 ms',
+        kind: 'http',
+        mode: 'http-trickle-headers',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'ten-gb',
+        what: 'a 10 GB Content-Length sent as fast as it is read',
+        kind: 'http',
+        mode: 'http-10gb',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'never-answer',
+        what: 'a connection accepted and never answered',
+        kind: 'http',
+        mode: 'http-never-answer',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'cut-body',
+        what: 'a body cut mid-way (500 of 1000 bytes)',
+        kind: 'http',
+        mode: 'http-cut-body',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'not-http',
+        what: 'not HTTP at all: escape sequences and binary bytes',
+        kind: 'http',
+        mode: 'http-garbage',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'redirect',
+        what: 'a 307 redirect to a path that records whether the token followed',
+        kind: 'http',
+        mode: 'http-redirect',
+        checks: [HTTP],
+        verdict: 'nonconformant',
+      },
+      {
+        id: 'token-stderr-exit',
+        what: 'prints its bearer token to stderr and exits before binding',
+        kind: 'http',
+        mode: 'http-token-stderr-exit',
+        checks: [HTTP],
+        verdict: 'incomplete',
+      },
+      {
+        id: 'echo-token',
+        what: 'echoes the bearer token in the reply (plain and JSON-escaped), a header, stdout and stderr',
+        kind: 'http',
+        mode: 'http-echo-token',
+        checks: ['base.no-secret-leak'],
+        verdict: 'nonconformant',
+        timeoutMs: REPLY_TIMEOUT_MS,
+      },
+      {
+        id: 'http-daemonize',
+        what: 'the HTTP server forks a setsid daemon and exits',
+        kind: 'http',
+        mode: 'http-daemonize',
+        checks: [HTTP],
+        verdict: 'incomplete',
+      },
     ],
   },
 ];
@@ -173,7 +443,10 @@ export class TreeSampler {
   readonly peaks = new Map<number, { rss: number; cmd: string }>();
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly root: number, everyMs = 100) {
+  constructor(
+    private readonly root: number,
+    everyMs = 100,
+  ) {
     this.timer = setInterval(() => this.sample(), everyMs);
     this.sample();
   }
@@ -262,7 +535,11 @@ function zipEntries(buf: Buffer): { name: string; data: Buffer }[] {
   for (let i = 0; i < count && off + 46 <= buf.length && buf.readUInt32LE(off) === 0x02014b50; i++) {
     const method = buf.readUInt16LE(off + 10);
     const size = buf.readUInt32LE(off + 20);
-    const [nameLen, extraLen, commentLen] = [buf.readUInt16LE(off + 28), buf.readUInt16LE(off + 30), buf.readUInt16LE(off + 32)];
+    const [nameLen, extraLen, commentLen] = [
+      buf.readUInt16LE(off + 28),
+      buf.readUInt16LE(off + 30),
+      buf.readUInt16LE(off + 32),
+    ];
     const local = buf.readUInt32LE(off + 42);
     const name = buf.subarray(off + 46, off + 46 + nameLen).toString('utf8');
     const start = local + 30 + buf.readUInt16LE(local + 26) + buf.readUInt16LE(local + 28);
@@ -296,8 +573,11 @@ export function readableFiles(dir: string): [string, Buffer][] {
         const bytes = readFileSync(p);
         out.push([p, bytes]);
         if (p.endsWith('.zip')) for (const e of zipEntries(bytes)) out.push([`${p}!${e.name}`, e.data]);
-        const embedded = /data:application\/zip;base64,([A-Za-z0-9+/=]+)/.exec(p.endsWith('.html') ? bytes.toString('latin1') : '');
-        if (embedded) for (const e of zipEntries(Buffer.from(embedded[1]!, 'base64'))) out.push([`${p}!${e.name}`, e.data]);
+        const embedded = /data:application\/zip;base64,([A-Za-z0-9+/=]+)/.exec(
+          p.endsWith('.html') ? bytes.toString('latin1') : '',
+        );
+        if (embedded)
+          for (const e of zipEntries(Buffer.from(embedded[1]!, 'base64'))) out.push([`${p}!${e.name}`, e.data]);
       }
     }
   };
@@ -318,7 +598,8 @@ export function leaksOf(files: [string, Buffer][], needles: readonly (string | R
 }
 
 /** Characters a terminal must never get raw: C0 controls but LF and tab, DEL, C1, line separators, bidi controls. */
-export const RAW_TERMINAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const RAW_TERMINAL =
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 // ---------------------------------------------------------------------------------------- running
 
@@ -364,12 +645,17 @@ export function corpusNonce(): string {
 export const CANARY_ENV = 'AHP_HOSTILE_RUNNER_CANARY';
 
 /** Write the batch's claims, run them in one `ahp-conformance run`, and measure. `rows` narrows the batch. */
-export async function runBatch(batch: Batch, nonce: string, opts: { rows?: string[]; workers?: number; base?: string } = {}): Promise<BatchOutcome> {
+export async function runBatch(
+  batch: Batch,
+  nonce: string,
+  opts: { rows?: string[]; workers?: number; base?: string } = {},
+): Promise<BatchOutcome> {
   const root = packageRoot();
   const impl = join(root, 'test', 'hostile', 'impl.cjs');
   const rows = batch.rows.filter((r) => !opts.rows || opts.rows.includes(r.id));
   const dir = mkdtempSync(join(opts.base ?? tmpdir(), `ahp-hostile-${batch.id}-`));
-  const inside = batch.reportsInside && rows.some((r) => r.id === batch.reportsInside) ? batch.reportsInside : undefined;
+  const inside =
+    batch.reportsInside && rows.some((r) => r.id === batch.reportsInside) ? batch.reportsInside : undefined;
   const reports = inside ? join(dir, inside, 'reports') : join(dir, 'reports');
   const env: Record<string, string> = { [CANARY_ENV]: `ahp-hostile-canary-${nonce}` };
   const outcomes = new Map<string, RowOutcome>();
@@ -381,7 +667,11 @@ export async function runBatch(batch: Batch, nonce: string, opts: { rows?: strin
     const ctx: RowContext = { root, reports, dir: rowDir, marker };
     const out: RowOutcome = { row, dir: rowDir, marker, reportDir: join(reports, row.id), leftovers: [] };
     const args = [impl, marker, '--mode', row.mode, ...(row.args?.(ctx) ?? [])];
-    const launch = { command: process.execPath, ...(row.cwd ? { cwd: row.cwd(ctx) } : {}), ...(row.passEnv ? { passEnv: row.passEnv } : {}) };
+    const launch = {
+      command: process.execPath,
+      ...(row.cwd ? { cwd: row.cwd(ctx) } : {}),
+      ...(row.passEnv ? { passEnv: row.passEnv } : {}),
+    };
     const claim: Record<string, unknown> = {
       implementation: { name: row.id, version: '1.0.0' },
       role: row.kind === 'harness' ? 'harness' : 'backend',
@@ -397,8 +687,11 @@ export async function runBatch(batch: Batch, nonce: string, opts: { rows?: strin
       env[out.tokenEnv] = out.token;
       claim.backend = {
         http: {
-          ...launch, args: [...args, '--port', '{port}', '--token-env', out.tokenEnv], url: 'http://127.0.0.1:{port}/ahp',
-          readyTimeoutMs: 3000, auth: { type: 'bearer', tokenEnv: out.tokenEnv },
+          ...launch,
+          args: [...args, '--port', '{port}', '--token-env', out.tokenEnv],
+          url: 'http://127.0.0.1:{port}/ahp',
+          readyTimeoutMs: 3000,
+          auth: { type: 'bearer', tokenEnv: out.tokenEnv },
         },
       };
     } else {
@@ -413,9 +706,25 @@ export async function runBatch(batch: Batch, nonce: string, opts: { rows?: strin
   const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const grep = rows.map((r) => `(?:^| )${escape(r.id)}:\\S* .*(?:${r.checks.map(escape).join('|')}):`).join('|');
   const started = Date.now();
-  const child = spawn(process.execPath, [join(root, 'bin', 'ahp-conformance.js'), 'run', ...files, '--reports', reports, '--grep', grep, '--workers', String(opts.workers ?? 2)], {
-    cwd: dir, env: { ...process.env, AHP_PROGRESS: 'line', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bin', 'ahp-conformance.js'),
+      'run',
+      ...files,
+      '--reports',
+      reports,
+      '--grep',
+      grep,
+      '--workers',
+      String(opts.workers ?? 2),
+    ],
+    {
+      cwd: dir,
+      env: { ...process.env, AHP_PROGRESS: 'line', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const sampler = new TreeSampler(child.pid!);
   const stdout: Buffer[] = [];
   const stderr: Buffer[] = [];
@@ -429,7 +738,10 @@ export async function runBatch(batch: Batch, nonce: string, opts: { rows?: strin
   const text = Buffer.concat(stdout).toString('utf8');
   for (const out of outcomes.values()) {
     out.leftovers = processesMarked(out.marker);
-    const printed = new RegExp(`^${escape(out.row.id)} 1\\.0\\.0: .*\\(results\\.json sha256 ([0-9a-f]{64})\\)$`, 'm').exec(text);
+    const printed = new RegExp(
+      `^${escape(out.row.id)} 1\\.0\\.0: .*\\(results\\.json sha256 ([0-9a-f]{64})\\)$`,
+      'm',
+    ).exec(text);
     if (printed) out.printed = printed[1];
     const file = join(out.reportDir, 'results.json');
     if (existsSync(file)) {
@@ -442,8 +754,23 @@ export async function runBatch(batch: Batch, nonce: string, opts: { rows?: strin
       }
     }
   }
-  const peaks = [...sampler.peaks].map(([pid, p]) => ({ pid, ...p, implementation: p.cmd.includes(`--ahp-hostile-${nonce}-`) }));
-  return { batch: { ...batch, rows }, dir, reports, code, wallMs, stdout: text, stderr: Buffer.concat(stderr).toString('utf8'), peaks, rows: outcomes, env };
+  const peaks = [...sampler.peaks].map(([pid, p]) => ({
+    pid,
+    ...p,
+    implementation: p.cmd.includes(`--ahp-hostile-${nonce}-`),
+  }));
+  return {
+    batch: { ...batch, rows },
+    dir,
+    reports,
+    code,
+    wallMs,
+    stdout: text,
+    stderr: Buffer.concat(stderr).toString('utf8'),
+    peaks,
+    rows: outcomes,
+    env,
+  };
 }
 
 /** The largest peak RSS of a runner process (not the implementations' own) in a batch. */

@@ -23,14 +23,21 @@ test.afterAll(() => {
 const noStack = (s: string): void => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
 const goodRequest = {
-  jsonrpc: '2.0', id: 'evt-1', method: 'hooks/intercept',
+  jsonrpc: '2.0',
+  id: 'evt-1',
+  method: 'hooks/intercept',
   params: {
     protocolVersion: 'draft',
     capabilities: { effects: ['deny'] },
     event: {
-      id: 'evt-1', source: 'ahp://harness/test', type: 'tool.before', time: '2026-11-30T12:00:00Z',
+      id: 'evt-1',
+      source: 'ahp://harness/test',
+      type: 'tool.before',
+      time: '2026-11-30T12:00:00Z',
       harness: { name: 'test-harness', version: '1.0.0' },
-      call: { id: 'call-1' }, tool: { name: 'shell', input: { command: 'ls' }, origin: 'native' }, path: 'shell',
+      call: { id: 'call-1' },
+      tool: { name: 'shell', input: { command: 'ls' }, origin: 'native' },
+      path: 'shell',
     },
   },
 };
@@ -77,7 +84,11 @@ test('validate: profile findings are warnings with their check id and do not fai
 
 test('validate: a transcript is judged line by line', () => {
   const dir = tmp();
-  const lines = [JSON.stringify(goodRequest), '{"jsonrpc":"2.0","id":"evt-1","result":{"protocolVersion":"draft","effects":[]}}', 'not json'];
+  const lines = [
+    JSON.stringify(goodRequest),
+    '{"jsonrpc":"2.0","id":"evt-1","result":{"protocolVersion":"draft","effects":[]}}',
+    'not json',
+  ];
   writeFileSync(join(dir, 't.jsonl'), `${lines.join('\n')}\n`);
   const r = cli('validate', join(dir, 't.jsonl'));
   expect(r.code).toBe(1);

@@ -13,7 +13,14 @@ import { frameFixture } from '../src/fixtures/framing.js';
 import { kindForUpstreamFile } from '../src/protocol/kinds.js';
 import { wireSchemas } from '../src/protocol/schema-build/index.js';
 import { ourSchemas, snapshotSchemas, type ErrorObject, type ValidateFunction } from '../src/protocol/schema-set.js';
-import { collectStringPool, mutantsOf, schemaEnumStrings, type Json, type Mutant, type StringPool } from './support/mutate.js';
+import {
+  collectStringPool,
+  mutantsOf,
+  schemaEnumStrings,
+  type Json,
+  type Mutant,
+  type StringPool,
+} from './support/mutate.js';
 import { HAVE_SPEC, NO_SPEC_REASON, SPEC_DIR } from './support/paths.js';
 
 /** A disagreement that is accepted because a semantic rule beyond the schemas decides it. */
@@ -61,7 +68,9 @@ interface Loaded {
 }
 
 function loadCases(): Loaded {
-  const manifest = JSON.parse(readFileSync(resolve(SPEC_DIR, 'fixtures', 'draft', 'manifest.json'), 'utf8')) as { cases: ManifestCase[] };
+  const manifest = JSON.parse(readFileSync(resolve(SPEC_DIR, 'fixtures', 'draft', 'manifest.json'), 'utf8')) as {
+    cases: ManifestCase[];
+  };
   const cases: LoadedCase[] = [];
   const skipped: string[] = [];
   for (const c of manifest.cases) {
@@ -91,9 +100,14 @@ const loaded: Loaded = HAVE_SPEC ? loadCases() : { cases: [], skipped: [] };
  */
 function stringPool(): StringPool {
   const dir = resolve(SPEC_DIR, 'schema', 'draft');
-  const upstream = readdirSync(dir).filter((n) => n.endsWith('.json')).map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as unknown);
+  const upstream = readdirSync(dir)
+    .filter((n) => n.endsWith('.json'))
+    .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as unknown);
   const named = schemaEnumStrings([...Object.values(wireSchemas()), ...upstream]);
-  return collectStringPool(loaded.cases.map((c) => c.value), (v) => named.has(v));
+  return collectStringPool(
+    loaded.cases.map((c) => c.value),
+    (v) => named.has(v),
+  );
 }
 
 interface Plan {
@@ -132,7 +146,10 @@ function thePlan(): Plan {
 const chunks: { label: string; cases: readonly LoadedCase[] }[] = [];
 for (let i = 0; i < loaded.cases.length; i += CASES_PER_TEST) {
   const part = loaded.cases.slice(i, i + CASES_PER_TEST);
-  chunks.push({ label: `cases ${i + 1}-${i + part.length} (${part[0]!.id} … ${part[part.length - 1]!.id})`, cases: part });
+  chunks.push({
+    label: `cases ${i + 1}-${i + part.length} (${part[0]!.id} … ${part[part.length - 1]!.id})`,
+    cases: part,
+  });
 }
 // Without a snapshot there is still one (skipped) test, so the skip reason is visible.
 if (chunks.length === 0) chunks.push({ label: 'all cases', cases: [] });
@@ -173,7 +190,12 @@ test.describe('differential: our schemas vs the snapshot schemas on fixture muta
               if (a) bothValid++;
               continue;
             }
-            if (KNOWN_DIVERGENCES.some((k) => k.caseId === c.id && k.pointer === m.pointer && k.op === m.op && k.kind === kind)) continue;
+            if (
+              KNOWN_DIVERGENCES.some(
+                (k) => k.caseId === c.id && k.pointer === m.pointer && k.op === m.op && k.kind === kind,
+              )
+            )
+              continue;
             lines.push(
               `case ${c.id} | at ${m.pointer || '(root)'}: ${m.op} | kind ${kind} | ours ${verdict(a)}, snapshot ${verdict(b)}\n` +
                 `    ours:     ${explain(ours.forKind(kind), m.value)}\n` +
@@ -192,7 +214,10 @@ test.describe('differential: our schemas vs the snapshot schemas on fixture muta
           `${total} distinct mutants of ${loaded.cases.length} cases in all tests of this file (${totalJudgements} judgements per side)`,
       });
       if (loaded.skipped.length) {
-        info.annotations.push({ type: 'cases not framing to a JSON object (no mutants)', description: loaded.skipped.join('; ') });
+        info.annotations.push({
+          type: 'cases not framing to a JSON object (no mutants)',
+          description: loaded.skipped.join('; '),
+        });
       }
 
       expect(mutants, 'every chunk yields mutants').toBeGreaterThan(0);

@@ -17,9 +17,18 @@ const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
  */
 const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> = {
   'no-jsonrpc-member': { checks: ['ti.result-valid'], why: 'the intercept-response schema requires "jsonrpc"' },
-  'no-result-version': { checks: ['ti.result-valid'], why: 'the intercept-response schema requires result.protocolVersion' },
-  'deny-code-not-reverse-dns': { checks: ['ti.deny-samples'], why: 'the deny effect schema requires a reverse-DNS code, so the sample\'s deny is invalid' },
-  'wrong-id': { checks: ['stdio.persistent-exchanges'], why: 'the long run judges the id of every reply on the persistent process' },
+  'no-result-version': {
+    checks: ['ti.result-valid'],
+    why: 'the intercept-response schema requires result.protocolVersion',
+  },
+  'deny-code-not-reverse-dns': {
+    checks: ['ti.deny-samples'],
+    why: "the deny effect schema requires a reverse-DNS code, so the sample's deny is invalid",
+  },
+  'wrong-id': {
+    checks: ['stdio.persistent-exchanges'],
+    why: 'the long run judges the id of every reply on the persistent process',
+  },
 };
 
 /**
@@ -27,8 +36,12 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
  * working on a few modes. The whole matrix, and the proof that every check is caught by
  * some mode, needs every mode.
  */
-const ONLY = (process.env.AHP_FAULT_MODES ?? '').split(',').map((m) => m.trim()).filter(Boolean);
-for (const m of ONLY) if (!(FAULT_MODES as string[]).includes(m)) throw new Error(`AHP_FAULT_MODES: unknown fault mode ${m}`);
+const ONLY = (process.env.AHP_FAULT_MODES ?? '')
+  .split(',')
+  .map((m) => m.trim())
+  .filter(Boolean);
+for (const m of ONLY)
+  if (!(FAULT_MODES as string[]).includes(m)) throw new Error(`AHP_FAULT_MODES: unknown fault mode ${m}`);
 const MODES: FaultMode[] = ONLY.length ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
 
 /** Where each mode runs: its own binding, else persistent stdio. */
@@ -38,7 +51,11 @@ function placement(mode: FaultMode): { transport: 'stdio' | 'http'; lifecycle?: 
   return { transport: 'stdio', lifecycle: spec.lifecycle ?? 'persistent' };
 }
 
-function claimYaml(name: string, mode: FaultMode | undefined, where: { transport: 'stdio' | 'http'; lifecycle?: string }[]): string {
+function claimYaml(
+  name: string,
+  mode: FaultMode | undefined,
+  where: { transport: 'stdio' | 'http'; lifecycle?: string }[],
+): string {
   const fault = mode ? `, --fault, ${mode}` : '';
   const lines = [
     `implementation: { name: ${name}, version: 0.0.0 }`,
@@ -52,10 +69,14 @@ function claimYaml(name: string, mode: FaultMode | undefined, where: { transport
     const lc = stdio.map((w) => w.lifecycle);
     // The reference backend handles both lifecycles with one command; a per_event-only fault needs to be told.
     const lifecycleArg = lc.length === 1 && lc[0] === 'per_event' ? ', --lifecycle, per_event' : '';
-    lines.push(`  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, stdio${lifecycleArg}${fault}], lifecycle: [${lc.join(', ')}] }`);
+    lines.push(
+      `  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, stdio${lifecycleArg}${fault}], lifecycle: [${lc.join(', ')}] }`,
+    );
   }
   if (where.some((w) => w.transport === 'http')) {
-    lines.push(`  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault}], url: "http://127.0.0.1:{port}/hooks" }`);
+    lines.push(
+      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault}], url: "http://127.0.0.1:{port}/hooks" }`,
+    );
   }
   lines.push(
     '  samples:',
@@ -71,10 +92,16 @@ test(matrixClaim('backend'), async () => {
   test.setTimeout(20 * 60_000);
   checkFaultMatrix({
     tempPrefix: 'ahp-faults-',
-    runs: [{
-      conforming: claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }]),
-      faults: Object.fromEntries(MODES.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])])),
-    }],
+    runs: [
+      {
+        conforming: claimYaml('conforming', undefined, [
+          { transport: 'stdio', lifecycle: 'persistent' },
+          { transport: 'stdio', lifecycle: 'per_event' },
+          { transport: 'http' },
+        ]),
+        faults: Object.fromEntries(MODES.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])])),
+      },
+    ],
     table: faultTable(FAULTS, ALSO_FAILS),
     workers: 4,
     timeoutMs: 19 * 60_000,

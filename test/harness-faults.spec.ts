@@ -23,13 +23,34 @@ const REGISTRATION_CHECK = 'base.registration-validated';
  * they judge too. Each entry says why; anything else failing is a runner defect.
  */
 const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> = {
-  'jsonrpc-1': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the intercept and observe schemas require jsonrpc "2.0"' },
-  'version-0.1': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the intercept and observe schemas require protocolVersion "draft"' },
-  'bare-extension-key': { checks: ['ti.intercept-request', 'lo.notification-shape'], why: 'the event schema requires reverse-DNS extension keys' },
-  'id-differs': { checks: ['ti.intercept-request'], why: 'the wire layer requires the intercept id to equal the event id' },
-  'concurrent-interceptors': { checks: ['ti.deny-stops', 'ti.failure-policy', 'ti.modify-input'], why: 'calling every interceptor at once also calls those after a deny or a fail-closed failure, and sends the second interceptor the input before the first one edited it' },
-  'no-deadline': { checks: ['ti.failure-policy'], why: 'a reply after the deadline is one of the failure classes; a harness that waits for it applies it' },
-  'per-event-no-eof': { checks: ['ti.failure-policy'], why: 'the scripted per_event backend exits at end of input, so a harness that never closes stdin never sees its non-zero exit status' },
+  'jsonrpc-1': {
+    checks: ['ti.intercept-request', 'lo.notification-shape'],
+    why: 'the intercept and observe schemas require jsonrpc "2.0"',
+  },
+  'version-0.1': {
+    checks: ['ti.intercept-request', 'lo.notification-shape'],
+    why: 'the intercept and observe schemas require protocolVersion "draft"',
+  },
+  'bare-extension-key': {
+    checks: ['ti.intercept-request', 'lo.notification-shape'],
+    why: 'the event schema requires reverse-DNS extension keys',
+  },
+  'id-differs': {
+    checks: ['ti.intercept-request'],
+    why: 'the wire layer requires the intercept id to equal the event id',
+  },
+  'concurrent-interceptors': {
+    checks: ['ti.deny-stops', 'ti.failure-policy', 'ti.modify-input'],
+    why: 'calling every interceptor at once also calls those after a deny or a fail-closed failure, and sends the second interceptor the input before the first one edited it',
+  },
+  'no-deadline': {
+    checks: ['ti.failure-policy'],
+    why: 'a reply after the deadline is one of the failure classes; a harness that waits for it applies it',
+  },
+  'per-event-no-eof': {
+    checks: ['ti.failure-policy'],
+    why: 'the scripted per_event backend exits at end of input, so a harness that never closes stdin never sees its non-zero exit status',
+  },
 };
 
 type Where = { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
@@ -65,23 +86,37 @@ function claimYaml(name: string, mode: FaultMode | undefined, where: Where[]): s
  * harness only when named), for working on a few modes; the catalogue-wide assertion
  * (every check caught by some mode) needs the full run.
  */
-const ONLY = process.env.AHP_HARNESS_FAULTS?.split(',').map((m) => m.trim()).filter(Boolean);
+const ONLY = process.env.AHP_HARNESS_FAULTS?.split(',')
+  .map((m) => m.trim())
+  .filter(Boolean);
 
 test.describe.configure({ mode: 'serial' });
 
 test(matrixClaim('harness'), async () => {
   test.setTimeout(30 * 60_000);
   const modes = ONLY ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
-  const claims = (some: FaultMode[]): Record<string, string> => Object.fromEntries(some.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])]));
+  const claims = (some: FaultMode[]): Record<string, string> =>
+    Object.fromEntries(some.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])]));
   const registers = (m: FaultMode): boolean => (FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK);
   checkFaultMatrix({
     tempPrefix: 'ahp-harness-faults-',
     runs: [
       {
-        ...(!ONLY || ONLY.includes('conforming') ? { conforming: claimYaml('conforming', undefined, [{ transport: 'stdio', lifecycle: 'persistent' }, { transport: 'stdio', lifecycle: 'per_event' }, { transport: 'http' }]) } : {}),
+        ...(!ONLY || ONLY.includes('conforming')
+          ? {
+              conforming: claimYaml('conforming', undefined, [
+                { transport: 'stdio', lifecycle: 'persistent' },
+                { transport: 'stdio', lifecycle: 'per_event' },
+                { transport: 'http' },
+              ]),
+            }
+          : {}),
         faults: claims(modes.filter(registers)),
       },
-      { faults: claims(modes.filter((m) => !registers(m))), args: ['--grep-invert', REGISTRATION_CHECK.replaceAll('.', '\\.')] },
+      {
+        faults: claims(modes.filter((m) => !registers(m))),
+        args: ['--grep-invert', REGISTRATION_CHECK.replaceAll('.', '\\.')],
+      },
     ],
     table: faultTable(FAULTS, ALSO_FAILS),
     workers: 6,

@@ -20,8 +20,19 @@ import { ALLOWED_ENV } from '../src/claims/environment.js';
 import { verifyClaimFolder } from '../src/results/verify.js';
 import { checkTimeLimitMs } from '../src/timing.js';
 import {
-  CANARY_ENV, CORPUS, CORPUS_TIMEOUT_MS, corpusNonce, REPLY_TIMEOUT_MS, leaksOf, RAW_TERMINAL, readableFiles, removeBatch, runBatch, runnerPeak,
-  type BatchOutcome, type RowOutcome,
+  CANARY_ENV,
+  CORPUS,
+  CORPUS_TIMEOUT_MS,
+  corpusNonce,
+  REPLY_TIMEOUT_MS,
+  leaksOf,
+  RAW_TERMINAL,
+  readableFiles,
+  removeBatch,
+  runBatch,
+  runnerPeak,
+  type BatchOutcome,
+  type RowOutcome,
 } from '../scripts/hostile-corpus.js';
 import { ROOT } from './support/paths.js';
 
@@ -34,9 +45,12 @@ const RESULTS_BOUND = 4 * MB;
 /** A check's time limit, as playwright.config.ts sets it for these claims (their timeoutMs, at least 2000). */
 const LIMIT_MS = checkTimeLimitMs(Math.max(2000, CORPUS_TIMEOUT_MS, REPLY_TIMEOUT_MS));
 const CONTAINED = containment().kind === 'pid-namespace';
-const NOT_CONTAINED = 'kernel containment is unavailable here: the corpus launches processes that only a container ends (and kill -9 -1 runs only contained)';
+const NOT_CONTAINED =
+  'kernel containment is unavailable here: the corpus launches processes that only a container ends (and kill -9 -1 runs only contained)';
 
-const validateResults = new Ajv2020({ allErrors: true, strict: false, logger: false }).compile(JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object);
+const validateResults = new Ajv2020({ allErrors: true, strict: false, logger: false }).compile(
+  JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
+);
 
 /** Throws unless `xml` is well-formed XML 1.0 (saxes enforces its character ranges). */
 function parseXmlStrict(xml: string): void {
@@ -62,19 +76,38 @@ const logOf = (o: RowOutcome, name: string): string | undefined => {
 /** What every behaviour is judged on. */
 function judgeBatch(b: BatchOutcome): void {
   const rows = [...b.rows.values()];
-  const worst = rows.some((o) => o.row.verdict === 'incomplete') ? 2 : rows.some((o) => o.row.verdict === 'nonconformant') ? 1 : 0;
+  const worst = rows.some((o) => o.row.verdict === 'incomplete')
+    ? 2
+    : rows.some((o) => o.row.verdict === 'nonconformant')
+      ? 1
+      : 0;
   expect.soft(b.code, `exit status of the run (stderr: ${b.stderr.slice(-2000)})`).toBe(worst);
 
   // The terminal: nothing raw, no line a CI log reader could take for a verdict.
-  for (const [name, text] of [['stdout', b.stdout], ['stderr', b.stderr]] as const) {
+  for (const [name, text] of [
+    ['stdout', b.stdout],
+    ['stderr', b.stderr],
+  ] as const) {
     const raw = RAW_TERMINAL.exec(text);
-    expect.soft(raw, `raw control on ${name} near: ${raw ? JSON.stringify(text.slice(Math.max(0, raw.index - 80), raw.index + 40)) : ''}`).toBeNull();
-    expect.soft(text.split('\n').filter((l) => l.startsWith('FAKE')), `forged lines on ${name}`).toEqual([]);
+    expect
+      .soft(
+        raw,
+        `raw control on ${name} near: ${raw ? JSON.stringify(text.slice(Math.max(0, raw.index - 80), raw.index + 40)) : ''}`,
+      )
+      .toBeNull();
+    expect
+      .soft(
+        text.split('\n').filter((l) => l.startsWith('FAKE')),
+        `forged lines on ${name}`,
+      )
+      .toEqual([]);
   }
 
   // Memory: every runner process stays under the bound (the implementations' own processes are theirs).
   const peak = runnerPeak(b);
-  expect.soft(peak.rss, `peak RSS of a runner process: ${(peak.rss / MB).toFixed(0)} MB (${peak.cmd.slice(0, 160)})`).toBeLessThan(PEAK_RSS_LIMIT);
+  expect
+    .soft(peak.rss, `peak RSS of a runner process: ${(peak.rss / MB).toFixed(0)} MB (${peak.cmd.slice(0, 160)})`)
+    .toBeLessThan(PEAK_RSS_LIMIT);
 
   // Secrets: the tokens, the runner's canary variable, the harness tokens, /etc/passwd, anywhere in the outputs.
   const needles: (string | RegExp)[] = [b.env[CANARY_ENV]!, /ahp-canary-[0-9a-f]{24}/, 'root:x:0:0:'];
@@ -83,7 +116,12 @@ function judgeBatch(b: BatchOutcome): void {
   outputs.push(['stdout', Buffer.from(b.stdout)], ['stderr', Buffer.from(b.stderr)]);
   expect.soft(leaksOf(outputs, needles), 'secrets in the outputs').toEqual([]);
   // Playwright's report and the error-context files were there to be searched.
-  expect.soft(outputs.some(([p]) => p.includes('index.html!')), 'Playwright\'s report data was read').toBe(true);
+  expect
+    .soft(
+      outputs.some(([p]) => p.includes('index.html!')),
+      "Playwright's report data was read",
+    )
+    .toBe(true);
 
   for (const o of rows) judgeRow(o);
 }
@@ -94,16 +132,25 @@ function judgeRow(o: RowOutcome): void {
   const r = o.results;
   expect.soft(r, `${id}: results.json`).toBeDefined();
   if (!r) return;
-  expect.soft(validateResults(r), `${id}: results.json against its schema: ${JSON.stringify(validateResults.errors?.slice(0, 3))}`).toBe(true);
+  expect
+    .soft(
+      validateResults(r),
+      `${id}: results.json against its schema: ${JSON.stringify(validateResults.errors?.slice(0, 3))}`,
+    )
+    .toBe(true);
   expect.soft(r.verdict, `${id}: verdict (${r.reason ?? ''})`).toBe(o.row.verdict);
   for (const check of o.row.checks) {
     const c = r.checks.find((x) => x.id === check && x.status !== 'skipped');
     const want = o.row.statuses?.[check] ?? ['failed'];
-    expect.soft(want, `${id}: ${check} is ${c?.status ?? 'not run'}: ${c?.message.slice(0, 300) ?? ''}`).toContain(c?.status);
+    expect
+      .soft(want, `${id}: ${check} is ${c?.status ?? 'not run'}: ${c?.message.slice(0, 300) ?? ''}`)
+      .toContain(c?.status);
   }
   for (const c of r.checks.filter((x) => x.status !== 'skipped')) {
     expect.soft(c.durationMs, `${id}: ${c.id} took ${c.durationMs} ms, over its time limit`).toBeLessThan(LIMIT_MS);
-    expect.soft(c.message, `${id}: ${c.id} ended by Playwright's timeout`).not.toMatch(/Test timeout of \d+ms exceeded/);
+    expect
+      .soft(c.message, `${id}: ${c.id} ended by Playwright's timeout`)
+      .not.toMatch(/Test timeout of \d+ms exceeded/);
   }
   // The verdict on disk 1 s after the run is the one the closing line printed, and verifies.
   expect.soft(o.printed, `${id}: the closing line's sha256`).toMatch(/^[0-9a-f]{64}$/);
@@ -115,7 +162,9 @@ function judgeRow(o: RowOutcome): void {
   const size = statSync(join(o.reportDir, 'results.json')).size;
   expect.soft(size, `${id}: results.json is ${size} bytes`).toBeLessThan(RESULTS_BOUND);
   const page = readFileSync(join(o.reportDir, 'index.html'), 'utf8');
-  expect.soft(page, `${id}: the report shows implementation text as text`).not.toMatch(/<script>alert\("ahp-hostile"\)|<img src=x onerror/);
+  expect
+    .soft(page, `${id}: the report shows implementation text as text`)
+    .not.toMatch(/<script>alert\("ahp-hostile"\)|<img src=x onerror/);
   ROW_CHECKS[id]?.(o);
 }
 
@@ -124,7 +173,10 @@ function judgeEnvDump(o: RowOutcome, allowed: readonly string[], forbidden: read
   const file = join(o.dir, `env${o.marker}.json`);
   expect.soft(existsSync(file), `${o.row.id}: the implementation wrote what it saw`).toBe(true);
   if (!existsSync(file)) return;
-  const seen = JSON.parse(readFileSync(file, 'utf8')) as { env: Record<string, string>; proc: Record<string, string[] | string> };
+  const seen = JSON.parse(readFileSync(file, 'utf8')) as {
+    env: Record<string, string>;
+    proc: Record<string, string[] | string>;
+  };
   const extra = Object.keys(seen.env).filter((k) => !allowed.includes(k) && !k.startsWith('LC_'));
   expect.soft(extra, `${o.row.id}: variables beyond the allow-list`).toEqual([]);
   const everything = JSON.stringify(seen);
@@ -137,16 +189,26 @@ function judgeEnvDump(o: RowOutcome, allowed: readonly string[], forbidden: read
 const batchesByRow = new Map<string, BatchOutcome>();
 const otherTokens = (o: RowOutcome): string[] => {
   const b = batchesByRow.get(o.row.id)!;
-  return [...b.rows.values()].filter((x) => x !== o && x.token).map((x) => x.token!).concat(b.env[CANARY_ENV]!);
+  return [...b.rows.values()]
+    .filter((x) => x !== o && x.token)
+    .map((x) => x.token!)
+    .concat(b.env[CANARY_ENV]!);
 };
 const BASE_ENV = [...ALLOWED_ENV, 'TMPDIR', 'PWD'];
 
 /** What each behaviour must have done (or not) besides the common judgement. */
 const ROW_CHECKS: Record<string, (o: RowOutcome) => void> = {
   'double-fork': (o) => {
-    expect.soft(files(o.dir).some((f) => f.startsWith('port--ahp-hostile')), 'double-fork: the setsid grandchild held a port').toBe(true);
+    expect
+      .soft(
+        files(o.dir).some((f) => f.startsWith('port--ahp-hostile')),
+        'double-fork: the setsid grandchild held a port',
+      )
+      .toBe(true);
     // The Done-when of issue 9: the run's results.json verifies with the CLI, against the printed digest.
-    const v = spawnSync(process.execPath, [BIN, 'verify', o.reportDir, '--sha256', o.printed ?? ''], { encoding: 'utf8' });
+    const v = spawnSync(process.execPath, [BIN, 'verify', o.reportDir, '--sha256', o.printed ?? ''], {
+      encoding: 'utf8',
+    });
     expect.soft(v.status, `double-fork: ahp-conformance verify: ${v.stdout}${v.stderr}`).toBe(0);
     // A results.json edited after the run does not.
     const copy = mkdtempSync(join(tmpdir(), 'ahp-hostile-tamper-'));
@@ -163,27 +225,67 @@ const ROW_CHECKS: Record<string, (o: RowOutcome) => void> = {
   forge: (o) => {
     const log = logOf(o, 'forge');
     expect.soft(log, 'forge: the forger ran').toBeDefined();
-    expect.soft(log?.split('\n').filter((l) => l.endsWith(': ok')), 'forge: writes that succeeded').toEqual([]);
-    expect.soft(files(join(o.dir, 'reports')).filter((f) => f.startsWith('forged')), 'forge: forged files in the reports folder').toEqual([]);
-    expect.soft(files(ROOT).concat(files(join(ROOT, 'dist'))).filter((f) => f.includes(o.marker)), 'forge: files in the checkout').toEqual([]);
+    expect
+      .soft(
+        log?.split('\n').filter((l) => l.endsWith(': ok')),
+        'forge: writes that succeeded',
+      )
+      .toEqual([]);
+    expect
+      .soft(
+        files(join(o.dir, 'reports')).filter((f) => f.startsWith('forged')),
+        'forge: forged files in the reports folder',
+      )
+      .toEqual([]);
+    expect
+      .soft(
+        files(ROOT)
+          .concat(files(join(ROOT, 'dist')))
+          .filter((f) => f.includes(o.marker)),
+        'forge: files in the checkout',
+      )
+      .toEqual([]);
   },
   'cwd-checkout': (o) => {
-    expect.soft(files(ROOT).concat(files(join(ROOT, 'dist'))).filter((f) => f.includes(o.marker)), 'cwd-checkout: files in the checkout').toEqual([]);
+    expect
+      .soft(
+        files(ROOT)
+          .concat(files(join(ROOT, 'dist')))
+          .filter((f) => f.includes(o.marker)),
+        'cwd-checkout: files in the checkout',
+      )
+      .toEqual([]);
   },
-  'kill-all': (o) => expect.soft(logOf(o, 'kill'), 'kill-all: kill -9 -1 ran (as PID 1 of its namespace)').toMatch(/^kill -9 -1: status/m),
+  'kill-all': (o) =>
+    expect
+      .soft(logOf(o, 'kill'), 'kill-all: kill -9 -1 ran (as PID 1 of its namespace)')
+      .toMatch(/^kill -9 -1: status/m),
   'argv-literal': (o) => {
     const file = join(o.dir, `argv${o.marker}.json`);
     const argv = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as string[]) : [];
-    expect.soft(argv.slice(3), 'argv-literal: the arguments as written').toEqual(o.row.args!({ root: ROOT, reports: '', dir: o.dir, marker: o.marker }));
-    expect.soft(files(o.dir).concat(files(ROOT)).filter((f) => f.startsWith('pwned')), 'argv-literal: a shell ran').toEqual([]);
+    expect
+      .soft(argv.slice(3), 'argv-literal: the arguments as written')
+      .toEqual(o.row.args!({ root: ROOT, reports: '', dir: o.dir, marker: o.marker }));
+    expect
+      .soft(
+        files(o.dir)
+          .concat(files(ROOT))
+          .filter((f) => f.startsWith('pwned')),
+        'argv-literal: a shell ran',
+      )
+      .toEqual([]);
   },
   'env-a': (o) => judgeEnvDump(o, [...BASE_ENV, o.tokenEnv!], otherTokens(o)),
   'env-b': (o) => judgeEnvDump(o, [...BASE_ENV, o.tokenEnv!], otherTokens(o)),
   'env-c': (o) => judgeEnvDump(o, BASE_ENV, otherTokens(o)),
   'hostile-text': (o) => {
     // The text did reach the outputs, escaped: results.json (JSON), junit.xml (XML), the report (HTML).
-    expect.soft(JSON.stringify(o.results), 'hostile-text: the forged line is in results.json').toContain('FAKE: conformant (99 passed');
-    expect.soft(readFileSync(join(o.reportDir, 'index.html'), 'utf8'), 'hostile-text: the report shows the markup as text').toContain('&lt;script&gt;alert(');
+    expect
+      .soft(JSON.stringify(o.results), 'hostile-text: the forged line is in results.json')
+      .toContain('FAKE: conformant (99 passed');
+    expect
+      .soft(readFileSync(join(o.reportDir, 'index.html'), 'utf8'), 'hostile-text: the report shows the markup as text')
+      .toContain('&lt;script&gt;alert(');
   },
   'deep-nesting': (o) => {
     // Our parser takes any depth; the check must still state its finding, not crash on quoting it.
@@ -196,22 +298,41 @@ const ROW_CHECKS: Record<string, (o: RowOutcome) => void> = {
     const c = o.results?.checks.find((x) => x.id === 'base.no-secret-leak');
     expect.soft(c?.message, 'echo-token: the leak is the finding').toMatch(/token/);
   },
-  'token-stderr-exit': (o) => expect.soft(o.results?.reason, 'token-stderr-exit: why').toMatch(/could not start the implementation: server exited with code 3/),
-  'http-daemonize': (o) => expect.soft(o.results?.reason, 'http-daemonize: why').toMatch(/could not start the implementation: server exited with code 0/),
+  'token-stderr-exit': (o) =>
+    expect
+      .soft(o.results?.reason, 'token-stderr-exit: why')
+      .toMatch(/could not start the implementation: server exited with code 3/),
+  'http-daemonize': (o) =>
+    expect
+      .soft(o.results?.reason, 'http-daemonize: why')
+      .toMatch(/could not start the implementation: server exited with code 0/),
   'adapter-outside': (o) => {
     const log = logOf(o, 'outside') ?? '';
     expect.soft(log.trim().split('\n').length, 'adapter-outside: the writes it tried').toBeGreaterThanOrEqual(6);
-    expect.soft(log.split('\n').filter((l) => l.endsWith(': ok')), 'adapter-outside: writes that succeeded').toEqual([]);
+    expect
+      .soft(
+        log.split('\n').filter((l) => l.endsWith(': ok')),
+        'adapter-outside: writes that succeeded',
+      )
+      .toEqual([]);
     for (const d of [ROOT, '/tmp', '/etc', process.env.HOME ?? '/root']) {
-      expect.soft(files(d).filter((f) => f.includes(o.marker)), `adapter-outside: files in ${d}`).toEqual([]);
+      expect
+        .soft(
+          files(d).filter((f) => f.includes(o.marker)),
+          `adapter-outside: files in ${d}`,
+        )
+        .toEqual([]);
     }
   },
   'adapter-forge-collector': (o) => {
     expect.soft(logOf(o, 'collector'), 'adapter-forge-collector: it tried').toMatch(/without a key/);
     const c = o.results?.checks.find((x) => x.id === 'base.harness-version');
-    expect.soft(JSON.stringify(c?.transcript ?? []), 'adapter-forge-collector: the refused connections are noted').toMatch(/2 connection\(s\) to the wire collector without this run's key were refused/);
+    expect
+      .soft(JSON.stringify(c?.transcript ?? []), 'adapter-forge-collector: the refused connections are noted')
+      .toMatch(/2 connection\(s\) to the wire collector without this run's key were refused/);
   },
-  'adapter-env': (o) => judgeEnvDump(o, [...BASE_ENV, 'AHP_ADAPTER_CONFIG', 'AHP_CONFORMANCE_TEST_TOKEN'], otherTokens(o)),
+  'adapter-env': (o) =>
+    judgeEnvDump(o, [...BASE_ENV, 'AHP_ADAPTER_CONFIG', 'AHP_CONFORMANCE_TEST_TOKEN'], otherTokens(o)),
 };
 
 test.describe('hostile corpus (test/hostile/README.md)', () => {
@@ -228,7 +349,6 @@ test.describe('hostile corpus (test/hostile/README.md)', () => {
       }
     });
   }
-
 });
 
 test.describe('hostile claims: refused with one line and exit 2 before anything starts', () => {
@@ -238,7 +358,10 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
   });
 
   /** `run` on claims (file name -> claim object) with these variables set. */
-  function run(claims: Record<string, object>, env: Record<string, string>): { code: number | null; out: string; err: string; dir: string } {
+  function run(
+    claims: Record<string, object>,
+    env: Record<string, string>,
+  ): { code: number | null; out: string; err: string; dir: string } {
     const dir = mkdtempSync(join(tmpdir(), 'ahp-hostile-claims-'));
     made.push(dir);
     const paths = Object.entries(claims).map(([name, claim]) => {
@@ -246,7 +369,10 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
       return name;
     });
     const r = spawnSync(process.execPath, [BIN, 'run', ...paths, '--reports', join(dir, 'reports')], {
-      encoding: 'utf8', cwd: dir, timeout: 60_000, env: { ...process.env, AHP_PROGRESS: 'line', ...env },
+      encoding: 'utf8',
+      cwd: dir,
+      timeout: 60_000,
+      env: { ...process.env, AHP_PROGRESS: 'line', ...env },
     });
     return { code: r.status, out: r.stdout, err: r.stderr, dir };
   }
@@ -254,14 +380,36 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
   const launched = (dir: string): boolean => existsSync(join(dir, 'launched'));
   // Would leave a file behind if it ever started.
   const stdio = (name: string, passEnv?: string[]): object => ({
-    implementation: { name, version: '1.0.0' }, role: 'backend', transports: ['stdio'], profiles: ['tool-interception'],
-    backend: { stdio: { command: process.execPath, args: ['-e', 'require("fs").writeFileSync("launched", "")'], ...(passEnv ? { passEnv } : {}) } },
+    implementation: { name, version: '1.0.0' },
+    role: 'backend',
+    transports: ['stdio'],
+    profiles: ['tool-interception'],
+    backend: {
+      stdio: {
+        command: process.execPath,
+        args: ['-e', 'require("fs").writeFileSync("launched", "")'],
+        ...(passEnv ? { passEnv } : {}),
+      },
+    },
   });
   const http = (name: string, tokenEnv: string): object => ({
-    implementation: { name, version: '1.0.0' }, role: 'backend', transports: ['http'], profiles: ['tool-interception'],
-    backend: { http: { command: process.execPath, args: ['-e', 'require("fs").writeFileSync("launched", "")'], url: 'http://127.0.0.1:{port}/ahp', auth: { type: 'bearer', tokenEnv } } },
+    implementation: { name, version: '1.0.0' },
+    role: 'backend',
+    transports: ['http'],
+    profiles: ['tool-interception'],
+    backend: {
+      http: {
+        command: process.execPath,
+        args: ['-e', 'require("fs").writeFileSync("launched", "")'],
+        url: 'http://127.0.0.1:{port}/ahp',
+        auth: { type: 'bearer', tokenEnv },
+      },
+    },
   });
-  const tokens = { AHP_HOSTILE_TOKEN_A: `ahp-hostile-secret-${NONCE}-a`, AHP_HOSTILE_TOKEN_B: `ahp-hostile-secret-${NONCE}-b` };
+  const tokens = {
+    AHP_HOSTILE_TOKEN_A: `ahp-hostile-secret-${NONCE}-a`,
+    AHP_HOSTILE_TOKEN_B: `ahp-hostile-secret-${NONCE}-b`,
+  };
 
   function refused(r: ReturnType<typeof run>, line: RegExp): void {
     expect(r.code, r.out + r.err).toBe(2);
@@ -274,20 +422,34 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
     expect(existsSync(join(r.dir, 'reports'))).toBe(false);
   }
 
-  test('a claim whose passEnv names another claim\'s token variable', () => {
-    refused(run({ 'a.yaml': http('vendor-a', 'AHP_HOSTILE_TOKEN_A'), 'b.yaml': stdio('vendor-b', ['AHP_HOSTILE_TOKEN_A']) }, tokens),
-      /^ahp-conformance: b\.yaml: backend\.stdio\.passEnv: AHP_HOSTILE_TOKEN_A is the token variable of a\.yaml; no claim gets another claim's token$/);
+  test("a claim whose passEnv names another claim's token variable", () => {
+    refused(
+      run(
+        { 'a.yaml': http('vendor-a', 'AHP_HOSTILE_TOKEN_A'), 'b.yaml': stdio('vendor-b', ['AHP_HOSTILE_TOKEN_A']) },
+        tokens,
+      ),
+      /^ahp-conformance: b\.yaml: backend\.stdio\.passEnv: AHP_HOSTILE_TOKEN_A is the token variable of a\.yaml; no claim gets another claim's token$/,
+    );
   });
 
   test('a second claim naming the same token variable', () => {
-    refused(run({ 'a.yaml': http('vendor-a', 'AHP_HOSTILE_TOKEN_A'), 'b.yaml': http('vendor-b', 'AHP_HOSTILE_TOKEN_A') }, tokens),
-      /^ahp-conformance: b\.yaml: backend\.http\.auth\.tokenEnv AHP_HOSTILE_TOKEN_A is the token variable of a\.yaml too;/);
+    refused(
+      run(
+        { 'a.yaml': http('vendor-a', 'AHP_HOSTILE_TOKEN_A'), 'b.yaml': http('vendor-b', 'AHP_HOSTILE_TOKEN_A') },
+        tokens,
+      ),
+      /^ahp-conformance: b\.yaml: backend\.http\.auth\.tokenEnv AHP_HOSTILE_TOKEN_A is the token variable of a\.yaml too;/,
+    );
   });
 
   for (const name of ['AHP_RUN_PLAN', 'TEST_WORKER_INDEX', 'AHP_CONFORMANCE_TEST_TOKEN']) {
     test(`a claim whose passEnv names the runner's own ${name}`, () => {
-      refused(run({ 'a.yaml': stdio('vendor-a', ['PATH', name]) }, {}),
-        new RegExp(`^ahp-conformance: a\\.yaml: backend\\.stdio\\.passEnv: ${name} is a variable the runner sets for itself; no implementation gets it$`));
+      refused(
+        run({ 'a.yaml': stdio('vendor-a', ['PATH', name]) }, {}),
+        new RegExp(
+          `^ahp-conformance: a\\.yaml: backend\\.stdio\\.passEnv: ${name} is a variable the runner sets for itself; no implementation gets it$`,
+        ),
+      );
     });
   }
 });

@@ -116,7 +116,9 @@ function layerViolations(imports: readonly Import[], layers: readonly Layer[] = 
     const allowed = reachable(from, layers);
     if (allowed.has(to.name)) continue;
     const may = layers.filter((l) => l !== from && allowed.has(l.name)).map((l) => l.name);
-    out.push(`${i.from}:${i.line} -> ${i.to}${mark(i)}: ${from.name} may not import ${to.name} (${from.name} may import ${may.length ? may.join(', ') : 'nothing of ours'})`);
+    out.push(
+      `${i.from}:${i.line} -> ${i.to}${mark(i)}: ${from.name} may not import ${to.name} (${from.name} may import ${may.length ? may.join(', ') : 'nothing of ours'})`,
+    );
   }
   return [...new Set(out)];
 }
@@ -192,11 +194,22 @@ function importCycles(imports: readonly Import[]): string[] {
 const isTypeOnlyImport = (n: Node): boolean => {
   if (n.kind === SyntaxKind.ImportType) return true;
   if (n.kind === SyntaxKind.ExportDeclaration) {
-    const e = n as Node & { isTypeOnly: boolean; exportClause?: Node & { elements?: readonly { isTypeOnly: boolean }[] } };
+    const e = n as Node & {
+      isTypeOnly: boolean;
+      exportClause?: Node & { elements?: readonly { isTypeOnly: boolean }[] };
+    };
     return e.isTypeOnly || (!!e.exportClause?.elements?.length && e.exportClause.elements.every((x) => x.isTypeOnly));
   }
   if (n.kind === SyntaxKind.ImportDeclaration) {
-    const c = (n as Node & { importClause?: Node & { phaseModifier?: SyntaxKind; name?: Node; namedBindings?: Node & { elements?: readonly { isTypeOnly: boolean }[] } } }).importClause;
+    const c = (
+      n as Node & {
+        importClause?: Node & {
+          phaseModifier?: SyntaxKind;
+          name?: Node;
+          namedBindings?: Node & { elements?: readonly { isTypeOnly: boolean }[] };
+        };
+      }
+    ).importClause;
     if (!c) return false; // import './x.js': for its side effects
     if (c.phaseModifier === SyntaxKind.TypeKeyword) return true;
     return !c.name && !!c.namedBindings?.elements?.length && c.namedBindings.elements.every((x) => x.isTypeOnly);
@@ -217,7 +230,13 @@ function importsOf(sf: SourceFile, from: string, files: ReadonlySet<string>): Im
   const add = (owner: Node, spec: Node | undefined): void => {
     if (!spec) return;
     if (spec.kind !== SyntaxKind.StringLiteral && spec.kind !== SyntaxKind.NoSubstitutionTemplateLiteral) {
-      out.push({ from, to: sf.text.slice(spec.pos, spec.end).trim(), line: line(spec), typeOnly: false, computed: true });
+      out.push({
+        from,
+        to: sf.text.slice(spec.pos, spec.end).trim(),
+        line: line(spec),
+        typeOnly: false,
+        computed: true,
+      });
       return;
     }
     const text = (spec as Node & { text: string }).text;
@@ -254,7 +273,10 @@ function parseImports(sources: Readonly<Record<string, string>>): Import[] {
   const root = '/layers';
   const paths = Object.keys(sources).sort();
   const vfs: Record<string, string> = {
-    [`${root}/tsconfig.json`]: JSON.stringify({ compilerOptions: { module: 'nodenext', noLib: true, types: [], noEmit: true }, files: paths }),
+    [`${root}/tsconfig.json`]: JSON.stringify({
+      compilerOptions: { module: 'nodenext', noLib: true, types: [], noEmit: true },
+      files: paths,
+    }),
   };
   for (const p of paths) vfs[`${root}/${p}`] = sources[p]!;
   const api = new API({ cwd: root, fs: createVirtualFileSystem(vfs) });
@@ -307,7 +329,9 @@ test('the rule table is ordered bottom first and covers every file', () => {
   const { files } = project();
   expect(files.length).toBeGreaterThan(50);
   const unplaced = files.filter((f) => !layerOf(f, LAYERS));
-  expect(unplaced, `files in no layer (add them to LAYERS in test/layers.spec.ts):\n${unplaced.join('\n')}`).toEqual([]);
+  expect(unplaced, `files in no layer (add them to LAYERS in test/layers.spec.ts):\n${unplaced.join('\n')}`).toEqual(
+    [],
+  );
 });
 
 test('no import goes against the layer order', () => {
@@ -329,13 +353,14 @@ test('the checker fails on an upward import, a sideways import, a cycle and a co
       "export { x } from '../cli/main.js';",
       "export async function later(name: string) { await import('../fixtures/framing.js'); return import(name); }",
       "// import { nope } from '../cli/args.js'; -- a comment is not an import",
-      "const s = \"import { nope } from '../cli/io.js'\";",
+      'const s = "import { nope } from \'../cli/io.js\'";',
     ].join('\n'),
-    'src/engine/plan.ts': "import { y } from '../results/reporter.js';\nexport const z = 1;\nexport type RunPlan = { y: typeof y };\n",
-    'src/cli/main.ts': "export const x = 1;\n",
-    'src/fixtures/framing.ts': "export {};\n",
+    'src/engine/plan.ts':
+      "import { y } from '../results/reporter.js';\nexport const z = 1;\nexport type RunPlan = { y: typeof y };\n",
+    'src/cli/main.ts': 'export const x = 1;\n',
+    'src/fixtures/framing.ts': 'export {};\n',
     'drivers/stdio.ts': "import { patienceMs } from '../src/timing.js';\nexport const t = patienceMs;\n",
-    'src/timing.ts': "export const patienceMs = 1;\n",
+    'src/timing.ts': 'export const patienceMs = 1;\n',
   });
   expect(imports.map((i) => `${i.from}:${i.line} -> ${i.to}`).sort()).toEqual([
     'drivers/stdio.ts:1 -> src/timing.ts',
@@ -354,5 +379,10 @@ test('the checker fails on an upward import, a sideways import, a cycle and a co
   ]);
   expect(importCycles(imports)).toEqual(['src/engine/plan.ts -> src/results/reporter.ts -> src/engine/plan.ts']);
   // And the table's own order is checked: a layer may not use one listed above it.
-  expect(tableProblems([{ name: 'a', holds: [], uses: ['b'] }, { name: 'b', holds: [], uses: [] }])).toEqual(['a uses b, which is not listed below it']);
+  expect(
+    tableProblems([
+      { name: 'a', holds: [], uses: ['b'] },
+      { name: 'b', holds: [], uses: [] },
+    ]),
+  ).toEqual(['a uses b, which is not listed below it']);
 });

@@ -39,7 +39,10 @@ test('the closing lines quoted for the bundled claims count the checks their pla
 test('the hostile corpus size: the behaviour rows of test/hostile/README.md, each run by the corpus or its spec', () => {
   const table = readFileSync(join(ROOT, 'test', 'hostile', 'README.md'), 'utf8');
   // The behaviour tables start at the first behaviour section; each has a header and a separator row.
-  const rows = table.slice(table.indexOf('## Processes')).split('\n').filter((l) => l.startsWith('|'));
+  const rows = table
+    .slice(table.indexOf('## Processes'))
+    .split('\n')
+    .filter((l) => l.startsWith('|'));
   const separators = rows.filter((l) => /^[|\s:-]+$/.test(l)).length;
   expect(stated(/corpus of (\d+) hostile behaviours/)).toBe(rows.length - 2 * separators);
   // Every corpus row is one of them.

@@ -27,29 +27,36 @@ test.afterAll(() => {
 
 function claim(name: string, fault?: string): string {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, [
-    `implementation: { name: ${name}, version: 1.0.0 }`,
-    'role: backend',
-    'transports: [http]',
-    'profiles: [tool-interception, lifecycle-observation]',
-    'backend:',
-    '  http:',
-    `    command: ${JSON.stringify(process.execPath)}`,
-    `    args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault ? `, --fault, ${fault}` : ''}]`,
-    '    url: "http://127.0.0.1:{port}/hooks"',
-    '',
-  ].join('\n'));
+  writeFileSync(
+    file,
+    [
+      `implementation: { name: ${name}, version: 1.0.0 }`,
+      'role: backend',
+      'transports: [http]',
+      'profiles: [tool-interception, lifecycle-observation]',
+      'backend:',
+      '  http:',
+      `    command: ${JSON.stringify(process.execPath)}`,
+      `    args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault ? `, --fault, ${fault}` : ''}]`,
+      '    url: "http://127.0.0.1:{port}/hooks"',
+      '',
+    ].join('\n'),
+  );
   return file;
 }
 
 function cli(args: string[]): { code: number | null; out: string; err: string } {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    encoding: 'utf8', cwd: dir, timeout: 5 * 60_000, env: { ...process.env, AHP_PROGRESS: 'line' },
+    encoding: 'utf8',
+    cwd: dir,
+    timeout: 5 * 60_000,
+    env: { ...process.env, AHP_PROGRESS: 'line' },
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-const results = (reports: string, name: string): ClaimResults => JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
+const results = (reports: string, name: string): ClaimResults =>
+  JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
 
 /** What must not depend on how the run was split: everything but times and the per-run random ids in evidence. */
 function comparable(r: ClaimResults): unknown {
@@ -58,7 +65,9 @@ function comparable(r: ClaimResults): unknown {
     ...rest,
     checks: checks.map(({ durationMs: _d, evidence, transcript, message, ...c }) => ({
       ...c,
-      message: message.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>').replace(/\d+(\.\d+)? ?ms\b/g, '<n> ms'),
+      message: message
+        .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
+        .replace(/\d+(\.\d+)? ?ms\b/g, '<n> ms'),
       evidence: evidence !== undefined,
       transcript: transcript !== undefined,
     })),
@@ -66,7 +75,11 @@ function comparable(r: ClaimResults): unknown {
 }
 
 /** Summary lines without the reports folder each points to. */
-const summaries = (out: string): string[] => out.split('\n').filter((l) => / (conformant|nonconformant|incomplete)\b.* -> /.test(l)).map((l) => l.replace(/ -> .*$/, ''));
+const summaries = (out: string): string[] =>
+  out
+    .split('\n')
+    .filter((l) => / (conformant|nonconformant|incomplete)\b.* -> /.test(l))
+    .map((l) => l.replace(/ -> .*$/, ''));
 
 test('two shards merged give the same results as one unsharded run', () => {
   const claims = [claim('good'), claim('faulty', 'wrong-id')];
@@ -98,7 +111,14 @@ test('two shards merged give the same results as one unsharded run', () => {
   expect(failed.length).toBeGreaterThan(0);
   for (const c of failed) expect(c.transcript?.length, c.id).toBeGreaterThan(0);
   expect(summaries(merged.out)).toEqual(summaries(whole.out));
-  for (const f of ['index.html', 'playwright/index.html', 'good/index.html', 'good/junit.xml', 'faulty/index.html', 'faulty/junit.xml']) {
+  for (const f of [
+    'index.html',
+    'playwright/index.html',
+    'good/index.html',
+    'good/junit.xml',
+    'faulty/index.html',
+    'faulty/junit.xml',
+  ]) {
     expect(existsSync(join(dir, 'merged', f)), f).toBe(true);
   }
   expect(readFileSync(join(dir, 'merged', 'index.html'), 'utf8')).toContain('faulty');

@@ -38,7 +38,11 @@ export interface FrameAck {
 
 export function truncated(record: WireRecord): WireRecord {
   return record.text !== undefined && record.text.length > MAX_RECORD_TEXT
-    ? { ...record, text: record.text.slice(0, MAX_RECORD_TEXT), note: `${record.note ? `${record.note}; ` : ''}truncated to ${MAX_RECORD_TEXT} characters` }
+    ? {
+        ...record,
+        text: record.text.slice(0, MAX_RECORD_TEXT),
+        note: `${record.note ? `${record.note}; ` : ''}truncated to ${MAX_RECORD_TEXT} characters`,
+      }
     : record;
 }
 
@@ -52,7 +56,10 @@ function frameFacts(r: Omit<WireRecord, 't'>): Omit<WireRecord, 't'> {
   } catch {
     message = undefined;
   }
-  const m = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+  const m =
+    message && typeof message === 'object' && !Array.isArray(message)
+      ? (message as Record<string, unknown>)
+      : undefined;
   const method = typeof m?.method === 'string' ? m.method : undefined;
   const step = probeOf(m);
   return { ...rest, message, ...(method ? { method } : {}), ...(step !== undefined ? { step } : {}) };
@@ -107,7 +114,10 @@ export class RunLog {
       };
       const timer = setTimeout(() => finish(undefined), ms);
       this.watchers.add(watch);
-      void stop?.then(() => finish(undefined), () => finish(undefined));
+      void stop?.then(
+        () => finish(undefined),
+        () => finish(undefined),
+      );
     });
   }
 
@@ -118,7 +128,8 @@ export class RunLog {
 
   /** How many frames of `method` for scenario step `step` the hook has received so far. */
   countStepFrames(hook: string, method: string, step: string): number {
-    return this.records.filter((r) => r.kind === 'frame' && r.hook === hook && r.method === method && r.step === step).length;
+    return this.records.filter((r) => r.kind === 'frame' && r.hook === hook && r.method === method && r.step === step)
+      .length;
   }
 
   connected(): void {

@@ -96,8 +96,12 @@ export class ScriptedHttpBackend {
     const m = /^\/(hooks|redirected)\/([^/]+)$/.exec(url.pathname);
     const hook = m ? decodeURIComponent(m[2]!) : '(unknown path)';
     const auths: string[] = [];
-    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'authorization') auths.push(req.rawHeaders[i + 1]!);
-    const authorization = { count: auths.length, matches: auths.length === 1 && this.token !== undefined && auths[0] === `Bearer ${this.token}` };
+    for (let i = 0; i < req.rawHeaders.length; i += 2)
+      if (req.rawHeaders[i]!.toLowerCase() === 'authorization') auths.push(req.rawHeaders[i + 1]!);
+    const authorization = {
+      count: auths.length,
+      matches: auths.length === 1 && this.token !== undefined && auths[0] === `Bearer ${this.token}`,
+    };
     const raw = body.toString('utf8');
     const { text, seen } = this.redact(raw);
     let message: unknown;
@@ -106,8 +110,16 @@ export class ScriptedHttpBackend {
     } catch {
       message = undefined;
     }
-    if (seen) message = JSON.parse(JSON.stringify(message ?? null).split(this.token!).join(REDACTED));
-    const msg = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+    if (seen)
+      message = JSON.parse(
+        JSON.stringify(message ?? null)
+          .split(this.token!)
+          .join(REDACTED),
+      );
+    const msg =
+      message && typeof message === 'object' && !Array.isArray(message)
+        ? (message as Record<string, unknown>)
+        : undefined;
     const method = typeof msg?.method === 'string' ? msg.method : undefined;
     const log = this.current();
     if (!log) {
@@ -116,11 +128,22 @@ export class ScriptedHttpBackend {
     }
     const script = log.script;
     const step = probeOf(msg);
-    const record = (r: Omit<WireRecord, 't' | 'hook' | 'transport' | 'pid'>): FrameAck => log.append({ hook, transport: 'http', pid: n, ...r });
+    const record = (r: Omit<WireRecord, 't' | 'hook' | 'transport' | 'pid'>): FrameAck =>
+      log.append({ hook, transport: 'http', pid: n, ...r });
     const { ordinal, attempt } = record({
-      kind: 'frame', text, lines: 1, message, ...(method ? { method } : {}), ...(step !== undefined ? { step } : {}),
+      kind: 'frame',
+      text,
+      lines: 1,
+      message,
+      ...(method ? { method } : {}),
+      ...(step !== undefined ? { step } : {}),
       ...(isUtf8(body) ? {} : { base64: body.toString('base64') }),
-      http: { method: req.method, url: `${url.pathname}${url.search}`, contentType: req.headers['content-type'], authorization },
+      http: {
+        method: req.method,
+        url: `${url.pathname}${url.search}`,
+        contentType: req.headers['content-type'],
+        authorization,
+      },
       ...(seen ? { secretSeen: true } : {}),
       ...(m?.[1] === 'redirected' ? { note: 'request to the redirect target' } : {}),
       ...(tooBig ? { note: `body over ${MAX_BODY} bytes, truncated` } : {}),
@@ -130,26 +153,38 @@ export class ScriptedHttpBackend {
     const isRequest = method === 'hooks/intercept' && msg !== undefined && 'id' in msg;
     let a: Answer;
     if (!m) a = { none: true, http: { status: 404 } };
-    else if (m[1] === 'redirected') a = isRequest ? { effects: [{ type: 'deny', reason: 'reached through a redirect' }] } : { none: true };
+    else if (m[1] === 'redirected')
+      a = isRequest ? { effects: [{ type: 'deny', reason: 'reached through a redirect' }] } : { none: true };
     else if (isRequest) {
       const byStep = step !== undefined ? hookScript.byStep?.[step] : undefined;
       a = byStep ? answerFor(byStep, attempt!, {}) : answerFor(hookScript.intercept, ordinal!, {});
-    }
-    else if (method === 'hooks/observe') {
+    } else if (method === 'hooks/observe') {
       const byStep = step !== undefined ? hookScript.observeByStep?.[step] : undefined;
-      a = byStep ? answerFor(byStep, attempt!, { none: true }) : answerFor(hookScript.observe, ordinal!, { none: true });
-    }
-    else a = { none: true, http: { status: 400 } };
+      a = byStep
+        ? answerFor(byStep, attempt!, { none: true })
+        : answerFor(hookScript.observe, ordinal!, { none: true });
+    } else a = { none: true, http: { status: 400 } };
 
     const send = (): void => {
       if (a.probeFile) record({ kind: 'probe', path: a.probeFile, exists: existsSyncSafe(a.probeFile) });
       const status = a.http?.status ?? (isRequest && !a.none ? 200 : 202);
-      const out = a.none ? '' : a.raw ?? JSON.stringify(replyObject(a, msg ?? {}));
+      const out = a.none ? '' : (a.raw ?? JSON.stringify(replyObject(a, msg ?? {})));
       const headers: Record<string, string> = {};
       if (out) headers['content-type'] = a.http?.contentType ?? 'application/json';
       else if (a.http?.contentType) headers['content-type'] = a.http.contentType;
-      if (a.http?.location) headers.location = new URL(a.http.location.replace('{redirect}', `/redirected/${encodeURIComponent(hook)}`), this.origin).href;
-      record({ kind: 'reply', text: out, ...(method ? { method } : {}), ...(step !== undefined ? { step } : {}), http: { status }, ...(a.http?.location ? { note: `Location: ${headers.location}` } : {}) });
+      if (a.http?.location)
+        headers.location = new URL(
+          a.http.location.replace('{redirect}', `/redirected/${encodeURIComponent(hook)}`),
+          this.origin,
+        ).href;
+      record({
+        kind: 'reply',
+        text: out,
+        ...(method ? { method } : {}),
+        ...(step !== undefined ? { step } : {}),
+        http: { status },
+        ...(a.http?.location ? { note: `Location: ${headers.location}` } : {}),
+      });
       if (res.destroyed) return;
       try {
         res.writeHead(status, headers).end(out);

@@ -20,7 +20,12 @@ export class CollectorReporter {
   readonly script: Promise<BackendScript>;
 
   /** `address` is host:port; `onLost` runs once if the runner goes away. */
-  constructor(address: string, key: string, hook: string, private readonly onLost: () => void) {
+  constructor(
+    address: string,
+    key: string,
+    hook: string,
+    private readonly onLost: () => void,
+  ) {
     const colon = address.lastIndexOf(':');
     this.socket = connect({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)) });
     this.socket.setNoDelay(true);
@@ -54,7 +59,10 @@ export class CollectorReporter {
         if (typeof msg.ack === 'number') {
           const w = this.waiting.get(msg.ack);
           this.waiting.delete(msg.ack);
-          w?.({ ...(msg.ordinal !== undefined ? { ordinal: msg.ordinal } : {}), ...(msg.attempt !== undefined ? { attempt: msg.attempt } : {}) });
+          w?.({
+            ...(msg.ordinal !== undefined ? { ordinal: msg.ordinal } : {}),
+            ...(msg.attempt !== undefined ? { attempt: msg.attempt } : {}),
+          });
         }
       }
     });

@@ -46,9 +46,12 @@ const ACK_WAIT_MS = numberArg('ack-wait-ms', 2_000);
 let exiting = false;
 const reporter = new CollectorReporter(collector, key, hook, () => finish(0, 'the runner went away', false));
 let script: BackendScript = { hooks: {} };
-const ready = reporter.script.then((s) => {
-  script = s;
-}, () => undefined);
+const ready = reporter.script.then(
+  (s) => {
+    script = s;
+  },
+  () => undefined,
+);
 
 /** Report a record; resolves once the runner has it (the order of records is the order of events). */
 const record = (r: Sent): ReturnType<CollectorReporter['record']> => reporter.record(r, ACK_WAIT_MS);
@@ -90,7 +93,12 @@ async function answer(a: Answer, request: Record<string, unknown>): Promise<void
     const text = stdioReplyText(a, request);
     // The runner has the reply on record before the harness can see it.
     const step = probeStep(request);
-    await record({ kind: 'reply', text, method: String(request.method ?? ''), ...(step !== undefined ? { step } : {}) });
+    await record({
+      kind: 'reply',
+      text,
+      method: String(request.method ?? ''),
+      ...(step !== undefined ? { step } : {}),
+    });
     await new Promise<void>((resolve) => {
       if (!process.stdout.write(text)) process.stdout.once('drain', resolve);
       else resolve();
@@ -113,7 +121,10 @@ function onFrame(text: string, lines: number): void {
     } catch {
       return;
     }
-    const m = message && typeof message === 'object' && !Array.isArray(message) ? (message as Record<string, unknown>) : undefined;
+    const m =
+      message && typeof message === 'object' && !Array.isArray(message)
+        ? (message as Record<string, unknown>)
+        : undefined;
     const method = typeof m?.method === 'string' ? m.method : undefined;
     if (!m || !method || !ack) return;
     const hookScript = script.hooks[hook] ?? {};
@@ -121,12 +132,12 @@ function onFrame(text: string, lines: number): void {
     if (method === 'hooks/intercept' && 'id' in m) {
       const byStep = ack.attempt !== undefined ? hookScript.byStep?.[probeStep(m) ?? ''] : undefined;
       a = byStep ? answerFor(byStep, ack.attempt!, {}) : answerFor(hookScript.intercept, ack.ordinal ?? 0, {});
-    }
-    else if (method === 'hooks/observe') {
+    } else if (method === 'hooks/observe') {
       const byStep = ack.attempt !== undefined ? hookScript.observeByStep?.[probeStep(m) ?? ''] : undefined;
-      a = byStep ? answerFor(byStep, ack.attempt!, { none: true }) : answerFor(hookScript.observe, ack.ordinal ?? 0, { none: true });
-    }
-    else return;
+      a = byStep
+        ? answerFor(byStep, ack.attempt!, { none: true })
+        : answerFor(hookScript.observe, ack.ordinal ?? 0, { none: true });
+    } else return;
     if (lifecycle === 'per_event' && first) {
       firstAnswerExit = a.exit;
       // per_event: the message is all there is; read to end of input (bounded) before
@@ -146,7 +157,10 @@ async function eofOrBound(): Promise<void> {
   while (!sawEof && nowMs() < until) await sleep(10);
   if (sawEof) return;
   noEofRecorded = true;
-  await record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_FIRST_MS} ms after the message; answering anyway` });
+  await record({
+    kind: 'no-eof',
+    note: `no end of input within ${PER_EVENT_EOF_FIRST_MS} ms after the message; answering anyway`,
+  });
 }
 
 /** per_event: after the one message, wait for its reply and for EOF (bounded), then exit. */
@@ -154,7 +168,8 @@ async function perEventEnd(reply: Promise<void>): Promise<void> {
   await reply;
   const until = nowMs() + PER_EVENT_EOF_WAIT_MS;
   while (!sawEof && nowMs() < until) await sleep(20);
-  if (!sawEof && !noEofRecorded) await record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_WAIT_MS} ms after the reply` });
+  if (!sawEof && !noEofRecorded)
+    await record({ kind: 'no-eof', note: `no end of input within ${PER_EVENT_EOF_WAIT_MS} ms after the reply` });
   finish(firstAnswerExit ?? 0);
 }
 
@@ -193,7 +208,12 @@ function parses(text: string): boolean {
 function onLine(bytes: Buffer, final = false): void {
   const utf8 = isUtf8(bytes);
   const text = bytes.toString('utf8');
-  record({ kind: 'line', text, ...(utf8 ? {} : { base64: bytes.toString('base64') }), ...(final ? { note: 'no final newline' } : {}) });
+  record({
+    kind: 'line',
+    text,
+    ...(utf8 ? {} : { base64: bytes.toString('base64') }),
+    ...(final ? { note: 'no final newline' } : {}),
+  });
   const first = pendingLines.length === 0;
   pendingLines.push(text);
   pendingLength += (first ? 0 : 1) + text.length;

@@ -9,17 +9,23 @@ import { faultMismatch, isFaultMode, type FaultMode } from './faults.js';
 import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './policy.js';
 
 export type Options =
-  | { readonly transport: 'stdio'; readonly lifecycle: 'persistent' | 'per_event'; readonly fault?: FaultMode; readonly policy: Policy; readonly trace?: string }
   | {
-    readonly transport: 'http';
-    readonly port: number;
-    readonly host: string;
-    readonly path: string;
-    readonly tokenEnv?: string;
-    readonly fault?: FaultMode;
-    readonly policy: Policy;
-    readonly trace?: string;
-  };
+      readonly transport: 'stdio';
+      readonly lifecycle: 'persistent' | 'per_event';
+      readonly fault?: FaultMode;
+      readonly policy: Policy;
+      readonly trace?: string;
+    }
+  | {
+      readonly transport: 'http';
+      readonly port: number;
+      readonly host: string;
+      readonly path: string;
+      readonly tokenEnv?: string;
+      readonly fault?: FaultMode;
+      readonly policy: Policy;
+      readonly trace?: string;
+    };
 
 export type ArgsResult = { ok: true; options: Options } | { ok: false; error: string };
 
@@ -55,7 +61,8 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   const transport = values.transport;
   if (transport !== 'stdio' && transport !== 'http') return fail('--transport must be stdio or http');
   const foreign = transport === 'stdio' ? HTTP_ONLY : STDIO_ONLY;
-  for (const name of foreign) if (values[name] !== undefined) return fail(`--${name} does not apply to --transport ${transport}`);
+  for (const name of foreign)
+    if (values[name] !== undefined) return fail(`--${name} does not apply to --transport ${transport}`);
 
   let fault: FaultMode | undefined;
   if (values.fault !== undefined) {
@@ -76,12 +83,16 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   if (transport === 'stdio') {
     // Default persistent: it also answers a per_event exchange (one line, EOF) correctly.
     const lifecycle = values.lifecycle ?? 'persistent';
-    if (lifecycle !== 'persistent' && lifecycle !== 'per_event') return fail('--lifecycle must be persistent or per_event');
+    if (lifecycle !== 'persistent' && lifecycle !== 'per_event')
+      return fail('--lifecycle must be persistent or per_event');
     if (fault) {
       const why = faultMismatch(fault, 'stdio', lifecycle);
       if (why) return fail(why);
     }
-    return { ok: true, options: fault ? { transport, lifecycle, fault, policy, ...trace } : { transport, lifecycle, policy, ...trace } };
+    return {
+      ok: true,
+      options: fault ? { transport, lifecycle, fault, policy, ...trace } : { transport, lifecycle, policy, ...trace },
+    };
   }
 
   if (values.port === undefined || !/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
@@ -91,15 +102,21 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   const host = values.host ?? '127.0.0.1';
   if (host === '') return fail('--host must not be empty');
   const path = values.path ?? '/hooks';
-  if (!path.startsWith('/') || /[?#\s]/.test(path)) return fail('--path must be an absolute path without query or fragment');
+  if (!path.startsWith('/') || /[?#\s]/.test(path))
+    return fail('--path must be an absolute path without query or fragment');
   const tokenEnv = values['token-env'];
-  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv)) return fail('--token-env must be an environment variable name');
+  if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
+    return fail('--token-env must be an environment variable name');
   if (fault) {
     const why = faultMismatch(fault, 'http', undefined);
     if (why) return fail(why);
   }
   const options: Options = {
-    transport, port, host, path, policy,
+    transport,
+    port,
+    host,
+    path,
+    policy,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
     ...(fault ? { fault } : {}),
     ...trace,

@@ -41,7 +41,8 @@ export const FAULTS = {
   },
   'reply-to-bad-notifications': {
     targets: ['base.notification-silence'],
-    description: 'notifications with an unsupported version, unsupported event or unknown method get the error they would get as requests, with id null',
+    description:
+      'notifications with an unsupported version, unsupported event or unknown method get the error they would get as requests, with id null',
   },
   'lenient-params': {
     targets: ['base.invalid-params'],
@@ -66,7 +67,8 @@ export const FAULTS = {
   },
   'ignore-capabilities': {
     targets: ['ti.advertised-effects'],
-    description: 'where the advertisement rules out every effect the policy proposes, the preferred one is returned anyway',
+    description:
+      'where the advertisement rules out every effect the policy proposes, the preferred one is returned anyway',
   },
   'deny-empty-reason': {
     targets: ['ti.deny-samples'],
@@ -82,7 +84,8 @@ export const FAULTS = {
   },
   'ack-observe': {
     targets: ['lo.observe-silence'],
-    description: 'valid hooks/observe notifications get a reply {jsonrpc:"2.0", id:null, result:{protocolVersion:"draft", effects:[]}}',
+    description:
+      'valid hooks/observe notifications get a reply {jsonrpc:"2.0", id:null, result:{protocolVersion:"draft", effects:[]}}',
   },
   'pretty-print': {
     targets: ['stdio.framing'],
@@ -118,11 +121,13 @@ export const FAULTS = {
   },
   'reject-unknown-nested': {
     targets: ['base.unknown-fields'],
-    description: 'error -32602 when params.capabilities, a modify target advertisement or params.event.session has a member outside the known set for that object',
+    description:
+      'error -32602 when params.capabilities, a modify target advertisement or params.event.session has a member outside the known set for that object',
   },
   'family-fallback': {
     targets: ['base.unknown-event'],
-    description: 'an undefined event type inside a known family ("tool.somethingNew") is handled as that family\'s first interceptable event and answered with a result',
+    description:
+      'an undefined event type inside a known family ("tool.somethingNew") is handled as that family\'s first interceptable event and answered with a result',
   },
   'error-no-message': {
     targets: ['base.unknown-method'],
@@ -134,7 +139,8 @@ export const FAULTS = {
   },
   'reply-to-malformed-notifications': {
     targets: ['base.notification-silence'],
-    description: 'notifications whose params or event are malformed (no event, event not an object, required event members missing) get error -32602 with id null',
+    description:
+      'notifications whose params or event are malformed (no event, event not an object, required event members missing) get error -32602 with id null',
   },
   'duplicate-error': {
     targets: ['ti.duplicate-answered'],
@@ -146,7 +152,8 @@ export const FAULTS = {
   },
   'deny-once': {
     targets: ['ti.state-independent'],
-    description: 'a tool name and input is denied once per process: a later event (another event id) for the same tool and input gets effects []',
+    description:
+      'a tool name and input is denied once per process: a later event (another event id) for the same tool and input gets effects []',
   },
   'wrong-id-late': {
     targets: ['stdio.persistent-exchanges'],
@@ -156,7 +163,8 @@ export const FAULTS = {
   },
   'log-errors-on-stdout': {
     targets: ['stdio.stdout-clean'],
-    description: 'after each JSON-RPC error reply, a log line "reference backend: answered with error <code>" follows on stdout',
+    description:
+      'after each JSON-RPC error reply, a log line "reference backend: answered with error <code>" follows on stdout',
     transport: 'stdio',
   },
   'error-status-400': {
@@ -177,9 +185,15 @@ export function faultSpec(mode: FaultMode): FaultSpec {
 }
 
 /** Why a mode cannot run on this binding, or undefined when it can. */
-export function faultMismatch(mode: FaultMode, transport: FaultTransport, lifecycle: FaultLifecycle | undefined): string | undefined {
+export function faultMismatch(
+  mode: FaultMode,
+  transport: FaultTransport,
+  lifecycle: FaultLifecycle | undefined,
+): string | undefined {
   const spec: FaultSpec = FAULTS[mode];
-  if (spec.transport && spec.transport !== transport) return `fault ${mode} applies to --transport ${spec.transport} only`;
-  if (spec.lifecycle && spec.lifecycle !== lifecycle) return `fault ${mode} applies to --lifecycle ${spec.lifecycle} only`;
+  if (spec.transport && spec.transport !== transport)
+    return `fault ${mode} applies to --transport ${spec.transport} only`;
+  if (spec.lifecycle && spec.lifecycle !== lifecycle)
+    return `fault ${mode} applies to --lifecycle ${spec.lifecycle} only`;
   return undefined;
 }

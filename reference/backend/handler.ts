@@ -58,7 +58,11 @@ const ERRORS = {
   parse: { code: RPC_CODES.parseError, message: 'parse error' },
   invalidRequest: { code: RPC_CODES.invalidRequest, message: 'invalid request' },
   methodNotFound: { code: RPC_CODES.methodNotFound, message: 'method not found' },
-  version: { code: RPC_CODES.unsupportedProtocolVersion, message: 'unsupported protocol version', data: { supported: [PROTOCOL_VERSION] } },
+  version: {
+    code: RPC_CODES.unsupportedProtocolVersion,
+    message: 'unsupported protocol version',
+    data: { supported: [PROTOCOL_VERSION] },
+  },
   event: { code: RPC_CODES.unsupportedEvent, message: 'unsupported event' },
 } as const satisfies Record<string, RpcError>;
 
@@ -78,8 +82,15 @@ export function handle(input: string | Uint8Array, ctx: HandlerContext): string 
 export function respond(input: string | Uint8Array, ctx: HandlerContext): Reply | null {
   const reply = dispatch(input, ctx);
   if (reply !== null && ctx.fault === 'no-jsonrpc-member') delete reply.jsonrpc;
-  if (reply !== null && ctx.fault === 'integer-id-as-string' && typeof reply.id === 'number') reply.id = String(reply.id);
-  if (reply !== null && ctx.fault === 'error-no-message' && isObject(reply.error) && reply.error.code === RPC_CODES.methodNotFound) delete reply.error.message;
+  if (reply !== null && ctx.fault === 'integer-id-as-string' && typeof reply.id === 'number')
+    reply.id = String(reply.id);
+  if (
+    reply !== null &&
+    ctx.fault === 'error-no-message' &&
+    isObject(reply.error) &&
+    reply.error.code === RPC_CODES.methodNotFound
+  )
+    delete reply.error.message;
   return reply;
 }
 
@@ -101,10 +112,17 @@ function dispatch(input: string | Uint8Array, ctx: HandlerContext): Reply | null
   }
   const verdict = judgeIntercept(msg, ctx);
   if ('error' in verdict) return errorReply(id, verdict.error);
-  if ((ctx.fault === 'duplicate-error' || ctx.fault === 'duplicate-silent') && ctx.seen && isObject((msg.params as Record<string, unknown>).event)) {
+  if (
+    (ctx.fault === 'duplicate-error' || ctx.fault === 'duplicate-silent') &&
+    ctx.seen &&
+    isObject((msg.params as Record<string, unknown>).event)
+  ) {
     const event = (msg.params as { event: Record<string, unknown> }).event;
     const key = JSON.stringify(['delivered', event.source ?? null, event.id ?? null]);
-    if (ctx.seen.has(key)) return ctx.fault === 'duplicate-error' ? errorReply(id, { code: RPC_CODES.invalidRequest, message: 'duplicate event' }) : null;
+    if (ctx.seen.has(key))
+      return ctx.fault === 'duplicate-error'
+        ? errorReply(id, { code: RPC_CODES.invalidRequest, message: 'duplicate event' })
+        : null;
     ctx.seen.add(key);
   }
   return successReply(id, verdict.effects, ctx);
@@ -156,7 +174,8 @@ function isValidObservation(msg: Record<string, unknown>): boolean {
 function notificationError(msg: Record<string, unknown>, ctx: HandlerContext): RpcError | undefined {
   if (msg.method === METHODS.intercept) {
     const verdict = judgeIntercept(msg, ctx);
-    if ('error' in verdict && (verdict.error.code === ERRORS.version.code || verdict.error.code === ERRORS.event.code)) return verdict.error;
+    if ('error' in verdict && (verdict.error.code === ERRORS.version.code || verdict.error.code === ERRORS.event.code))
+      return verdict.error;
     return undefined;
   }
   if (msg.method !== METHODS.observe) return ERRORS.methodNotFound;
@@ -173,7 +192,8 @@ function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verd
   const lenient = ctx.fault === 'lenient-params';
   const params = msg.params;
   if (!isObject(params)) return lenient ? { effects: [] } : { error: invalidParams('params must be an object') };
-  if (ctx.fault !== 'accept-any-version' && params.protocolVersion !== PROTOCOL_VERSION) return { error: ERRORS.version };
+  if (ctx.fault !== 'accept-any-version' && params.protocolVersion !== PROTOCOL_VERSION)
+    return { error: ERRORS.version };
   const event = params.event;
   if (!isObject(event)) return lenient ? { effects: [] } : { error: invalidParams('params.event must be an object') };
   let spec = typeof event.type === 'string' ? eventSpec(event.type) : undefined;
@@ -190,7 +210,8 @@ function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verd
     if (where) return { error: invalidParams(`unknown member in ${where}`) };
   }
   // Under accept-any-version the version is judged as if it said "draft".
-  const judged = ctx.fault === 'accept-any-version' ? { ...msg, params: { ...params, protocolVersion: PROTOCOL_VERSION } } : msg;
+  const judged =
+    ctx.fault === 'accept-any-version' ? { ...msg, params: { ...params, protocolVersion: PROTOCOL_VERSION } } : msg;
   const problem = structuralProblem(judged, judged.params as Record<string, unknown>, event);
   if (problem) {
     if (lenient) return { effects: [] };
@@ -215,7 +236,13 @@ function decide(event: Record<string, unknown>, capabilities: unknown, ctx: Hand
   if (ctx.fault === 'deny-once' && ctx.seen && effects.some((e) => e.type === 'deny')) {
     const tool = isObject(event.tool) ? event.tool : {};
     const call = JSON.stringify(['deny-once', tool.name ?? null, tool.input ?? null]);
-    const delivery = JSON.stringify(['deny-once', tool.name ?? null, tool.input ?? null, event.source ?? null, event.id ?? null]);
+    const delivery = JSON.stringify([
+      'deny-once',
+      tool.name ?? null,
+      tool.input ?? null,
+      event.source ?? null,
+      event.id ?? null,
+    ]);
     // The same event again (a duplicate) is answered alike; another event for the same call is let through.
     if (ctx.seen.has(call) && !ctx.seen.has(delivery)) effects = [];
     else ctx.seen.add(call).add(delivery);
@@ -227,7 +254,9 @@ function decide(event: Record<string, unknown>, capabilities: unknown, ctx: Hand
 /** family-fallback: the first interceptable event of the type's family ("tool.x" -> tool.before). */
 function familyFallback(type: string): ReturnType<typeof eventSpec> {
   const family = type.split('.')[0];
-  const known = EVENT_TYPES.map((t) => eventSpec(t)).find((s) => s !== undefined && s.interceptable && s.type.split('.')[0] === family);
+  const known = EVENT_TYPES.map((t) => eventSpec(t)).find(
+    (s) => s !== undefined && s.interceptable && s.type.split('.')[0] === family,
+  );
   return known;
 }
 
@@ -241,7 +270,9 @@ function shape(p: Proposal, ctx: HandlerContext): JsonObject {
     }
   }
   if (effect.type === 'modify' && effect.target === 'input' && ctx.fault === 'modify-wrong-shape' && p.patch) {
-    effect.value = Object.entries(p.patch).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(',');
+    effect.value = Object.entries(p.patch)
+      .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+      .join(',');
   }
   return effect;
 }
@@ -267,14 +298,21 @@ const eventMembers = new Map<string, Set<string>>();
 function knownEventMembers(type: string): Set<string> {
   let known = eventMembers.get(type);
   if (!known) {
-    const defs = (wireSchemas()['event.schema.json'] as { $defs?: Record<string, { properties?: Record<string, unknown> }> }).$defs;
+    const defs = (
+      wireSchemas()['event.schema.json'] as { $defs?: Record<string, { properties?: Record<string, unknown> }> }
+    ).$defs;
     known = new Set([...Object.keys(defs?.[type]?.properties ?? {}), 'harness']);
     eventMembers.set(type, known);
   }
   return known;
 }
 
-function unknownMemberAt(msg: Record<string, unknown>, params: Record<string, unknown>, event: Record<string, unknown>, type: string): string | undefined {
+function unknownMemberAt(
+  msg: Record<string, unknown>,
+  params: Record<string, unknown>,
+  event: Record<string, unknown>,
+  type: string,
+): string | undefined {
   if (Object.keys(msg).some((k) => !MESSAGE_MEMBERS.has(k))) return 'the message';
   if (Object.keys(params).some((k) => !PARAMS_MEMBERS.has(k))) return 'params';
   const known = knownEventMembers(type);
@@ -295,11 +333,13 @@ function unknownNestedMemberAt(params: Record<string, unknown>, event: Record<st
     if (Object.keys(caps).some((k) => !CAPABILITY_MEMBERS.has(k))) return 'params.capabilities';
     if (isObject(caps.modify)) {
       for (const [target, ops] of Object.entries(caps.modify)) {
-        if (isObject(ops) && Object.keys(ops).some((k) => !MODIFY_OPERATIONS.has(k))) return `params.capabilities.modify.${target}`;
+        if (isObject(ops) && Object.keys(ops).some((k) => !MODIFY_OPERATIONS.has(k)))
+          return `params.capabilities.modify.${target}`;
       }
     }
   }
-  if (isObject(event.session) && Object.keys(event.session).some((k) => !SESSION_MEMBERS.has(k))) return 'params.event.session';
+  if (isObject(event.session) && Object.keys(event.session).some((k) => !SESSION_MEMBERS.has(k)))
+    return 'params.event.session';
   return undefined;
 }
 
@@ -311,14 +351,20 @@ function unknownNestedMemberAt(params: Record<string, unknown>, event: Record<st
  * an error is a SHOULD, and a hand check keeps a per_event process fast to start (no
  * schema compilation on its one message). Returns the JSON Pointer of the first problem.
  */
-function structuralProblem(msg: Record<string, unknown>, params: Record<string, unknown>, event: unknown): string | undefined {
+function structuralProblem(
+  msg: Record<string, unknown>,
+  params: Record<string, unknown>,
+  event: unknown,
+): string | undefined {
   const str = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
   if (!isObject(event)) return '/params/event';
-  for (const member of ['id', 'source', 'type', 'time'] as const) if (!str(event[member])) return `/params/event/${member}`;
+  for (const member of ['id', 'source', 'type', 'time'] as const)
+    if (!str(event[member])) return `/params/event/${member}`;
   if (msg.method === METHODS.intercept) {
     if (msg.id !== event.id) return '/id';
     const caps = params.capabilities;
-    if (!isObject(caps) || !Array.isArray(caps.effects) || !caps.effects.every((e) => typeof e === 'string')) return '/params/capabilities';
+    if (!isObject(caps) || !Array.isArray(caps.effects) || !caps.effects.every((e) => typeof e === 'string'))
+      return '/params/capabilities';
   }
   if (event.type === 'tool.before' || event.type === 'tool.after') {
     if (!isObject(event.call) || !str(event.call.id)) return '/params/event/call';
@@ -343,6 +389,7 @@ function successReply(id: Id, effects: JsonValue, ctx: HandlerContext): Reply {
     result.extensions = { 'com.example.debug': { authorization: ctx.authorization } };
   }
   if (ctx.counts) ctx.counts.successes++;
-  if (ctx.fault === 'wrong-id-late' && (ctx.counts?.successes ?? 0) >= 20) return { jsonrpc: '2.0', id: `${id}-late`, result };
+  if (ctx.fault === 'wrong-id-late' && (ctx.counts?.successes ?? 0) >= 20)
+    return { jsonrpc: '2.0', id: `${id}-late`, result };
   return { jsonrpc: '2.0', id: ctx.fault === 'wrong-id' ? `${id}-reply` : id, result };
 }

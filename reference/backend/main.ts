@@ -18,7 +18,9 @@ function tracer(opts: Options): (() => void) | undefined {
   const fd = openSync(opts.trace, 'a');
   const id = randomBytes(6).toString('hex');
   writeSync(fd, `${id} start ${opts.transport} ${opts.transport === 'stdio' ? opts.lifecycle : '-'}\n`);
-  return () => { writeSync(fd, `${id} x\n`); };
+  return () => {
+    writeSync(fd, `${id} x\n`);
+  };
 }
 
 function main(): void {
@@ -31,11 +33,19 @@ function main(): void {
   // A slow but correct start (an interpreter importing and compiling): busy CPU, then normal service.
   const burnMs = Number(process.env.AHP_REFERENCE_START_BURN_MS ?? 0);
   if (Number.isFinite(burnMs) && burnMs > 0) {
-    const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+    const cpuMs = (): number => {
+      const u = process.cpuUsage();
+      return (u.user + u.system) / 1000;
+    };
     const from = cpuMs();
     while (cpuMs() - from < burnMs);
   }
-  const ctx: HandlerContext = { policy: opts.policy, fault: opts.fault, seen: new Set<string>(), counts: { successes: 0 } };
+  const ctx: HandlerContext = {
+    policy: opts.policy,
+    fault: opts.fault,
+    seen: new Set<string>(),
+    counts: { successes: 0 },
+  };
   const onExchange = tracer(opts);
 
   if (opts.transport === 'stdio') {
@@ -65,7 +75,9 @@ function main(): void {
       process.stderr.write(`listening on http://${host}:${port}${opts.path}\n`);
     },
     (err: NodeJS.ErrnoException) => {
-      process.stderr.write(`ahp reference backend: cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}\n`);
+      process.stderr.write(
+        `ahp reference backend: cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}\n`,
+      );
       process.exit(1);
     },
   );

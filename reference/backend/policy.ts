@@ -12,7 +12,6 @@ import { eventSpec, REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js'
 import { isObject, parseJsonBytes, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { readFileSync } from 'node:fs';
 
-
 export interface DenyAction {
   readonly reason: string;
   readonly code?: string;
@@ -31,7 +30,11 @@ export interface Policy {
 
 export const DEFAULT_POLICY: Policy = {
   rules: [
-    { event: 'tool.before', tool: 'rm_rf', deny: { reason: 'rm_rf is never allowed', code: 'com.example.reference.dangerous_delete' } },
+    {
+      event: 'tool.before',
+      tool: 'rm_rf',
+      deny: { reason: 'rm_rf is never allowed', code: 'com.example.reference.dangerous_delete' },
+    },
     { event: 'tool.before', tool: 'write_file', mergeInput: { mode: '0644' } },
   ],
 };
@@ -87,7 +90,8 @@ export function parsePolicy(doc: unknown): PolicyResult {
     const spec = typeof raw.event === 'string' ? eventSpec(raw.event) : undefined;
     if (!spec || !spec.interceptable) return fail(`${at}.event must name an interceptable event type`);
     if (raw.tool !== undefined && typeof raw.tool !== 'string') return fail(`${at}.tool must be a string`);
-    if ((raw.deny === undefined) === (raw.mergeInput === undefined)) return fail(`${at} needs exactly one of "deny" and "mergeInput"`);
+    if ((raw.deny === undefined) === (raw.mergeInput === undefined))
+      return fail(`${at} needs exactly one of "deny" and "mergeInput"`);
     const rule: { event: string; tool?: string; deny?: DenyAction; mergeInput?: JsonObject } = { event: spec.type };
     if (typeof raw.tool === 'string') rule.tool = raw.tool;
     if (raw.deny !== undefined) {

@@ -22,7 +22,8 @@ function frame(reply: Reply, fault: FaultMode | undefined): string {
   const text = (fault === 'pretty-print' ? JSON.stringify(reply, null, 2) : JSON.stringify(reply)) + '\n';
   // The log-errors-on-stdout fault: a diagnostic after every error reply, on the wrong stream.
   const error = reply.error as { code?: unknown } | undefined;
-  if (fault === 'log-errors-on-stdout' && error !== undefined) return `${text}reference backend: answered with error ${String(error.code)}\n`;
+  if (fault === 'log-errors-on-stdout' && error !== undefined)
+    return `${text}reference backend: answered with error ${String(error.code)}\n`;
   return text;
 }
 

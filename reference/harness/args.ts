@@ -9,7 +9,8 @@ import { isFaultMode, type FaultMode } from './faults.js';
 
 const FAULT_ENV = 'AHP_REFERENCE_HARNESS_FAULT';
 
-export type HarnessArgs = { ok: true; config: string; fault?: FaultMode; trace?: string } | { ok: false; error: string };
+export type HarnessArgs =
+  { ok: true; config: string; fault?: FaultMode; trace?: string } | { ok: false; error: string };
 
 export function parseHarnessArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): HarnessArgs {
   let values: { config?: string | undefined; fault?: string | undefined; trace?: string | undefined };

@@ -49,7 +49,12 @@ export interface ChainOptions {
   readonly advertiseNothing?: boolean;
 }
 
-export async function runInterceptChain(run: Run, event: AhpEvent, recipients: readonly Recipient[], options: ChainOptions = {}): Promise<ChainOutcome> {
+export async function runInterceptChain(
+  run: Run,
+  event: AhpEvent,
+  recipients: readonly Recipient[],
+  options: ChainOptions = {},
+): Promise<ChainOutcome> {
   const original = (event.tool as { input: JsonObject }).input;
   let input = original;
   let called = 0;
@@ -57,7 +62,10 @@ export async function runInterceptChain(run: Run, event: AhpEvent, recipients: r
   let denial: { verdict: ChainVerdict; reason: string } | undefined;
 
   // concurrent-interceptors fault: everyone is asked at once (with the original input).
-  const early = run.fault === 'concurrent-interceptors' ? await Promise.all(recipients.map((t) => deliver(run, t, event, options))) : undefined;
+  const early =
+    run.fault === 'concurrent-interceptors'
+      ? await Promise.all(recipients.map((t) => deliver(run, t, event, options)))
+      : undefined;
 
   for (const [i, recipient] of recipients.entries()) {
     // chain-original-input fault: later interceptors see the original input (edits still chain below).
@@ -103,7 +111,12 @@ async function deliver(run: Run, recipient: Recipient, event: AhpEvent, options:
   const transport = run.transportFor(recipient.hook);
   const configured = recipient.subscription.timeoutMs;
   // no-deadline: however late; late-reply-accepted: one more timeoutMs of grace.
-  const timeoutMs = run.fault === 'no-deadline' ? NO_DEADLINE_CAP_MS : run.fault === 'late-reply-accepted' ? 2 * configured : configured;
+  const timeoutMs =
+    run.fault === 'no-deadline'
+      ? NO_DEADLINE_CAP_MS
+      : run.fault === 'late-reply-accepted'
+        ? 2 * configured
+        : configured;
   const deadline = new Deadline(timeoutMs);
   const started = Date.now();
   let rpcId = run.rpcIdFor(event.id as string);

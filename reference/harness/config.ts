@@ -57,7 +57,8 @@ export function loadConfig(path: string): ConfigResult {
     return { ok: false, error: `cannot read config ${path}: ${(e as NodeJS.ErrnoException).code ?? 'error'}` };
   }
   const parsed = parseJsonBytes(bytes);
-  if (!parsed.ok) return { ok: false, error: `config ${path} is not valid JSON: ${parsed.findings[0]?.message ?? 'parse error'}` };
+  if (!parsed.ok)
+    return { ok: false, error: `config ${path} is not valid JSON: ${parsed.findings[0]?.message ?? 'parse error'}` };
   try {
     return { ok: true, config: checkConfig(parsed.value) };
   } catch (e) {
@@ -105,16 +106,27 @@ function checkStep(step: JsonValue, where: string, seen: Set<string>, topLevel: 
     case 'session.start':
       return { id, kind: 'session.start' };
     case 'session.end':
-      need(typeof step.outcome === 'string' && SESSION_OUTCOMES.includes(step.outcome),
-        `${where}.outcome must be one of ${SESSION_OUTCOMES.join(', ')}`);
+      need(
+        typeof step.outcome === 'string' && SESSION_OUTCOMES.includes(step.outcome),
+        `${where}.outcome must be one of ${SESSION_OUTCOMES.join(', ')}`,
+      );
       return { id, kind: 'session.end', outcome: step.outcome as SessionOutcome };
     case 'tool': {
       const tool = step.tool;
       need(isObject(tool) && nonEmpty(tool.name), `${where}.tool.name must be a non-empty string`);
       need(isObject(tool.input), `${where}.tool.input must be an object`);
       need(nonEmpty(step.marker), `${where}.marker must be a non-empty path`);
-      need(typeof step.host === 'string' && HOSTS.includes(step.host), `${where}.host must be one of ${HOSTS.join(', ')}`);
-      return { id, kind: 'tool', tool: { name: tool.name, input: tool.input }, marker: step.marker, host: step.host as HostPolicy };
+      need(
+        typeof step.host === 'string' && HOSTS.includes(step.host),
+        `${where}.host must be one of ${HOSTS.join(', ')}`,
+      );
+      return {
+        id,
+        kind: 'tool',
+        tool: { name: tool.name, input: tool.input },
+        marker: step.marker,
+        host: step.host as HostPolicy,
+      };
     }
     case 'parallel': {
       need(Array.isArray(step.steps) && step.steps.length > 0, `${where}.steps must be a non-empty list`);

@@ -59,7 +59,8 @@ function sessionOf(session: ScenarioSession): JsonObject {
  */
 function envelope(type: string, session: ScenarioSession, fault: FaultMode | undefined, id = newEventId()): AhpEvent {
   const event: AhpEvent = { id, source: SOURCE, type, time: now() };
-  if (fault !== 'no-harness-version' || type === 'session.start') event.harness = { ...(fault === 'adapter-identity' ? ADAPTER : HARNESS) };
+  if (fault !== 'no-harness-version' || type === 'session.start')
+    event.harness = { ...(fault === 'adapter-identity' ? ADAPTER : HARNESS) };
   event.session = sessionOf(session);
   if (fault === 'bare-extension-key') event.extensions = { trace: 'ref-1' };
   return event;
@@ -84,7 +85,12 @@ export interface ToolDescription {
   readonly input: JsonObject;
 }
 
-export function toolBeforeEvent(session: ScenarioSession, ids: ToolCallIdentity, tool: ToolDescription, fault?: FaultMode): AhpEvent {
+export function toolBeforeEvent(
+  session: ScenarioSession,
+  ids: ToolCallIdentity,
+  tool: ToolDescription,
+  fault?: FaultMode,
+): AhpEvent {
   return {
     ...envelope('tool.before', session, fault, ids.eventId),
     call: { id: ids.callId },
@@ -102,7 +108,11 @@ export type Settlement = 'executed' | 'denied';
 
 /** tool.after: a denied or refused call is `denied`, skipped for policy (lifecycle-observation LO5). */
 export function toolAfterEvent(
-  session: ScenarioSession, callId: string, tool: ToolDescription, settled: Settlement, fault?: FaultMode,
+  session: ScenarioSession,
+  callId: string,
+  tool: ToolDescription,
+  settled: Settlement,
+  fault?: FaultMode,
 ): AhpEvent {
   const executed = settled === 'executed';
   return {

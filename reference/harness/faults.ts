@@ -38,11 +38,13 @@ export const FAULTS = {
   },
   'skip-registration-validation': {
     targets: ['base.registration-validated'],
-    description: 'the registration is not validated; it is used as far as it goes and hooks whose transport cannot be used are skipped',
+    description:
+      'the registration is not validated; it is used as far as it goes and hooks whose transport cannot be used are skipped',
   },
   'loose-dispatch': {
     targets: ['base.exact-dispatch'],
-    description: "a subscription's events list is ignored: every event goes to every subscription whose mode matches the method",
+    description:
+      "a subscription's events list is ignored: every event goes to every subscription whose mode matches the method",
   },
   'retry-new-id': {
     targets: ['base.retry-identity'],
@@ -54,7 +56,8 @@ export const FAULTS = {
   },
   'no-effect-grants': {
     targets: ['base.no-weakening'],
-    description: 'when every interceptor called answered with no effect, the tool runs even if the host would refuse or deny it',
+    description:
+      'when every interceptor called answered with no effect, the tool runs even if the host would refuse or deny it',
   },
   'input-as-string': {
     targets: ['ti.intercept-request'],
@@ -78,7 +81,8 @@ export const FAULTS = {
   },
   'retry-after-decision': {
     targets: ['ti.no-retry-after-decision'],
-    description: 'an intercept answered with deny or no effect is sent once more (identical bytes); the second answer is ignored',
+    description:
+      'an intercept answered with deny or no effect is sent once more (identical bytes); the second answer is ignored',
   },
   'merge-drops-null': {
     targets: ['ti.modify-input'],
@@ -86,7 +90,8 @@ export const FAULTS = {
   },
   'partial-modify': {
     targets: ['ti.modify-atomic'],
-    description: 'modify effects are applied one by one until the first invalid one; those before it stay applied, then the failure policy applies',
+    description:
+      'modify effects are applied one by one until the first invalid one; those before it stay applied, then the failure policy applies',
   },
   'fail-closed-continues': {
     targets: ['ti.failure-policy'],
@@ -102,7 +107,8 @@ export const FAULTS = {
   },
   'observer-failure-denies': {
     targets: ['lo.observer-isolation'],
-    description: 'tool.before observations are sent before the intercept chain and awaited; a failed delivery denies the call (denied-by-failure-policy)',
+    description:
+      'tool.before observations are sent before the intercept chain and awaited; a failed delivery denies the call (denied-by-failure-policy)',
   },
   'new-call-id-after': {
     targets: ['lo.call-identity'],
@@ -141,7 +147,8 @@ export const FAULTS = {
   },
   'per-event-no-eof': {
     targets: ['stdio.per-event-eof'],
-    description: 'stdin is not closed after the message; the process is killed once its reply is read (observations: after 500 ms)',
+    description:
+      'stdin is not closed after the message; the process is killed once its reply is read (observations: after 500 ms)',
     transport: 'stdio',
     lifecycle: 'per_event',
   },
@@ -163,7 +170,8 @@ export const FAULTS = {
   // ---- issue 10: faults that earlier checks let pass
   'chain-original-input': {
     targets: ['ti.modify-input'],
-    description: 'a later interceptor is sent the originally requested input, not the input as edited by those before it (the edits still chain into the executed input)',
+    description:
+      'a later interceptor is sent the originally requested input, not the input as edited by those before it (the edits still chain into the executed input)',
   },
   'deadline-4x': {
     targets: ['ti.deadline'],
@@ -171,21 +179,25 @@ export const FAULTS = {
   },
   'late-reply-accepted': {
     targets: ['ti.deadline'],
-    description: 'a reply that comes up to one more timeoutMs after the deadline is still used (the failure policy applies at 2 x timeoutMs)',
+    description:
+      'a reply that comes up to one more timeoutMs after the deadline is still used (the failure policy applies at 2 x timeoutMs)',
   },
   'await-observers': {
     targets: ['lo.observer-isolation'],
-    description: 'the tool runs only once its tool.before observations are delivered (awaited without a limit of its own, capped at 30 s); the outcome is unchanged',
+    description:
+      'the tool runs only once its tool.before observations are delivered (awaited without a limit of its own, capped at 30 s); the outcome is unchanged',
   },
   'eof-after-reply': {
     targets: ['stdio.per-event-eof'],
-    description: 'per_event intercepts: stdin is closed only after the reply line was read (observations: right after the message)',
+    description:
+      'per_event intercepts: stdin is closed only after the reply line was read (observations: right after the message)',
     transport: 'stdio',
     lifecycle: 'per_event',
   },
   'no-deny-when-host-refuses': {
     targets: ['ti.capabilities-deny'],
-    description: 'capabilities.effects is [] on intercepts of calls the host will ask about or deny (a deny is still honoured)',
+    description:
+      'capabilities.effects is [] on intercepts of calls the host will ask about or deny (a deny is still honoured)',
   },
   'adapter-identity': {
     targets: ['base.harness-metadata'],
@@ -193,23 +205,27 @@ export const FAULTS = {
   },
   'subscriptions-optional': {
     targets: ['base.registration-validated'],
-    description: 'a hook without a subscriptions member is accepted as subscribing to nothing (valid in the newer snapshot 1d98c19, not in 2b5da580)',
+    description:
+      'a hook without a subscriptions member is accepted as subscribing to nothing (valid in the newer snapshot 1d98c19, not in 2b5da580)',
   },
   'framing-timeout': {
     targets: ['stdio.framing-rejected'],
-    description: 'a reply line that is not JSON is not rejected: the rest of that reply is ignored and the intercept runs into its deadline (then the failure policy applies)',
+    description:
+      'a reply line that is not JSON is not rejected: the rest of that reply is ignored and the intercept runs into its deadline (then the failure policy applies)',
     transport: 'stdio',
     lifecycle: 'persistent',
   },
   'retire-after-timeout': {
     targets: ['ti.failure-policy'],
-    description: 'after an intercept times out, the persistent backend is retired and the next intercept to that hook fails locally without being sent',
+    description:
+      'after an intercept times out, the persistent backend is retired and the next intercept to that hook fails locally without being sent',
     transport: 'stdio',
     lifecycle: 'persistent',
   },
   'no-recovery-after-malformed': {
     targets: ['ti.failure-policy'],
-    description: 'after a reply line that is not JSON, every later reply of that persistent backend is treated as malformed (intercepts are still sent)',
+    description:
+      'after a reply line that is not JSON, every later reply of that persistent backend is treated as malformed (intercepts are still sent)',
     transport: 'stdio',
     lifecycle: 'persistent',
   },

@@ -29,7 +29,13 @@ const OBSERVATION_DRAIN_MS = 2000;
 let traceRun: ((what: string) => void) | undefined;
 function startTrace(file: string): void {
   const id = randomBytes(6).toString('hex');
-  traceRun = (what) => { try { appendFileSync(file, `${id} ${what}\n`); } catch { /* an instrument must not fail the run */ } };
+  traceRun = (what) => {
+    try {
+      appendFileSync(file, `${id} ${what}\n`);
+    } catch {
+      /* an instrument must not fail the run */
+    }
+  };
   traceRun(`start ${performance.timeOrigin.toFixed(1)}`);
 }
 function exitTraced(code: number): never {
@@ -56,7 +62,11 @@ async function main(): Promise<number> {
   const { config } = loaded;
   if (args.fault) say(`fault mode ${args.fault} is on`);
 
-  const registration = loadRegistration(config.registration, args.fault === 'skip-registration-validation', args.fault === 'subscriptions-optional');
+  const registration = loadRegistration(
+    config.registration,
+    args.fault === 'skip-registration-validation',
+    args.fault === 'subscriptions-optional',
+  );
   if (!registration.ok) {
     say(`registration refused: ${registration.reason}`);
     writeReport(config.report, rejectedReport(registration.reason));

@@ -49,7 +49,10 @@ export class Observations {
     const recipients = recipientsFor(run.hooks, event.type as string, 'observe', run.fault === 'loose-dispatch');
     const message = observeMessage(event, run.fault);
     const results = recipients.map((t) => {
-      const p = run.transportFor(t.hook).observe(message, limitMs).catch(() => false);
+      const p = run
+        .transportFor(t.hook)
+        .observe(message, limitMs)
+        .catch(() => false);
       this.pending.add(p);
       void p.finally(() => this.pending.delete(p));
       return p;

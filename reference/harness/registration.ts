@@ -46,7 +46,11 @@ const LOOSE_DEFAULT_TIMEOUT_MS = 2000;
 const LOOSE_DEFAULT_POLICY: FailurePolicy = 'fail-closed';
 
 /** Validate, then extract. `skipValidation` is the skip-registration-validation fault. */
-export function loadRegistration(doc: JsonValue, skipValidation = false, optionalSubscriptions = false): RegistrationResult {
+export function loadRegistration(
+  doc: JsonValue,
+  skipValidation = false,
+  optionalSubscriptions = false,
+): RegistrationResult {
   if (skipValidation) return { ok: true, hooks: extractLoosely(doc) };
   const reason = rejectionReason(optionalSubscriptions ? withPlaceholderSubscriptions(doc) : doc);
   if (reason !== undefined) return { ok: false, reason };
@@ -60,7 +64,10 @@ export function loadRegistration(doc: JsonValue, skipValidation = false, optiona
 function withPlaceholderSubscriptions(doc: JsonValue): JsonValue {
   if (!isObject(doc) || !Array.isArray(doc.hooks)) return doc;
   const placeholder = [{ events: ['session.end'], mode: 'observe', content: { default: 'metadata' } }];
-  return { ...doc, hooks: doc.hooks.map((h) => (isObject(h) && !('subscriptions' in h) ? { ...h, subscriptions: placeholder } : h)) };
+  return {
+    ...doc,
+    hooks: doc.hooks.map((h) => (isObject(h) && !('subscriptions' in h) ? { ...h, subscriptions: placeholder } : h)),
+  };
 }
 
 /** Why the document must be refused, or undefined when it may be used. */
@@ -69,7 +76,10 @@ export function rejectionReason(doc: JsonValue): string | undefined {
   // more CPU than the rest of the run.
   const findings = validate('registration', doc, { wireOnly: true, explain: false });
   if (!isWireValid(findings)) {
-    const shown = findings.filter((f) => f.layer === 'wire').slice(0, 3).map((f) => `${f.path || '(root)'}: ${f.message}`);
+    const shown = findings
+      .filter((f) => f.layer === 'wire')
+      .slice(0, 3)
+      .map((f) => `${f.path || '(root)'}: ${f.message}`);
     const more = findings.length > 3 ? ` (and ${findings.length - 3} more)` : '';
     return `invalid registration: ${shown.join('; ')}${more}`;
   }
@@ -131,8 +141,11 @@ function transportOf(t: JsonValue | undefined): TransportConfig | undefined {
 function subscriptionOf(s: JsonValue): Subscription[] {
   if (!isObject(s) || (s.mode !== 'intercept' && s.mode !== 'observe')) return [];
   const events = Array.isArray(s.events) ? s.events.filter((e): e is string => typeof e === 'string') : [];
-  const timeoutMs = typeof s.timeoutMs === 'number' && Number.isInteger(s.timeoutMs) && s.timeoutMs > 0
-    ? s.timeoutMs : LOOSE_DEFAULT_TIMEOUT_MS;
-  const failurePolicy = s.failurePolicy === 'fail-open' || s.failurePolicy === 'fail-closed' ? s.failurePolicy : LOOSE_DEFAULT_POLICY;
+  const timeoutMs =
+    typeof s.timeoutMs === 'number' && Number.isInteger(s.timeoutMs) && s.timeoutMs > 0
+      ? s.timeoutMs
+      : LOOSE_DEFAULT_TIMEOUT_MS;
+  const failurePolicy =
+    s.failurePolicy === 'fail-open' || s.failurePolicy === 'fail-closed' ? s.failurePolicy : LOOSE_DEFAULT_POLICY;
   return [{ events, mode: s.mode, timeoutMs, failurePolicy }];
 }

@@ -25,7 +25,10 @@ const ENFORCED: readonly string[] = TOOL_BEFORE_CAPABILITIES.effects;
 
 /** tool.before: the input is the one editable target, shown in full. */
 const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
-  capabilities: [['input', 'replace'], ['input', 'merge']],
+  capabilities: [
+    ['input', 'replace'],
+    ['input', 'merge'],
+  ],
   selection: { input: 'body' },
   readable: ['input'],
   writable: ['input'],
@@ -45,14 +48,16 @@ export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, f
   }
   const result = reply.result;
   if (!isObject(result)) return bad('reply has no result object');
-  if (result.protocolVersion !== PROTOCOL_VERSION) return bad(`result.protocolVersion ${quote(result.protocolVersion)} is not "draft"`);
+  if (result.protocolVersion !== PROTOCOL_VERSION)
+    return bad(`result.protocolVersion ${quote(result.protocolVersion)} is not "draft"`);
   if (fault === 'strict-result-fields' && Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects')) {
     return bad('result has members other than protocolVersion and effects');
   }
   if (!Array.isArray(result.effects)) return bad('result.effects is missing or not a list');
 
   let effects: JsonValue[] = result.effects;
-  if (fault === 'ignore-unknown-effects') effects = effects.filter((e) => isObject(e) && typeof e.type === 'string' && ENFORCED.includes(e.type));
+  if (fault === 'ignore-unknown-effects')
+    effects = effects.filter((e) => isObject(e) && typeof e.type === 'string' && ENFORCED.includes(e.type));
   if (fault === 'lenient-effect-fields') effects = stripUnknownMembers(effects);
   if (fault === 'partial-modify') return judgeOneByOne(effects, input, fault);
 

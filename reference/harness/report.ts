@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { HARNESS } from './events.js';
 
 export type StepOutcome =
-  | 'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
+  'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
 
 export interface StepReport {
   readonly id: string;
@@ -16,8 +16,18 @@ export type Report =
   | { adapterContract: 1; harness: typeof HARNESS; registration: 'accepted'; steps: StepReport[] }
   | { adapterContract: 1; harness: typeof HARNESS; registration: 'rejected'; rejectionReason: string };
 
-export const acceptedReport = (steps: StepReport[]): Report => ({ adapterContract: 1, harness: HARNESS, registration: 'accepted', steps });
-export const rejectedReport = (rejectionReason: string): Report => ({ adapterContract: 1, harness: HARNESS, registration: 'rejected', rejectionReason });
+export const acceptedReport = (steps: StepReport[]): Report => ({
+  adapterContract: 1,
+  harness: HARNESS,
+  registration: 'accepted',
+  steps,
+});
+export const rejectedReport = (rejectionReason: string): Report => ({
+  adapterContract: 1,
+  harness: HARNESS,
+  registration: 'rejected',
+  rejectionReason,
+});
 
 export function writeReport(path: string, report: Report): void {
   mkdirSync(dirname(path), { recursive: true });

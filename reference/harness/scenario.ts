@@ -6,7 +6,13 @@ import { runInterceptChain, SYNTHETIC_DENIAL_REASON } from './chain.js';
 import type { HostPolicy, Step, ToolStep } from './config.js';
 import { recipientsFor } from './dispatch.js';
 import {
-  newCallId, newEventId, sessionEndEvent, sessionStartEvent, toolAfterEvent, toolBeforeEvent, withInput,
+  newCallId,
+  newEventId,
+  sessionEndEvent,
+  sessionStartEvent,
+  toolAfterEvent,
+  toolBeforeEvent,
+  withInput,
 } from './events.js';
 import type { StepReport } from './report.js';
 import type { Run } from './run.js';
@@ -59,7 +65,9 @@ async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
     report = { id: step.id, outcome: 'denied-by-failure-policy', reason: SYNTHETIC_DENIAL_REASON };
   } else {
     const interceptors = recipientsFor(run.hooks, 'tool.before', 'intercept', fault === 'loose-dispatch');
-    const chain = await runInterceptChain(run, before, interceptors, { advertiseNothing: fault === 'no-deny-when-host-refuses' && step.host !== 'allow' });
+    const chain = await runInterceptChain(run, before, interceptors, {
+      advertiseNothing: fault === 'no-deny-when-host-refuses' && step.host !== 'allow',
+    });
     effectiveInput = chain.input;
     if (chain.verdict !== 'allowed') {
       report = { id: step.id, outcome: chain.verdict, ...(chain.reason !== undefined ? { reason: chain.reason } : {}) };
@@ -73,13 +81,16 @@ async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
 
   // Observations after settlement carry the effective input (lo.effective-content).
   const observedInput = fault === 'observe-original-input' ? requested : effectiveInput;
-  if (fault === 'await-observers') await run.observations.publishAndWait(withInput(before, observedInput), AWAITED_OBSERVERS_CAP_MS);
+  if (fault === 'await-observers')
+    await run.observations.publishAndWait(withInput(before, observedInput), AWAITED_OBSERVERS_CAP_MS);
   else if (fault !== 'observer-failure-denies') run.observations.publish(withInput(before, observedInput));
   if (executed && step.tool.name === run.sentinelTool) {
     try {
       runSentinel(step.marker, effectiveInput);
     } catch (e) {
-      run.audit(`${step.id}: the sentinel could not write its marker (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      run.audit(
+        `${step.id}: the sentinel could not write its marker (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   }
   const tool = { name: step.tool.name, input: observedInput };

@@ -53,153 +53,277 @@ export interface CheckSpec {
 const BOTH_T: Transport[] = ['stdio', 'http'];
 const BOTH_L: Lifecycle[] = ['persistent', 'per_event'];
 
-function check(spec: Omit<CheckSpec, 'transports' | 'lifecycles' | 'roles'> & Partial<Pick<CheckSpec, 'transports' | 'lifecycles' | 'roles'>>): CheckSpec {
+function check(
+  spec: Omit<CheckSpec, 'transports' | 'lifecycles' | 'roles'> &
+    Partial<Pick<CheckSpec, 'transports' | 'lifecycles' | 'roles'>>,
+): CheckSpec {
   return { roles: ['backend'], transports: BOTH_T, lifecycles: BOTH_L, ...spec };
 }
 
 /** A harness-role check: the runner plays the backend. */
-function hcheck(spec: Omit<CheckSpec, 'transports' | 'lifecycles' | 'roles'> & Partial<Pick<CheckSpec, 'transports' | 'lifecycles'>>): CheckSpec {
+function hcheck(
+  spec: Omit<CheckSpec, 'transports' | 'lifecycles' | 'roles'> & Partial<Pick<CheckSpec, 'transports' | 'lifecycles'>>,
+): CheckSpec {
   return check({ ...spec, roles: ['harness'] });
 }
 
 export const CHECKS: readonly CheckSpec[] = [
   // ---------------------------------------------------------------- base (backend side)
   check({
-    id: 'base.jsonrpc-utf8', seed: 1, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-001'],
+    id: 'base.jsonrpc-utf8',
+    seed: 1,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-RPC-001'],
     title: 'Every emitted message is UTF-8 JSON-RPC 2.0',
     expectation: 'each reply is valid UTF-8, parses as one JSON object (no batch) and is a JSON-RPC 2.0 response',
   }),
   check({
-    id: 'base.protocol-version', seed: 2, level: 'MUST', profile: 'base', requirements: ['AHP-VER-001'],
+    id: 'base.protocol-version',
+    seed: 2,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-VER-001'],
     title: 'Successful results carry protocolVersion "draft"',
     expectation: 'result.protocolVersion is exactly "draft"',
   }),
   check({
-    id: 'base.unsupported-version', seed: 2, level: 'MUST', profile: 'base', requirements: ['AHP-VER-001', 'AHP-CORE-003'],
+    id: 'base.unsupported-version',
+    seed: 2,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-VER-001', 'AHP-CORE-003'],
     title: 'An unsupported protocolVersion gets error -32001',
-    expectation: 'a request with params.protocolVersion "1999-01-01" gets a JSON-RPC error with code -32001 and the request id',
+    expectation:
+      'a request with params.protocolVersion "1999-01-01" gets a JSON-RPC error with code -32001 and the request id',
   }),
   check({
-    id: 'base.unknown-fields', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    id: 'base.unknown-fields',
+    seed: 3,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CORE-003'],
     title: 'Unknown fields in open objects do not change the result',
-    expectation: 'an unknown member in each open object of a request (the message, params, the event envelope, the session, capabilities and an advertised modify target), one object at a time and all at once, gives the same result as the clean request',
+    expectation:
+      'an unknown member in each open object of a request (the message, params, the event envelope, the session, capabilities and an advertised modify target), one object at a time and all at once, gives the same result as the clean request',
   }),
   check({
-    id: 'base.unknown-event', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    id: 'base.unknown-event',
+    seed: 3,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CORE-003'],
     title: 'An unknown event type gets error -32002',
-    expectation: 'requests whose event type is not defined (a reverse-DNS name, a new member of a known family such as tool.somethingNew, a defined name in other case, a bare word) each get a JSON-RPC error with code -32002 and the request id',
+    expectation:
+      'requests whose event type is not defined (a reverse-DNS name, a new member of a known family such as tool.somethingNew, a defined name in other case, a bare word) each get a JSON-RPC error with code -32002 and the request id',
   }),
   check({
-    id: 'base.extension-keys', seed: 4, level: 'MUST', profile: 'base', requirements: ['AHP-EXT-001'],
+    id: 'base.extension-keys',
+    seed: 4,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-EXT-001'],
     title: 'Extension keys and deny codes use reverse-DNS names',
     expectation: 'every extensions key in a result (and every deny code) is a reverse-DNS name',
   }),
   check({
-    id: 'base.unknown-method', seed: 7, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
+    id: 'base.unknown-method',
+    seed: 7,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
     title: 'An unknown method gets a JSON-RPC error',
-    expectation: 'requests for method "hooks/bogus" with a string id and with integer ids each get a JSON-RPC error object (integer code, string message) carrying the request id unchanged, of the same JSON type',
+    expectation:
+      'requests for method "hooks/bogus" with a string id and with integer ids each get a JSON-RPC error object (integer code, string message) carrying the request id unchanged, of the same JSON type',
   }),
   check({
-    id: 'base.notification-silence', seed: 7, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-002'],
+    id: 'base.notification-silence',
+    seed: 7,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-RPC-002'],
     title: 'No reply to any notification',
-    expectation: 'notifications with an unsupported version, an unknown event, an unknown method, or malformed params or event (no params, no event, an event that is not an object or lacks required members, hooks/intercept without an id) get no reply at all',
+    expectation:
+      'notifications with an unsupported version, an unknown event, an unknown method, or malformed params or event (no params, no event, an event that is not an object or lacks required members, hooks/intercept without an id) get no reply at all',
   }),
   check({
-    id: 'base.invalid-params', seed: 7, level: 'SHOULD', profile: 'base', requirements: ['AHP-CORE-003'],
+    id: 'base.invalid-params',
+    seed: 7,
+    level: 'SHOULD',
+    profile: 'base',
+    requirements: ['AHP-CORE-003'],
     title: 'Structurally invalid params get a JSON-RPC error',
     expectation: 'a hooks/intercept request whose params lack the event gets a JSON-RPC error with the request id',
   }),
   check({
-    id: 'base.unparseable-input', seed: 7, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-001'],
+    id: 'base.unparseable-input',
+    seed: 7,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-RPC-001'],
     title: 'Bytes that do not parse get -32700 with id null, or no reply',
     expectation: 'input that is not JSON gets either no reply or a JSON-RPC error -32700 with id null',
   }),
   check({
-    id: 'base.no-secret-leak', level: 'MUST', profile: 'base', requirements: ['AHP-SEC-001'], transports: ['http'],
+    id: 'base.no-secret-leak',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-SEC-001'],
+    transports: ['http'],
     title: 'Replies never carry credentials',
-    expectation: 'the bearer token the runner sends never appears in any reply body, header, error message or error data',
+    expectation:
+      'the bearer token the runner sends never appears in any reply body, header, error message or error data',
   }),
   // ---------------------------------------------------------------- tool interception (backend side)
   check({
-    id: 'ti.result-valid', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-001', 'AHP-RPC-002'],
+    id: 'ti.result-valid',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-DEC-001', 'AHP-RPC-002'],
     title: 'A tool.before interception gets a valid intercept result',
     expectation: 'exactly one success response whose result is valid against the intercept-response schema',
   }),
   check({
-    id: 'ti.response-id', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
+    id: 'ti.response-id',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
     title: 'The response id equals the request id',
     expectation: 'the response carries the same JSON-RPC id, of the same JSON type, as the request',
   }),
   check({
-    id: 'ti.advertised-effects', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CAP-001', 'AHP-DEC-001'],
+    id: 'ti.advertised-effects',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-CAP-001', 'AHP-DEC-001'],
     title: 'Only advertised effects are returned',
-    expectation: 'every returned effect type is in the request\'s capabilities.effects, also when a sample that would deny is sent with no effects advertised',
+    expectation:
+      "every returned effect type is in the request's capabilities.effects, also when a sample that would deny is sent with no effects advertised",
   }),
   check({
-    id: 'ti.deny-samples', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-001', 'AHP-DEC-002'], samples: 'deny',
-    title: 'The claim\'s deny samples are denied with a valid deny effect',
+    id: 'ti.deny-samples',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-DEC-001', 'AHP-DEC-002'],
+    samples: 'deny',
+    title: "The claim's deny samples are denied with a valid deny effect",
     expectation: 'each deny sample gets a result holding a schema-valid deny with a non-empty reason',
   }),
   check({
-    id: 'ti.modify-samples', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CAP-001', 'AHP-CONTENT-001'], samples: 'modify',
+    id: 'ti.modify-samples',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-EDIT-001', 'AHP-CAP-001', 'AHP-CONTENT-001'],
+    samples: 'modify',
     title: 'Modify effects fit the advertised target, operation and value shape',
-    expectation: 'each modify sample gets modify effects the harness could apply: advertised target and operation, canonical value shape (seed edit checks 1-6)',
+    expectation:
+      'each modify sample gets modify effects the harness could apply: advertised target and operation, canonical value shape (seed edit checks 1-6)',
   }),
   check({
-    id: 'ti.duplicate-delivery', level: 'SHOULD', profile: 'tool-interception', requirements: ['AHP-CORE-004'],
+    id: 'ti.duplicate-delivery',
+    level: 'SHOULD',
+    profile: 'tool-interception',
+    requirements: ['AHP-CORE-004'],
     title: 'A duplicate delivery of the same event gets the same answer',
-    expectation: 'sending the same request twice gives semantically equal results (an error or no reply to the duplicate is ti.duplicate-answered\'s)',
+    expectation:
+      "sending the same request twice gives semantically equal results (an error or no reply to the duplicate is ti.duplicate-answered's)",
   }),
   check({
-    id: 'ti.duplicate-answered', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CORE-004', 'AHP-RPC-002'],
+    id: 'ti.duplicate-answered',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-CORE-004', 'AHP-RPC-002'],
     title: 'A duplicate delivery of the same event is answered with a result',
-    expectation: 'the same request sent twice gets a success result both times: no JSON-RPC error and no silence for the duplicate',
+    expectation:
+      'the same request sent twice gets a success result both times: no JSON-RPC error and no silence for the duplicate',
   }),
   check({
-    id: 'ti.state-independent', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-001', 'AHP-DEC-002'], lifecycles: ['persistent'],
+    id: 'ti.state-independent',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-DEC-001', 'AHP-DEC-002'],
+    lifecycles: ['persistent'],
     title: 'Earlier decisions in the same process do not change later answers',
-    expectation: 'in one process, a harmless call, the claim\'s deny and modify samples, each asked again as a new call after the others were decided, get the same effect types as the first time',
+    expectation:
+      "in one process, a harmless call, the claim's deny and modify samples, each asked again as a new call after the others were decided, get the same effect types as the first time",
   }),
   // ---------------------------------------------------------------- lifecycle observation (backend side)
   check({
-    id: 'lo.observe-silence', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-RPC-002'],
+    id: 'lo.observe-silence',
+    level: 'MUST',
+    profile: 'lifecycle-observation',
+    requirements: ['AHP-RPC-002'],
     title: 'Valid hooks/observe notifications get no reply',
     expectation: 'valid tool.after, session.start and session.end observations get no JSON-RPC response',
   }),
   // ---------------------------------------------------------------- stdio binding
   check({
-    id: 'stdio.framing', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'],
+    id: 'stdio.framing',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
     title: 'One JSON object per line on stdout',
-    expectation: 'every stdout line is one complete JSON-RPC object ended by LF (no pretty-printing, no oversized line)',
+    expectation:
+      'every stdout line is one complete JSON-RPC object ended by LF (no pretty-printing, no oversized line)',
   }),
   check({
-    id: 'stdio.stdout-clean', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'],
+    id: 'stdio.stdout-clean',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
     title: 'Nothing but protocol messages on stdout',
-    expectation: 'no banner, log or progress output on stdout at start-up, between exchanges or on error paths (unknown method, unsupported version, unknown event, invalid params, unparseable input, a malformed notification); stderr is free',
+    expectation:
+      'no banner, log or progress output on stdout at start-up, between exchanges or on error paths (unknown method, unsupported version, unknown event, invalid params, unparseable input, a malformed notification); stderr is free',
   }),
   check({
-    id: 'stdio.persistent-exchanges', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['persistent'],
+    id: 'stdio.persistent-exchanges',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
+    lifecycles: ['persistent'],
     title: 'A persistent process answers a long run of exchanges',
-    expectation: '50 sequential intercepts on one process each get exactly one reply with the matching id and the same result as the first request of the same content, and the process stays up',
+    expectation:
+      '50 sequential intercepts on one process each get exactly one reply with the matching id and the same result as the first request of the same content, and the process stays up',
   }),
   check({
-    id: 'stdio.per-event-exit', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['per_event'],
+    id: 'stdio.per-event-exit',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
+    lifecycles: ['per_event'],
     title: 'A per_event process replies at most once and exits 0',
-    expectation: 'after one request and end of input: exactly one reply line, then exit status 0; after a notification: no output and an exit',
+    expectation:
+      'after one request and end of input: exactly one reply line, then exit status 0; after a notification: no output and an exit',
   }),
   // ---------------------------------------------------------------- http binding
   check({
-    id: 'http.intercept-response', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001'], transports: ['http'],
+    id: 'http.intercept-response',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
     title: 'Requests get 200 with a JSON body holding one JSON-RPC object',
     expectation: 'status 200, Content-Type application/json (parameters allowed), body one JSON-RPC response object',
   }),
   check({
-    id: 'http.observe-empty', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001'], transports: ['http'],
+    id: 'http.observe-empty',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
     title: 'Notifications get 202 or 204 with an empty body',
     expectation: 'a hooks/observe POST gets status 202 or 204 and no body',
   }),
   check({
-    id: 'http.error-status', level: 'SHOULD', profile: 'http', requirements: ['AHP-HTTP-001'], transports: ['http'],
+    id: 'http.error-status',
+    level: 'SHOULD',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
     title: 'JSON-RPC errors travel with status 200',
     expectation: 'a JSON-RPC error response is sent with HTTP status 200 (another status is a warning)',
   }),
@@ -209,179 +333,331 @@ export const CHECKS: readonly CheckSpec[] = [
   // judged from the sentinel tool's marker files, never from what the harness says.
   // ---------------------------------------------------------------- base (harness side)
   hcheck({
-    id: 'base.harness-jsonrpc', seed: 1, level: 'MUST', profile: 'base', requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
+    id: 'base.harness-jsonrpc',
+    seed: 1,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-RPC-001', 'AHP-RPC-002'],
     title: 'Every message the harness sends is UTF-8 JSON-RPC 2.0',
-    expectation: 'each frame is valid UTF-8 and one JSON object with jsonrpc "2.0" that is a JSON-RPC request or notification (a method, and a string or number id when present)',
+    expectation:
+      'each frame is valid UTF-8 and one JSON object with jsonrpc "2.0" that is a JSON-RPC request or notification (a method, and a string or number id when present)',
   }),
   hcheck({
-    id: 'base.harness-version', seed: 2, level: 'MUST', profile: 'base', requirements: ['AHP-VER-001'],
+    id: 'base.harness-version',
+    seed: 2,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-VER-001'],
     title: 'Every request and notification carries protocolVersion "draft"',
     expectation: 'params.protocolVersion is exactly "draft" in every hooks/intercept and hooks/observe',
   }),
   hcheck({
-    id: 'base.unknown-result-fields', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    id: 'base.unknown-result-fields',
+    seed: 3,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CORE-003'],
     title: 'Unknown members of a result are ignored',
-    expectation: 'a deny whose result also carries unknown members is still honoured (the subscription is fail-open, so rejecting the result would let the tool run)',
+    expectation:
+      'a deny whose result also carries unknown members is still honoured (the subscription is fail-open, so rejecting the result would let the tool run)',
   }),
   hcheck({
-    id: 'base.unknown-effect', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003', 'AHP-CAP-001'],
+    id: 'base.unknown-effect',
+    seed: 3,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CORE-003', 'AHP-CAP-001'],
     title: 'An unknown or unadvertised effect is an operational failure',
-    expectation: 'a deny listed with an unknown effect type, or with a defined effect the request did not advertise, is not salvaged: the response is rejected as a whole and the fail-open policy lets the tool run',
+    expectation:
+      'a deny listed with an unknown effect type, or with a defined effect the request did not advertise, is not salvaged: the response is rejected as a whole and the fail-open policy lets the tool run',
   }),
   hcheck({
-    id: 'base.effect-unknown-field', seed: 3, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    id: 'base.effect-unknown-field',
+    seed: 3,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CORE-003'],
     title: 'An effect with an unknown member rejects the whole response',
-    expectation: 'a deny effect carrying an unknown member is not honoured: the response is rejected as a whole and the fail-open policy lets the tool run with its original input',
+    expectation:
+      'a deny effect carrying an unknown member is not honoured: the response is rejected as a whole and the fail-open policy lets the tool run with its original input',
   }),
   hcheck({
-    id: 'base.harness-extension-keys', seed: 4, level: 'MUST', profile: 'base', requirements: ['AHP-EXT-001'],
+    id: 'base.harness-extension-keys',
+    seed: 4,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-EXT-001'],
     title: 'Extension keys in events use reverse-DNS names',
     expectation: 'every key of every extensions object the harness sends is a reverse-DNS name',
   }),
   hcheck({
-    id: 'base.registration-validated', seed: 5, level: 'MUST', profile: 'base', requirements: ['AHP-REG-001', 'AHP-REG-002'],
+    id: 'base.registration-validated',
+    seed: 5,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-REG-001', 'AHP-REG-002'],
     title: 'Invalid registrations are refused before use',
     launches: REGISTRATION_CORPUS.length + 1, // the corpus plus the valid control
-    expectation: 'for every document of the invalid-registration corpus the harness refuses the registration (exit status non-zero or a "rejected" report) and no backend receives anything',
+    expectation:
+      'for every document of the invalid-registration corpus the harness refuses the registration (exit status non-zero or a "rejected" report) and no backend receives anything',
   }),
   hcheck({
-    id: 'base.exact-dispatch', seed: 5, level: 'MUST', profile: 'base', requirements: ['AHP-REG-002'],
+    id: 'base.exact-dispatch',
+    seed: 5,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-REG-002'],
     title: 'Events go only to exact event-name subscriptions of the matching mode',
-    expectation: 'an observe subscription gets only hooks/observe of its events, an intercept subscription only hooks/intercept of its events, and an unsubscribed event is sent to nobody',
+    expectation:
+      'an observe subscription gets only hooks/observe of its events, an intercept subscription only hooks/intercept of its events, and an unsubscribed event is sent to nobody',
   }),
   hcheck({
-    id: 'base.retry-identity', seed: 6, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-004', 'AHP-FAIL-002'],
+    id: 'base.retry-identity',
+    seed: 6,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CORE-004', 'AHP-FAIL-002'],
     title: 'A retried intercept keeps its identity and content',
-    expectation: 'after a retryable failure, a retry (optional) has the same JSON-RPC id, event id, session id, call id and identical event content, inside the original deadline',
+    expectation:
+      'after a retryable failure, a retry (optional) has the same JSON-RPC id, event id, session id, call id and identical event content, inside the original deadline',
   }),
   hcheck({
-    id: 'base.harness-metadata', seed: 8, level: 'MUST', profile: 'base', requirements: ['AHP-CORE-003'],
+    id: 'base.harness-metadata',
+    seed: 8,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CORE-003'],
     title: 'Every event names the originating harness',
-    expectation: 'every event carries harness.name and harness.version as non-empty strings, also without a preceding session.start, naming the harness the adapter report names (not the adapter)',
+    expectation:
+      'every event carries harness.name and harness.version as non-empty strings, also without a preceding session.start, naming the harness the adapter report names (not the adapter)',
   }),
   hcheck({
-    id: 'base.no-weakening', seed: 9, level: 'MUST', profile: 'base', requirements: ['AHP-SEC-001', 'AHP-DEC-003'],
+    id: 'base.no-weakening',
+    seed: 9,
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-SEC-001', 'AHP-DEC-003'],
     title: 'No AHP result weakens host authorization',
-    expectation: 'with every interceptor answering no effect, a call the host would refuse (ask and refuse, or deny) still does not run, and an allowed call runs',
+    expectation:
+      'with every interceptor answering no effect, a call the host would refuse (ask and refuse, or deny) still does not run, and an allowed call runs',
   }),
   // ---------------------------------------------------------------- tool interception (harness side)
   hcheck({
-    id: 'ti.intercept-request', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-TB-001', 'AHP-RPC-002', 'AHP-CAP-002'],
+    id: 'ti.intercept-request',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-TB-001', 'AHP-RPC-002', 'AHP-CAP-002'],
     title: 'One valid tool.before intercept per call, before the tool runs',
-    expectation: 'each tool call sends exactly one schema-valid hooks/intercept of tool.before with the final tool name and input object, and the tool has not run while the backend is deciding',
+    expectation:
+      'each tool call sends exactly one schema-valid hooks/intercept of tool.before with the final tool name and input object, and the tool has not run while the backend is deciding',
   }),
   hcheck({
-    id: 'ti.request-id', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CORE-004', 'AHP-RPC-001'],
+    id: 'ti.request-id',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-CORE-004', 'AHP-RPC-001'],
     title: 'The JSON-RPC id equals the event id',
     expectation: 'every hooks/intercept has id equal to params.event.id, and different calls have different event ids',
   }),
   hcheck({
-    id: 'ti.capabilities-deny', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CAP-002'],
+    id: 'ti.capabilities-deny',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-CAP-002'],
     title: 'Every tool.before intercept advertises deny',
-    expectation: 'params.capabilities.effects is a list that contains "deny" on every tool.before intercept: the typical session and calls the host allows, asks about or denies, parallel calls, and calls after an edit, a deny and a failure',
+    expectation:
+      'params.capabilities.effects is a list that contains "deny" on every tool.before intercept: the typical session and calls the host allows, asks about or denies, parallel calls, and calls after an edit, a deny and a failure',
   }),
   hcheck({
-    id: 'ti.serial-order', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-COMP-001'],
+    id: 'ti.serial-order',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-COMP-001'],
     title: 'Interceptors run serially in registration order',
-    expectation: 'with interceptors a, b, c registered in that order, each request arrives only after the previous interceptor answered, in the order a, b, c',
+    expectation:
+      'with interceptors a, b, c registered in that order, each request arrives only after the previous interceptor answered, in the order a, b, c',
   }),
   hcheck({
-    id: 'ti.deny-stops', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-DEC-002', 'AHP-COMP-001'],
+    id: 'ti.deny-stops',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-DEC-002', 'AHP-COMP-001'],
     title: 'A valid deny stops the chain and the tool',
-    expectation: 'when b denies (fail-open and fail-closed subscriptions alike), c gets no hooks/intercept and the tool does not run',
+    expectation:
+      'when b denies (fail-open and fail-closed subscriptions alike), c gets no hooks/intercept and the tool does not run',
   }),
   hcheck({
-    id: 'ti.no-retry-after-decision', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-CORE-004', 'AHP-FAIL-002'],
+    id: 'ti.no-retry-after-decision',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-CORE-004', 'AHP-FAIL-002'],
     title: 'No retry after a deny or a no-effect result',
     expectation: 'a call answered with deny, or with an empty effect list, is sent to that interceptor exactly once',
   }),
   hcheck({
-    id: 'ti.modify-input', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
+    id: 'ti.modify-input',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
     title: 'modify of the tool input is applied exactly',
-    expectation: 'the sentinel runs with the input our applyModifyResponse computes: replace substitutes, merge is shallow and keeps null, and edits of two interceptors chain in order (the second interceptor is sent the input as the first edited it)',
+    expectation:
+      'the sentinel runs with the input our applyModifyResponse computes: replace substitutes, merge is shallow and keeps null, and edits of two interceptors chain in order (the second interceptor is sent the input as the first edited it)',
   }),
   hcheck({
-    id: 'ti.modify-atomic', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-EDIT-001', 'AHP-CORE-003'],
+    id: 'ti.modify-atomic',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-EDIT-001', 'AHP-CORE-003'],
     title: 'An invalid later effect rejects every edit of the response',
-    expectation: 'a response whose second modify is invalid is rejected as a whole: under fail-open the tool runs with its original input',
+    expectation:
+      'a response whose second modify is invalid is rejected as a whole: under fail-open the tool runs with its original input',
   }),
   hcheck({
-    id: 'ti.failure-policy', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-FAIL-001', 'AHP-COMP-001'],
-    title: 'Operational failures apply the subscription\'s failure policy',
-    expectation: 'for each failure class (a timeout among them), whose intercept provably reached the scripted backend: fail-open continues to the next interceptor and the tool runs; fail-closed denies the call, calls no later interceptor, and gives a generic reason; after each class a healthy call to the same hook is delivered and honoured; every failing phase is reported',
+    id: 'ti.failure-policy',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-FAIL-001', 'AHP-COMP-001'],
+    title: "Operational failures apply the subscription's failure policy",
+    expectation:
+      'for each failure class (a timeout among them), whose intercept provably reached the scripted backend: fail-open continues to the next interceptor and the tool runs; fail-closed denies the call, calls no later interceptor, and gives a generic reason; after each class a healthy call to the same hook is delivered and honoured; every failing phase is reported',
   }),
   hcheck({
-    id: 'ti.deadline', level: 'MUST', profile: 'tool-interception', requirements: ['AHP-FAIL-002', 'AHP-FAIL-001'],
+    id: 'ti.deadline',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-FAIL-002', 'AHP-FAIL-001'],
     title: 'Deadlines are enforced and late replies ignored',
-    expectation: 'a reply that comes after timeoutMs is ignored: the failure policy decides, and the harness does not wait for the late reply',
+    expectation:
+      'a reply that comes after timeoutMs is ignored: the failure policy decides, and the harness does not wait for the late reply',
   }),
   // ---------------------------------------------------------------- lifecycle observation (harness side)
   hcheck({
-    id: 'lo.notification-shape', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-RPC-002', 'AHP-VER-001'],
+    id: 'lo.notification-shape',
+    level: 'MUST',
+    profile: 'lifecycle-observation',
+    requirements: ['AHP-RPC-002', 'AHP-VER-001'],
     title: 'Observations are schema-valid notifications without an id',
-    expectation: 'every hooks/observe is a JSON-RPC notification (no id) whose params validate against the observe-notification schema',
+    expectation:
+      'every hooks/observe is a JSON-RPC notification (no id) whose params validate against the observe-notification schema',
   }),
   hcheck({
-    id: 'lo.observer-isolation', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-RPC-002', 'AHP-COMP-001'],
+    id: 'lo.observer-isolation',
+    level: 'MUST',
+    profile: 'lifecycle-observation',
+    requirements: ['AHP-RPC-002', 'AHP-COMP-001'],
     title: 'A failing observer never affects the tool call',
-    expectation: 'an observer that fails, answers garbage or hangs neither denies nor holds up the tool call: with a hanging observer the tool runs as soon after the interceptor\'s reply as with a healthy one (within a tolerance measured in the same run)',
+    expectation:
+      "an observer that fails, answers garbage or hangs neither denies nor holds up the tool call: with a hanging observer the tool runs as soon after the interceptor's reply as with a healthy one (within a tolerance measured in the same run)",
   }),
   hcheck({
-    id: 'lo.call-identity', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-CORE-004', 'AHP-TB-001'],
+    id: 'lo.call-identity',
+    level: 'MUST',
+    profile: 'lifecycle-observation',
+    requirements: ['AHP-CORE-004', 'AHP-TB-001'],
     title: 'tool.after keeps the call identity of tool.before',
-    expectation: 'tool.after carries the call id of its tool.before; a denied call is reported with outcome "denied" and execution skipped for policy',
+    expectation:
+      'tool.after carries the call id of its tool.before; a denied call is reported with outcome "denied" and execution skipped for policy',
   }),
   hcheck({
-    id: 'lo.effective-content', level: 'MUST', profile: 'lifecycle-observation', requirements: ['AHP-EDIT-001', 'AHP-RPC-002'],
+    id: 'lo.effective-content',
+    level: 'MUST',
+    profile: 'lifecycle-observation',
+    requirements: ['AHP-EDIT-001', 'AHP-RPC-002'],
     title: 'Observations carry the effective content after edits',
     expectation: 'the tool.after observation of a modified call carries the input the tool actually ran with',
   }),
   // ---------------------------------------------------------------- stdio binding (harness side)
   hcheck({
-    id: 'stdio.harness-framing', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'],
+    id: 'stdio.harness-framing',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
     title: 'The harness writes one JSON object per line',
-    expectation: 'every line on the backend\'s stdin is one complete JSON-RPC object ended by LF (no pretty-printing, no batches)',
+    expectation:
+      "every line on the backend's stdin is one complete JSON-RPC object ended by LF (no pretty-printing, no batches)",
   }),
   hcheck({
-    id: 'stdio.literal-args', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'],
+    id: 'stdio.literal-args',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
     title: 'The backend command is started without a shell',
     expectation: 'arguments holding $HOME, ; and * reach the backend literally, exactly as the registration lists them',
   }),
   hcheck({
-    id: 'stdio.framing-rejected', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001', 'AHP-FAIL-001'], transports: ['stdio'],
+    id: 'stdio.framing-rejected',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001', 'AHP-FAIL-001'],
+    transports: ['stdio'],
     title: 'Badly framed replies are operational failures',
-    expectation: 'a pretty-printed deny, or a deny after a banner line, is never honoured as a decision (fail-open: the tool runs), and is rejected as such: the tool runs about as soon after it as after a well-framed answer (within a tolerance measured in the same run), not at the deadline',
+    expectation:
+      'a pretty-printed deny, or a deny after a banner line, is never honoured as a decision (fail-open: the tool runs), and is rejected as such: the tool runs about as soon after it as after a well-framed answer (within a tolerance measured in the same run), not at the deadline',
   }),
   hcheck({
-    id: 'stdio.persistent-reuse', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['persistent'],
+    id: 'stdio.persistent-reuse',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
+    lifecycles: ['persistent'],
     title: 'A persistent backend process serves many events',
     expectation: 'all messages to a persistent backend arrive on one process',
   }),
   hcheck({
-    id: 'stdio.one-outstanding', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001', 'AHP-COMP-001'], transports: ['stdio'], lifecycles: ['persistent'],
+    id: 'stdio.one-outstanding',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001', 'AHP-COMP-001'],
+    transports: ['stdio'],
+    lifecycles: ['persistent'],
     title: 'At most one outstanding intercept per persistent backend',
-    expectation: 'with two tool calls issued at once, the second intercept reaches the persistent backend only after it answered the first',
+    expectation:
+      'with two tool calls issued at once, the second intercept reaches the persistent backend only after it answered the first',
   }),
   hcheck({
-    id: 'stdio.per-event-eof', level: 'MUST', profile: 'stdio', requirements: ['AHP-STDIO-001'], transports: ['stdio'], lifecycles: ['per_event'],
+    id: 'stdio.per-event-eof',
+    level: 'MUST',
+    profile: 'stdio',
+    requirements: ['AHP-STDIO-001'],
+    transports: ['stdio'],
+    lifecycles: ['per_event'],
     title: 'A per_event backend gets one message, then end of input',
-    expectation: 'every per_event backend process receives exactly one line and then EOF on stdin, before it answers (the scripted backend reads to end of input, bounded, before replying)',
+    expectation:
+      'every per_event backend process receives exactly one line and then EOF on stdin, before it answers (the scripted backend reads to end of input, bounded, before replying)',
   }),
   // ---------------------------------------------------------------- http binding (harness side)
   hcheck({
-    id: 'http.post-json', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001'], transports: ['http'],
+    id: 'http.post-json',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
     title: 'Each message is one JSON POST to the exact URL',
-    expectation: 'method POST, the registered path and query unchanged, Content-Type application/json, one JSON object per body',
+    expectation:
+      'method POST, the registered path and query unchanged, Content-Type application/json, one JSON object per body',
   }),
   hcheck({
-    id: 'http.no-redirect', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001', 'AHP-FAIL-001'], transports: ['http'],
+    id: 'http.no-redirect',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-FAIL-001'],
+    transports: ['http'],
     title: 'Redirects are not followed',
-    expectation: 'a 307 answer to an intercept is an operational failure: the redirect target gets no request and the failure policy applies',
+    expectation:
+      'a 307 answer to an intercept is an operational failure: the redirect target gets no request and the failure policy applies',
   }),
   hcheck({
-    id: 'http.bearer', level: 'MUST', profile: 'http', requirements: ['AHP-HTTP-001', 'AHP-SEC-001'], transports: ['http'],
+    id: 'http.bearer',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-SEC-001'],
+    transports: ['http'],
     title: 'The bearer token is sent once, in the header only',
-    expectation: 'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, the token appears in no body and no adapter output, and with the variable unset nothing is sent',
+    expectation:
+      'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, the token appears in no body and no adapter output, and with the variable unset nothing is sent',
   }),
 ];
 
@@ -394,9 +670,18 @@ export function checkSpec(id: string): CheckSpec {
 }
 
 /** The checks that apply to one (role, transport, lifecycle) of a claim with these capability profiles. */
-export function applicableChecks(role: Role, transport: Transport, lifecycle: Lifecycle | undefined, profiles: readonly string[]): CheckSpec[] {
+export function applicableChecks(
+  role: Role,
+  transport: Transport,
+  lifecycle: Lifecycle | undefined,
+  profiles: readonly string[],
+): CheckSpec[] {
   const claimed = new Set<string>(['base', transport, ...profiles]);
-  return CHECKS.filter((c) =>
-    c.roles.includes(role) && c.transports.includes(transport) && claimed.has(c.profile) &&
-    (transport !== 'stdio' || lifecycle === undefined || c.lifecycles.includes(lifecycle)));
+  return CHECKS.filter(
+    (c) =>
+      c.roles.includes(role) &&
+      c.transports.includes(transport) &&
+      claimed.has(c.profile) &&
+      (transport !== 'stdio' || lifecycle === undefined || c.lifecycles.includes(lifecycle)),
+  );
 }

@@ -18,7 +18,9 @@ export function assertValid(kind: string, value: unknown): void {
   const findings = validate(kind, value, { wireOnly: true });
   if (!isWireValid(findings)) {
     // A bug in the runner, never the implementation's fault.
-    throw new ProbeBugError(`ahp-conformance built an invalid ${kind}: ${findings.map((f) => `${f.path} ${f.message}`).join('; ')}`);
+    throw new ProbeBugError(
+      `ahp-conformance built an invalid ${kind}: ${findings.map((f) => `${f.path} ${f.message}`).join('; ')}`,
+    );
   }
 }
 
@@ -26,7 +28,14 @@ const now = (): string => new Date().toISOString();
 export const newId = (prefix = 'evt'): string => `${prefix}-${randomUUID()}`;
 
 function envelope(type: string, id: string): Obj {
-  return { id, source: RUNNER_SOURCE, type, time: now(), harness: { ...RUNNER_HARNESS }, session: { id: 'ahp-conformance-session' } };
+  return {
+    id,
+    source: RUNNER_SOURCE,
+    type,
+    time: now(),
+    harness: { ...RUNNER_HARNESS },
+    session: { id: 'ahp-conformance-session' },
+  };
 }
 
 export interface ToolCall {
@@ -48,7 +57,12 @@ export function toolBeforeEvent(tool: ToolCall, id = newId()): Obj {
 export const HARMLESS_TOOL: ToolCall = { name: 'ahp_conformance_probe', input: { note: 'a harmless probe call' } };
 
 export function interceptRequest(event: Obj, capabilities: Obj = { effects: ['deny'] }): Obj {
-  const msg = { jsonrpc: '2.0', id: event.id, method: METHODS.intercept, params: { protocolVersion: PROTOCOL_VERSION, event, capabilities } };
+  const msg = {
+    jsonrpc: '2.0',
+    id: event.id,
+    method: METHODS.intercept,
+    params: { protocolVersion: PROTOCOL_VERSION, event, capabilities },
+  };
   assertValid('intercept-request', msg);
   return msg;
 }
@@ -75,11 +89,27 @@ const MINIMAL_MANIFEST = {
 export function lifecycleEvents(): Obj[] {
   const callId = newId('call');
   return [
-    { ...envelope('session.start', newId()), trigger: 'startup', permissionMode: 'default', manifest: MINIMAL_MANIFEST, items: [] },
     {
-      ...envelope('tool.after', newId()), outcome: 'ok', execution: { status: 'executed' }, call: { id: callId },
-      tool: { ...HARMLESS_TOOL, origin: 'native' }, path: HARMLESS_TOOL.name,
-      items: [{ id: 'm1', role: 'tool', parts: [{ id: 'p1', kind: 'text', mediaType: 'text/plain', selection: 'body', text: 'done' }] }],
+      ...envelope('session.start', newId()),
+      trigger: 'startup',
+      permissionMode: 'default',
+      manifest: MINIMAL_MANIFEST,
+      items: [],
+    },
+    {
+      ...envelope('tool.after', newId()),
+      outcome: 'ok',
+      execution: { status: 'executed' },
+      call: { id: callId },
+      tool: { ...HARMLESS_TOOL, origin: 'native' },
+      path: HARMLESS_TOOL.name,
+      items: [
+        {
+          id: 'm1',
+          role: 'tool',
+          parts: [{ id: 'p1', kind: 'text', mediaType: 'text/plain', selection: 'body', text: 'done' }],
+        },
+      ],
     },
     { ...envelope('session.end', newId()), outcome: 'completed', reason: 'the conformance probe ended the session' },
   ];

@@ -16,8 +16,13 @@ const ALLOWED_PREFIX = 'LC_';
  * implementationEnv skips them anyway.
  */
 export const RUNNER_ENV: readonly string[] = [
-  'AHP_RUN_PLAN', 'AHP_SHARD', 'AHP_MERGE_REPORTS', 'AHP_ADAPTER_CONFIG', 'AHP_CONFORMANCE_TEST_TOKEN',
-  'TEST_WORKER_INDEX', 'TEST_PARALLEL_INDEX',
+  'AHP_RUN_PLAN',
+  'AHP_SHARD',
+  'AHP_MERGE_REPORTS',
+  'AHP_ADAPTER_CONFIG',
+  'AHP_CONFORMANCE_TEST_TOKEN',
+  'TEST_WORKER_INDEX',
+  'TEST_PARALLEL_INDEX',
 ];
 
 export interface DeclaredEnv {
@@ -32,7 +37,11 @@ export interface DeclaredEnv {
  * environment), then the claim's `env`, then `given` (per-check TMPDIR, the claim's own
  * token variable, the adapter config), which wins.
  */
-export function implementationEnv(declared: DeclaredEnv, given: Record<string, string>, from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function implementationEnv(
+  declared: DeclaredEnv,
+  given: Record<string, string>,
+  from: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(from)) {
     if (v === undefined) continue;

@@ -36,20 +36,29 @@ const NOT_IN_VERSION = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202
 
 /** A character as it may be shown in a one-line message. */
 const shown = (c: string): string =>
-  c === '"' ? `'"'` : /^[\x21-\x7e]$/.test(c) ? `"${c}"` : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+  c === '"'
+    ? `'"'`
+    : /^[\x21-\x7e]$/.test(c)
+      ? `"${c}"`
+      : `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 /** Why `name` cannot be an implementation name (the folder reports/<name>/), or undefined. */
 export function nameProblem(name: string): string | undefined {
   if (name.length === 0) return 'is empty';
   if ([...name].length > MAX_NAME_LENGTH) return `is longer than ${MAX_NAME_LENGTH} characters`;
-  if (name.startsWith('.')) return 'starts with "." (hidden and reserved folders, such as reports/.run/, start with ".")';
+  if (name.startsWith('.'))
+    return 'starts with "." (hidden and reserved folders, such as reports/.run/, start with ".")';
   if (name.includes('..')) return 'contains ".."';
-  for (const c of ['/', '\\', '\u0000']) if (name.includes(c)) return `contains ${shown(c)}; it names one folder under reports/`;
-  const reserved = RESERVED_NAMES.get(name.toLowerCase()) ?? (WINDOWS_DEVICE.test(name) ? 'it is a device name on Windows' : undefined);
+  for (const c of ['/', '\\', '\u0000'])
+    if (name.includes(c)) return `contains ${shown(c)}; it names one folder under reports/`;
+  const reserved =
+    RESERVED_NAMES.get(name.toLowerCase()) ??
+    (WINDOWS_DEVICE.test(name) ? 'it is a device name on Windows' : undefined);
   if (reserved) return `is reserved: ${reserved}`;
   if (!NAME_PATTERN.test(name)) {
     const bad = [...name].find((c) => !/[A-Za-z0-9._+@-]/.test(c));
-    return bad !== undefined ? `contains ${shown(bad)}; use letters, digits and . _ - + @`
+    return bad !== undefined
+      ? `contains ${shown(bad)}; use letters, digits and . _ - + @`
       : 'must start with a letter or digit and not end with "."';
   }
   return undefined;
@@ -65,8 +74,11 @@ export function versionProblem(version: string): string | undefined {
 }
 
 /** A claim's text shown in a one-line message: quoted, cut short, all but printable ASCII escaped. */
-const quoted = (s: string): string => JSON.stringify([...s].length > 60 ? `${[...s].slice(0, 60).join('')}...` : s)
-  .replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const quoted = (s: string): string =>
+  JSON.stringify([...s].length > 60 ? `${[...s].slice(0, 60).join('')}...` : s).replace(
+    /[^\x20-\x7e]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 /**
  * Refuse an implementation name that cannot be a report folder and a version that is not
@@ -74,7 +86,8 @@ const quoted = (s: string): string => JSON.stringify([...s].length > 60 ? `${[..
  * the schema holds the same rules for editors.
  */
 export function checkImplementation(raw: unknown): void {
-  const impl = (raw as { implementation?: unknown } | null)?.implementation as { name?: unknown; version?: unknown } | null | undefined;
+  const impl = (raw as { implementation?: unknown } | null)?.implementation as
+    { name?: unknown; version?: unknown } | null | undefined;
   if (typeof impl !== 'object' || impl === null) return;
   const name = typeof impl.name === 'string' ? nameProblem(impl.name) : undefined;
   if (name) throw new ClaimLimitError(`implementation.name: ${quoted(impl.name as string)} ${name}`);
@@ -135,10 +148,13 @@ export function parseClaimYaml(text: string): unknown {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
   } catch (e) {
     if (e instanceof ReferenceError && /alias/i.test(e.message)) {
-      throw new ClaimLimitError(`the YAML's aliases expand too far (more than ${MAX_ALIAS_COUNT} alias expansions; a claim needs none): ${firstLine(e)}`);
+      throw new ClaimLimitError(
+        `the YAML's aliases expand too far (more than ${MAX_ALIAS_COUNT} alias expansions; a claim needs none): ${firstLine(e)}`,
+      );
     }
     throw new ClaimLimitError(`the YAML cannot be turned into data: ${firstLine(e)}`);
   }
 }
 
-const firstLine = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/\.$/, '');
+const firstLine = (e: unknown): string =>
+  (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/\.$/, '');

@@ -11,7 +11,6 @@ import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 
-
 export interface Sample {
   event: 'tool.before';
   tool: { name: string; input: Record<string, unknown>; kind?: string };
@@ -95,7 +94,13 @@ function claimSchemaValidator(): ReturnType<InstanceType<typeof Ajv2020>['compil
 
 /** `/backend/stdio/command` → `backend.stdio.command`. */
 const field = (pointer: string): string =>
-  pointer === '' ? '(top level)' : pointer.slice(1).split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~')).join('.');
+  pointer === ''
+    ? '(top level)'
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+        .join('.');
 
 class ClaimProblem extends Error {}
 
@@ -110,7 +115,8 @@ function resolveCommand(command: string, dir: string, where: string): string {
     }
     return path;
   }
-  if (!findOnPath(command, process.env.PATH ?? '')) throw new ClaimProblem(`${where}: "${command}" is not found on PATH`);
+  if (!findOnPath(command, process.env.PATH ?? ''))
+    throw new ClaimProblem(`${where}: "${command}" is not found on PATH`);
   return command;
 }
 
@@ -127,12 +133,14 @@ function resolveCwd(cwd: string | undefined, dir: string, where: string): string
 /** A `passEnv` list, refused if it names a variable the runner sets for itself. */
 function passEnvOf(list: string[] | undefined, where: string): string[] {
   const own = (list ?? []).find((n) => RUNNER_ENV.includes(n));
-  if (own !== undefined) throw new ClaimProblem(`${where}: ${own} is a variable the runner sets for itself; no implementation gets it`);
+  if (own !== undefined)
+    throw new ClaimProblem(`${where}: ${own} is a variable the runner sets for itself; no implementation gets it`);
   return list ?? [];
 }
 
 function checkUrlTemplate(url: string, hasCommand: boolean, where: string): void {
-  if (url.includes('{port}') && !hasCommand) throw new ClaimProblem(`${where}: "{port}" needs a command that starts the server`);
+  if (url.includes('{port}') && !hasCommand)
+    throw new ClaimProblem(`${where}: "{port}" needs a command that starts the server`);
   let parsed: URL;
   try {
     parsed = new URL(url.replaceAll('{port}', '1'));
@@ -149,14 +157,36 @@ function checkUrlTemplate(url: string, hasCommand: boolean, where: string): void
 
 /** The `backend` block as written (after the schema check). */
 interface RawBackend {
-  stdio?: { command: string; args?: string[]; lifecycle?: Lifecycle | Lifecycle[]; cwd?: string; env?: Record<string, string>; passEnv?: string[] };
-  http?: { command?: string; args?: string[]; url: string; cwd?: string; env?: Record<string, string>; passEnv?: string[]; readyTimeoutMs?: number; auth?: { type: 'bearer'; tokenEnv: string } };
+  stdio?: {
+    command: string;
+    args?: string[];
+    lifecycle?: Lifecycle | Lifecycle[];
+    cwd?: string;
+    env?: Record<string, string>;
+    passEnv?: string[];
+  };
+  http?: {
+    command?: string;
+    args?: string[];
+    url: string;
+    cwd?: string;
+    env?: Record<string, string>;
+    passEnv?: string[];
+    readyTimeoutMs?: number;
+    auth?: { type: 'bearer'; tokenEnv: string };
+  };
   samples?: { deny?: Sample[]; modify?: Sample[] };
 }
 
 /** The backend launch blocks, one per claimed transport. */
-function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir: string): NonNullable<ResolvedClaim['backend']> {
-  const backend: NonNullable<ResolvedClaim['backend']> = { samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [] } };
+function resolveBackend(
+  b: RawBackend | undefined,
+  transports: Transport[],
+  dir: string,
+): NonNullable<ResolvedClaim['backend']> {
+  const backend: NonNullable<ResolvedClaim['backend']> = {
+    samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [] },
+  };
   for (const t of transports) {
     const where = `backend.${t}`;
     if (t === 'stdio') {
@@ -168,7 +198,8 @@ function resolveBackend(b: RawBackend | undefined, transports: Transport[], dir:
         cwd: resolveCwd(s.cwd, dir, `${where}.cwd`),
         env: s.env ?? {},
         passEnv: passEnvOf(s.passEnv, `${where}.passEnv`),
-        lifecycles: s.lifecycle === undefined ? ['persistent'] : Array.isArray(s.lifecycle) ? s.lifecycle : [s.lifecycle],
+        lifecycles:
+          s.lifecycle === undefined ? ['persistent'] : Array.isArray(s.lifecycle) ? s.lifecycle : [s.lifecycle],
       };
     } else {
       const h = b?.http;
@@ -207,11 +238,20 @@ export function loadClaim(file: string): ClaimOutcome {
   const validate = claimSchemaValidator();
   if (!validate(raw)) {
     const e = validate.errors![0]!;
-    const at = e.keyword === 'required' ? `${field(e.instancePath)}${e.instancePath ? '.' : ''}${String(e.params.missingProperty)}`
-      : e.keyword === 'additionalProperties' ? `${field(e.instancePath)}${e.instancePath ? '.' : ''}${String(e.params.additionalProperty)}`
-      : field(e.instancePath);
-    const why = e.keyword === 'required' ? 'is missing' : e.keyword === 'additionalProperties' ? 'is not a claim field'
-      : e.keyword === 'enum' || e.keyword === 'const' ? `${e.message} (${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)})` : String(e.message);
+    const at =
+      e.keyword === 'required'
+        ? `${field(e.instancePath)}${e.instancePath ? '.' : ''}${String(e.params.missingProperty)}`
+        : e.keyword === 'additionalProperties'
+          ? `${field(e.instancePath)}${e.instancePath ? '.' : ''}${String(e.params.additionalProperty)}`
+          : field(e.instancePath);
+    const why =
+      e.keyword === 'required'
+        ? 'is missing'
+        : e.keyword === 'additionalProperties'
+          ? 'is not a claim field'
+          : e.keyword === 'enum' || e.keyword === 'const'
+            ? `${e.message} (${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)})`
+            : String(e.message);
     return { kind: 'error', file, message: `${file}: ${at} ${why}` };
   }
   const c = raw as {
@@ -221,20 +261,38 @@ export function loadClaim(file: string): ClaimOutcome {
     profiles?: string[];
     timeoutMs?: number;
     backend?: RawBackend;
-    harness?: { command: string; args?: string[]; cwd?: string; env?: Record<string, string>; passEnv?: string[]; lifecycles?: Lifecycle[] };
+    harness?: {
+      command: string;
+      args?: string[];
+      cwd?: string;
+      env?: Record<string, string>;
+      passEnv?: string[];
+      lifecycles?: Lifecycle[];
+    };
   };
   const transports = c.transports ?? [];
   const profiles = c.profiles ?? [];
-  const unknown = profiles.filter((p) => !(CAPABILITY_PROFILES as readonly string[]).includes(p) && !['base', 'stdio', 'http'].includes(p));
+  const unknown = profiles.filter(
+    (p) => !(CAPABILITY_PROFILES as readonly string[]).includes(p) && !['base', 'stdio', 'http'].includes(p),
+  );
   if (unknown.length) {
-    return { kind: 'error', file, message: `${file}: profiles: unknown profile "${unknown[0]}" (capability profiles: ${CAPABILITY_PROFILES.join(', ')})` };
+    return {
+      kind: 'error',
+      file,
+      message: `${file}: profiles: unknown profile "${unknown[0]}" (capability profiles: ${CAPABILITY_PROFILES.join(', ')})`,
+    };
   }
   // AHP-CORE-001/002: the Base Protocol needs a capability profile and a transport binding.
   const capability = profiles.filter((p) => (CAPABILITY_PROFILES as readonly string[]).includes(p));
-  const missing = [capability.length === 0 ? 'a capability profile' : '', transports.length === 0 ? 'a transport binding' : ''].filter(Boolean);
+  const missing = [
+    capability.length === 0 ? 'a capability profile' : '',
+    transports.length === 0 ? 'a transport binding' : '',
+  ].filter(Boolean);
   if (missing.length) {
     return {
-      kind: 'incomplete', file, implementation: c.implementation,
+      kind: 'incomplete',
+      file,
+      implementation: c.implementation,
       reason: `the claim names no ${missing.join(' and no ')}; a Base Protocol claim is incomplete without both (AHP-CORE-001, AHP-CORE-002)`,
     };
   }
@@ -254,7 +312,10 @@ export function loadClaim(file: string): ClaimOutcome {
     if (roles.includes('backend')) claim.backend = resolveBackend(c.backend, transports, dir);
     if (roles.includes('harness')) {
       const h = c.harness;
-      if (!h) throw new ClaimProblem(`harness.command: role ${c.role} is claimed but harness.command (the adapter to start) is missing`);
+      if (!h)
+        throw new ClaimProblem(
+          `harness.command: role ${c.role} is claimed but harness.command (the adapter to start) is missing`,
+        );
       claim.harness = {
         command: resolveCommand(h.command, dir, 'harness.command'),
         args: h.args ?? [],

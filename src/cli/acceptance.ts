@@ -9,7 +9,14 @@ import { targetLabel, type ClaimResults } from '../results/model.js';
 import type { Acceptance } from '../results/html/claim-page.js';
 import { writeClaimResults } from '../results/write.js';
 import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
-import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures, type ExpectedFailure, type ExpectedOutcome } from '../results/expected-failures.js';
+import {
+  applyExpectedFailures,
+  ExpectedFailuresError,
+  expectedFailuresFail,
+  parseExpectedFailures,
+  type ExpectedFailure,
+  type ExpectedOutcome,
+} from '../results/expected-failures.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalLine } from '../terminal.js';
@@ -21,12 +28,25 @@ import { terminalLine } from '../terminal.js';
  */
 export function summaryLine(r: ClaimResults, dir: string, digest?: string): string {
   const c = r.counts;
-  const parts = [`${c.passed} passed`, `${c.failed} failed`, c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
-    c.incomplete ? `${c.incomplete} incomplete` : '', c['not-applicable'] ? `${c['not-applicable']} not applicable` : '', c.skipped ? `${c.skipped} skipped` : ''].filter(Boolean);
+  const parts = [
+    `${c.passed} passed`,
+    `${c.failed} failed`,
+    c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
+    c.incomplete ? `${c.incomplete} incomplete` : '',
+    c['not-applicable'] ? `${c['not-applicable']} not applicable` : '',
+    c.skipped ? `${c.skipped} skipped` : '',
+  ].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
-  const reason = r.reason ? `: ${r.reason}${targets ? ` (${targets})` : ''}` : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
-  const contained = r.containment?.kind === 'process-group' ? ` [containment: process-group${r.containment.reason ? `, ${r.containment.reason}` : ''}]` : '';
-  return terminalLine(`${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason}${contained} -> ${dir}${digest ? ` (results.json sha256 ${digest})` : ''}`);
+  const reason = r.reason
+    ? `: ${r.reason}${targets ? ` (${targets})` : ''}`
+    : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
+  const contained =
+    r.containment?.kind === 'process-group'
+      ? ` [containment: process-group${r.containment.reason ? `, ${r.containment.reason}` : ''}]`
+      : '';
+  return terminalLine(
+    `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason}${contained} -> ${dir}${digest ? ` (results.json sha256 ${digest})` : ''}`,
+  );
 }
 
 /** Baseline results by implementation name: a results.json file, or an earlier reports folder. */
@@ -76,8 +96,10 @@ function loadExpectedFailures(path: string): ExpectedFailure[] {
 
 function expectedLine(o: ExpectedOutcome): string {
   const ids = (list: { check: string }[]): string => (list.length ? ` (${list.map((e) => e.check).join(', ')})` : '');
-  return `${o.matched.length} matched, ${o.unexpected.length} unexpected${ids(o.unexpected.map((c) => ({ check: c.id })))}, ` +
-    `${o.expired.length} expired${ids(o.expired)}, ${o.stale.length} no longer failing${ids(o.stale)}`;
+  return (
+    `${o.matched.length} matched, ${o.unexpected.length} unexpected${ids(o.unexpected.map((c) => ({ check: c.id })))}, ` +
+    `${o.expired.length} expired${ids(o.expired)}, ${o.stale.length} no longer failing${ids(o.stale)}`
+  );
 }
 
 function regressionLine(changes: readonly CheckChange[]): string {
@@ -85,7 +107,10 @@ function regressionLine(changes: readonly CheckChange[]): string {
   const fresh = of('new-failure');
   return [
     `${fresh.length} new failure${fresh.length === 1 ? '' : 's'}${fresh.length ? ` (${fresh.map((c) => c.key.trim()).join(', ')})` : ''}`,
-    `${of('fixed').length} fixed`, `${of('still-failing').length} still failing`, `${of('new-check').length} new checks`, `${of('removed-check').length} removed`,
+    `${of('fixed').length} fixed`,
+    `${of('still-failing').length} still failing`,
+    `${of('new-check').length} new checks`,
+    `${of('removed-check').length} removed`,
   ].join(', ');
 }
 
@@ -109,11 +134,16 @@ export interface AcceptanceCriteria {
 export function prepareAcceptance(options: Record<string, string>, partial: readonly string[]): AcceptanceCriteria {
   if (options.certify !== undefined) {
     const relaxing = ['expected-failures', 'baseline', ...partial].filter((o) => options[o] !== undefined);
-    if (relaxing.length) throw new UsageError(`--certify accepts no ${relaxing.map((o) => `--${o}`).join(', ')} (a certificate covers every check, with no expected failures)`);
+    if (relaxing.length)
+      throw new UsageError(
+        `--certify accepts no ${relaxing.map((o) => `--${o}`).join(', ')} (a certificate covers every check, with no expected failures)`,
+      );
   }
   return {
     ...(options['expected-failures'] ? { expected: loadExpectedFailures(resolve(options['expected-failures'])) } : {}),
-    ...(options.baseline ? { baselinePath: options.baseline, baselines: loadBaselines(resolve(options.baseline)) } : {}),
+    ...(options.baseline
+      ? { baselinePath: options.baseline, baselines: loadBaselines(resolve(options.baseline)) }
+      : {}),
   };
 }
 
@@ -122,7 +152,12 @@ export function prepareAcceptance(options: Record<string, string>, partial: read
  * (results.json, JUnit, the report, regression.json), print its summary, and return the
  * exit code: 1 nonconformant (with a baseline: new failures only), 2 incomplete.
  */
-export function conclude(claims: readonly { results: ClaimResults; reportDir: string }[], criteria: AcceptanceCriteria, io: Io, written: { results: ClaimResults; dir: string }[]): number {
+export function conclude(
+  claims: readonly { results: ClaimResults; reportDir: string }[],
+  criteria: AcceptanceCriteria,
+  io: Io,
+  written: { results: ClaimResults; dir: string }[],
+): number {
   let exit: number = EXIT.ok;
   for (const { results, reportDir } of claims) {
     const name = results.claim.implementation.name;
@@ -134,7 +169,9 @@ export function conclude(claims: readonly { results: ClaimResults; reportDir: st
       exit = Math.max(exit, EXIT.badInput);
     } else {
       const { expected, baselines } = criteria;
-      const outcome = expected ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10)) : undefined;
+      const outcome = expected
+        ? applyExpectedFailures(results, expected, new Date().toISOString().slice(0, 10))
+        : undefined;
       if (outcome) {
         lines.push(`  expected failures: ${expectedLine(outcome)}`);
         acceptance.expected = outcome;
@@ -151,7 +188,9 @@ export function conclude(claims: readonly { results: ClaimResults; reportDir: st
           lines.push(`  vs baseline: ${regressionLine(changes)}`);
           acceptance.regression = { baseline: criteria.baselinePath ?? '', changes };
           // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
-          failing = changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) || (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
+          failing =
+            changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) ||
+            (outcome ? outcome.expired.length + outcome.stale.length > 0 : false);
         }
       }
     }

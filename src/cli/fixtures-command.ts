@@ -5,7 +5,9 @@ import { EXIT, type Io } from './io.js';
 
 function print(report: CrossCheckReport, io: Io, suffix: string): void {
   for (const d of report.disagreements) {
-    io.out(`DISAGREE ${d.caseId} ${d.expectation}${suffix}: expected ${JSON.stringify(d.expected)}, got ${JSON.stringify(d.got)}: ${d.detail}`);
+    io.out(
+      `DISAGREE ${d.caseId} ${d.expectation}${suffix}: expected ${JSON.stringify(d.expected)}, got ${JSON.stringify(d.got)}: ${d.detail}`,
+    );
   }
 }
 
@@ -21,7 +23,8 @@ export function fixturesCommand(positional: string[], options: Record<string, st
       reports.push([theirs, ' (snapshot schemas)']);
     }
     for (const [r, suffix] of reports) print(r, io, suffix);
-    for (const [r, suffix] of reports) io.out(`fixtures${suffix}: ${r.agree} agree, ${r.disagree} disagree (of ${r.total})`);
+    for (const [r, suffix] of reports)
+      io.out(`fixtures${suffix}: ${r.agree} agree, ${r.disagree} disagree (of ${r.total})`);
     return reports.some(([r]) => r.disagree > 0) ? EXIT.finding : EXIT.ok;
   } catch (err) {
     if (err instanceof SnapshotError) {

@@ -60,7 +60,21 @@ function version(): string {
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
   try {
-    const args = parseArgs(argv, { boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'], string: ['spec', 'as', 'grep', 'grep-invert', 'workers', 'reports', 'baseline', 'expected-failures', 'shard', 'sha256'] });
+    const args = parseArgs(argv, {
+      boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'],
+      string: [
+        'spec',
+        'as',
+        'grep',
+        'grep-invert',
+        'workers',
+        'reports',
+        'baseline',
+        'expected-failures',
+        'shard',
+        'sha256',
+      ],
+    });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
       return argv.length === 0 ? EXIT.badInput : EXIT.ok;
@@ -73,8 +87,12 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     if (args.flags.kinds) return validateCommand.listKinds(io);
     if (args.flags.checks) {
       for (const c of CHECKS) {
-        const where = [c.roles.join('+'), c.transports.join('+'), c.lifecycles.length < 2 ? c.lifecycles.join('') : ''].filter(Boolean).join(' ');
-        io.out(`${c.id.padEnd(28)} ${c.level.padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}`);
+        const where = [c.roles.join('+'), c.transports.join('+'), c.lifecycles.length < 2 ? c.lifecycles.join('') : '']
+          .filter(Boolean)
+          .join(' ');
+        io.out(
+          `${c.id.padEnd(28)} ${c.level.padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}`,
+        );
       }
       return EXIT.ok;
     }

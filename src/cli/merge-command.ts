@@ -76,8 +76,17 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
   const merged = readRunOutcome(record);
   if (!merged) {
     // One line of Playwright's error, not its stack.
-    const why = result.output.split('\n').map((l) => l.trim()).find((l) => /^[A-Za-z]*Error\b/.test(l))?.replace(/^Error: /, '').replace(/\.$/, '');
-    io.err(terminalLine(`ahp-conformance: merging ${blobs.length} blob report${blobs.length === 1 ? '' : 's'} failed${why ? `: ${why}` : ` (Playwright exited with ${code})`}; are they blob reports of \`ahp-conformance run --shard\`?`));
+    const why = result.output
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => /^[A-Za-z]*Error\b/.test(l))
+      ?.replace(/^Error: /, '')
+      .replace(/\.$/, '');
+    io.err(
+      terminalLine(
+        `ahp-conformance: merging ${blobs.length} blob report${blobs.length === 1 ? '' : 's'} failed${why ? `: ${why}` : ` (Playwright exited with ${code})`}; are they blob reports of \`ahp-conformance run --shard\`?`,
+      ),
+    );
     return code === 0 ? EXIT.internal : EXIT.badInput;
   }
   if (merged.error || !merged.shards) {
@@ -85,10 +94,20 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
     return EXIT.badInput;
   }
   const { total, present, missing } = merged.shards;
-  io.out(terminalLine(`ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
-    `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`));
+  io.out(
+    terminalLine(
+      `ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
+        `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`,
+    ),
+  );
   const written: { results: ClaimResults; dir: string }[] = [];
-  const exit = conclude(merged.claims.map((results) => ({ results, reportDir: join(reportsDir, results.claim.implementation.name) })), criteria, io, written);
-  if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
+  const exit = conclude(
+    merged.claims.map((results) => ({ results, reportDir: join(reportsDir, results.claim.implementation.name) })),
+    criteria,
+    io,
+    written,
+  );
+  if (written.length > 1)
+    io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

@@ -28,8 +28,13 @@ function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): Cl
     runner: { name: 'ahp-conformance', version: packageVersion() },
     generatedAt: new Date().toISOString(),
     claim: {
-      file: resolve(o.file), implementation: o.implementation ?? { name: 'unknown', version: 'unknown' },
-      snapshot: 'draft', role: 'unknown', transports: [], lifecycles: [], profiles: [],
+      file: resolve(o.file),
+      implementation: o.implementation ?? { name: 'unknown', version: 'unknown' },
+      snapshot: 'draft',
+      role: 'unknown',
+      transports: [],
+      lifecycles: [],
+      profiles: [],
     },
     verdict: 'incomplete',
     reason: o.reason,
@@ -46,12 +51,19 @@ function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): Cl
 function sameNameIgnoringCase(outcomes: readonly ClaimOutcome[]): string | undefined {
   const seen = new Map<string, { name: string; file: string }>();
   for (const o of outcomes) {
-    const [name, file] = o.kind === 'ok' ? [o.claim.implementation.name, show(o.claim.file)] : o.kind === 'incomplete' ? [o.implementation?.name, o.file] : [];
+    const [name, file] =
+      o.kind === 'ok'
+        ? [o.claim.implementation.name, show(o.claim.file)]
+        : o.kind === 'incomplete'
+          ? [o.implementation?.name, o.file]
+          : [];
     if (name === undefined || file === undefined) continue;
     const earlier = seen.get(name.toLowerCase());
     if (earlier) {
-      return `${file}: implementation.name "${name}" is the name in ${earlier.file} ("${earlier.name}")${earlier.name === name ? '' : ' ignoring case'}; ` +
-        'each claim of a run needs a name of its own (it is the report folder)';
+      return (
+        `${file}: implementation.name "${name}" is the name in ${earlier.file} ("${earlier.name}")${earlier.name === name ? '' : ' ignoring case'}; ` +
+        'each claim of a run needs a name of its own (it is the report folder)'
+      );
     }
     seen.set(name.toLowerCase(), { name, file });
   }
@@ -70,19 +82,24 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
     if (t === undefined) continue;
     const first = owners.get(t);
     if (first) {
-      return `${show(c.file)}: backend.http.auth.tokenEnv ${t} is the token variable of ${show(first.file)} too; ` +
-        'each claim of a run needs a token variable of its own (an implementation gets only its own token)';
+      return (
+        `${show(c.file)}: backend.http.auth.tokenEnv ${t} is the token variable of ${show(first.file)} too; ` +
+        'each claim of a run needs a token variable of its own (an implementation gets only its own token)'
+      );
     }
     owners.set(t, c);
   }
   for (const c of claims) {
     const lists: [string, readonly string[] | undefined][] = [
-      ['backend.stdio.passEnv', c.backend?.stdio?.passEnv], ['backend.http.passEnv', c.backend?.http?.passEnv], ['harness.passEnv', c.harness?.passEnv],
+      ['backend.stdio.passEnv', c.backend?.stdio?.passEnv],
+      ['backend.http.passEnv', c.backend?.http?.passEnv],
+      ['harness.passEnv', c.harness?.passEnv],
     ];
     for (const [where, names] of lists) {
       for (const n of names ?? []) {
         const owner = owners.get(n);
-        if (owner && owner !== c) return `${show(c.file)}: ${where}: ${n} is the token variable of ${show(owner.file)}; no claim gets another claim's token`;
+        if (owner && owner !== c)
+          return `${show(c.file)}: ${where}: ${n} is the token variable of ${show(owner.file)}; no claim gets another claim's token`;
       }
     }
   }
@@ -92,7 +109,8 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
 function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
   const names = claims.map((c) => c.implementation.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
-  if (dup) throw new UsageError(`two claims name the implementation "${dup}"; their reports would overwrite each other`);
+  if (dup)
+    throw new UsageError(`two claims name the implementation "${dup}"; their reports would overwrite each other`);
   return {
     runnerVersion: packageVersion(),
     createdAt: new Date().toISOString(),
@@ -116,7 +134,11 @@ function playwrightArgs(options: Record<string, string>): string[] {
  * Start Playwright on a written plan and return what its reporter recorded (a shard records
  * nothing: its blob report is the outcome). The work folder lives only as long as the run.
  */
-async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; outcome?: RunOutcome }> {
+async function runPlan(
+  plan: RunPlan,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; outcome?: RunOutcome }> {
   const folder = runFolder(plan.reportsDir);
   rmSync(folder.outcome, { force: true });
   plan.workDir = mkdtempSync(join(tmpdir(), 'ahp-conformance-'));
@@ -134,8 +156,10 @@ async function runPlan(plan: RunPlan, args: string[], env: NodeJS.ProcessEnv): P
 
 const certifying = (plan: RunPlan, verb: string): string => {
   const targets = plannedProjects(plan).length;
-  return `ahp-conformance ${plan.runnerVersion}: ${verb} ${plan.claims.map(({ claim: c }) => `${c.implementation.name} ${c.implementation.version}`).join(', ')} ` +
-    `(${targets} target${targets === 1 ? '' : 's'})`;
+  return (
+    `ahp-conformance ${plan.runnerVersion}: ${verb} ${plan.claims.map(({ claim: c }) => `${c.implementation.name} ${c.implementation.version}`).join(', ')} ` +
+    `(${targets} target${targets === 1 ? '' : 's'})`
+  );
 };
 
 /**
@@ -143,13 +167,30 @@ const certifying = (plan: RunPlan, verb: string): string => {
  * blob report (reports/blob/<i>-of-<n>/shard-<i>-of-<n>.zip). A shard gives no verdict:
  * `merge` judges the shards together, so options that judge belong there.
  */
-async function runShard(shard: Shard, outcomes: ClaimOutcome[], options: Record<string, string>, reportsDir: string, io: Io): Promise<number> {
+async function runShard(
+  shard: Shard,
+  outcomes: ClaimOutcome[],
+  options: Record<string, string>,
+  reportsDir: string,
+  io: Io,
+): Promise<number> {
   const accepting = ['baseline', 'expected-failures', 'certify'].filter((o) => options[o] !== undefined);
-  if (accepting.length) throw new UsageError(`a shard gives no verdict: pass ${accepting.map((o) => `--${o}`).join(', ')} to \`ahp-conformance merge\``);
-  const incomplete = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'incomplete' }> => o.kind === 'incomplete');
-  for (const o of incomplete) io.err(terminalLine(`ahp-conformance: ${o.file}: incomplete claim: ${o.reason} (every shard needs complete claims)`));
+  if (accepting.length)
+    throw new UsageError(
+      `a shard gives no verdict: pass ${accepting.map((o) => `--${o}`).join(', ')} to \`ahp-conformance merge\``,
+    );
+  const incomplete = outcomes.filter(
+    (o): o is Extract<ClaimOutcome, { kind: 'incomplete' }> => o.kind === 'incomplete',
+  );
+  for (const o of incomplete)
+    io.err(
+      terminalLine(`ahp-conformance: ${o.file}: incomplete claim: ${o.reason} (every shard needs complete claims)`),
+    );
   if (incomplete.length) return EXIT.badInput;
-  const plan = newPlan(outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : [])), reportsDir);
+  const plan = newPlan(
+    outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : [])),
+    reportsDir,
+  );
   const label = shardLabel(shard);
   const blob = join(reportsDir, 'blob', label, `shard-${label}.zip`);
   rmSync(blob, { force: true });
@@ -157,7 +198,11 @@ async function runShard(shard: Shard, outcomes: ClaimOutcome[], options: Record<
   // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
   const { code } = await runPlan(plan, playwrightArgs(options), { [SHARD_ENV]: `${shard.current}/${shard.total}` });
   if (!existsSync(blob)) {
-    io.err(terminalLine(`ahp-conformance: shard ${shard.current}/${shard.total} wrote no blob report (Playwright exited with ${code})`));
+    io.err(
+      terminalLine(
+        `ahp-conformance: shard ${shard.current}/${shard.total} wrote no blob report (Playwright exited with ${code})`,
+      ),
+    );
     return EXIT.internal;
   }
   io.out(terminalLine(`shard ${shard.current}/${shard.total} -> ${show(blob)}`));
@@ -167,7 +212,8 @@ async function runShard(shard: Shard, outcomes: ClaimOutcome[], options: Record<
 
 export async function runCommand(files: string[], options: Record<string, string>, io: Io): Promise<number> {
   if (files.length === 0) throw new UsageError('run needs at least one claim file');
-  if (options.workers !== undefined && !/^(\d+|\d+%)$/.test(options.workers)) throw new UsageError('--workers takes a number or a percentage');
+  if (options.workers !== undefined && !/^(\d+|\d+%)$/.test(options.workers))
+    throw new UsageError('--workers takes a number or a percentage');
   const shard = options.shard !== undefined ? parseShard(options.shard) : undefined;
   if (typeof shard === 'string') throw new UsageError(shard);
   const reportsDir = resolve(options.reports ?? 'reports');
@@ -204,10 +250,23 @@ export async function runCommand(files: string[], options: Record<string, string
   io.out(terminalLine(certifying(plan, 'certifying')));
   const { code, outcome } = await runPlan(plan, playwrightArgs(options), {});
   if (!outcome || outcome.claims.length !== plan.claims.length) {
-    io.err(terminalLine(`ahp-conformance: no results were recorded (Playwright exited with ${code}${outcome?.error ? `: ${outcome.error}` : ''})`));
+    io.err(
+      terminalLine(
+        `ahp-conformance: no results were recorded (Playwright exited with ${code}${outcome?.error ? `: ${outcome.error}` : ''})`,
+      ),
+    );
     return Math.max(exit, EXIT.internal);
   }
-  exit = Math.max(exit, conclude(outcome.claims.map((results, i) => ({ results, reportDir: plan.claims[i]!.reportDir })), criteria, io, written));
-  if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
+  exit = Math.max(
+    exit,
+    conclude(
+      outcome.claims.map((results, i) => ({ results, reportDir: plan.claims[i]!.reportDir })),
+      criteria,
+      io,
+      written,
+    ),
+  );
+  if (written.length > 1)
+    io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
   return exit;
 }

@@ -25,7 +25,13 @@ function formatFinding(f: Finding): string {
 function judge(location: string, text: string, forced: string | undefined, schemas: SchemaSet): MessageReport {
   const parsed = parseJsonStrict(text);
   if (!parsed.ok) {
-    const findings: Finding[] = parsed.findings.map((f) => ({ path: f.path, code: f.code, message: f.message, requirement: 'AHP-RPC-001', layer: 'wire' }));
+    const findings: Finding[] = parsed.findings.map((f) => ({
+      path: f.path,
+      code: f.code,
+      message: f.message,
+      requirement: 'AHP-RPC-001',
+      layer: 'wire',
+    }));
     return { location, kind: forced ?? 'unknown', valid: false, findings };
   }
   const kind = forced ?? inferKind(parsed.value);
@@ -37,7 +43,8 @@ function run(positional: string[], options: Record<string, string>, flags: Recor
   if (positional.length !== 1) throw new UsageError('validate needs exactly one <file>');
   const file = positional[0] as string;
   const forced = options.as;
-  if (forced !== undefined && !kindEntry(forced)) throw new UsageError(`unknown kind "${forced}" for --as (see --kinds)`);
+  if (forced !== undefined && !kindEntry(forced))
+    throw new UsageError(`unknown kind "${forced}" for --as (see --kinds)`);
   let schemas: SchemaSet;
   try {
     schemas = options.spec !== undefined ? snapshotSchemas(options.spec) : ourSchemas();
@@ -74,7 +81,9 @@ function run(positional: string[], options: Record<string, string>, flags: Recor
       io.out(terminalLine(`${r.location}: ${r.valid ? 'valid' : 'INVALID'} (${r.kind})`));
       for (const f of r.findings) io.out(terminalLine(formatFinding(f)));
     }
-    io.out(`validate: ${reports.length} message${reports.length === 1 ? '' : 's'}, ${invalid} invalid, ${warned} with profile warnings`);
+    io.out(
+      `validate: ${reports.length} message${reports.length === 1 ? '' : 's'}, ${invalid} invalid, ${warned} with profile warnings`,
+    );
   }
   return invalid > 0 ? EXIT.finding : EXIT.ok;
 }

@@ -19,7 +19,8 @@ function claimFolders(path: string): string[] {
   } catch {
     throw new UsageError(`${path}: no such folder`);
   }
-  if (!st.isDirectory()) throw new UsageError(`${path}: not a folder (give a reports folder or a claim's report folder)`);
+  if (!st.isDirectory())
+    throw new UsageError(`${path}: not a folder (give a reports folder or a claim's report folder)`);
   if (existsSync(join(p, RESULTS_FILE))) return [p];
   return readdirSync(p, { withFileTypes: true })
     .filter((e) => e.isDirectory() && existsSync(join(p, e.name, RESULTS_FILE)))
@@ -30,15 +31,18 @@ function claimFolders(path: string): string[] {
 export function verifyCommand(paths: string[], options: Record<string, string>, io: Io): number {
   if (paths.length === 0) throw new UsageError('verify needs a reports folder or a claim report folder');
   const expected = options.sha256;
-  if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected)) throw new UsageError('--sha256 takes the 64 hex digits the run printed');
+  if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected))
+    throw new UsageError('--sha256 takes the 64 hex digits the run printed');
   const folders = paths.flatMap(claimFolders);
   if (folders.length === 0) throw new UsageError(`no ${RESULTS_FILE} under ${paths.join(', ')}`);
-  if (expected !== undefined && folders.length !== 1) throw new UsageError('--sha256 checks one claim folder; name that folder');
+  if (expected !== undefined && folders.length !== 1)
+    throw new UsageError('--sha256 checks one claim folder; name that folder');
   let exit: number = EXIT.ok;
   for (const dir of folders) {
     const v = verifyClaimFolder(dir, expected);
     const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict})` : ''}`;
-    if (v.problems.length === 0) io.out(terminalLine(`${show(dir)}: verified: ${who}, results.json sha256 ${v.digest}`));
+    if (v.problems.length === 0)
+      io.out(terminalLine(`${show(dir)}: verified: ${who}, results.json sha256 ${v.digest}`));
     else {
       exit = EXIT.finding;
       io.out(terminalLine(`${show(dir)}: NOT VERIFIED: ${who}: ${v.problems.join('; ')}`));

@@ -52,8 +52,10 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
   for (const role of claimRoles(claim.role)) {
     for (const transport of claim.transports) {
       const stdioLifecycles = role === 'backend' ? claim.backend?.stdio?.lifecycles : claim.harness?.lifecycles;
-      const lifecycles: (Lifecycle | undefined)[] = transport === 'stdio' ? stdioLifecycles ?? ['persistent'] : [undefined];
-      for (const lifecycle of lifecycles) out.push({ claimIndex, role, transport, ...(lifecycle ? { lifecycle } : {}) });
+      const lifecycles: (Lifecycle | undefined)[] =
+        transport === 'stdio' ? (stdioLifecycles ?? ['persistent']) : [undefined];
+      for (const lifecycle of lifecycles)
+        out.push({ claimIndex, role, transport, ...(lifecycle ? { lifecycle } : {}) });
     }
   }
   return out;
@@ -79,7 +81,14 @@ export function plannedProjects(plan: Pick<RunPlan, 'claims'>): PlannedProject[]
       const notApplicable: DeclaredNotApplicable[] = [];
       for (const spec of applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles)) {
         const reason = unexercisable(claim, spec.id);
-        if (reason) notApplicable.push({ id: spec.id, reason, role: target.role, transport: target.transport, ...(target.lifecycle ? { lifecycle: target.lifecycle } : {}) });
+        if (reason)
+          notApplicable.push({
+            id: spec.id,
+            reason,
+            role: target.role,
+            transport: target.transport,
+            ...(target.lifecycle ? { lifecycle: target.lifecycle } : {}),
+          });
         else checks.push(spec.id);
       }
       return { name: projectName(claim.implementation.name, target), target, checks, notApplicable };

@@ -22,13 +22,20 @@ export interface PlaywrightExit {
   output: string;
 }
 
-export async function runPlaywright(command: 'test' | 'merge-reports', args: readonly string[], env: NodeJS.ProcessEnv, quiet = false): Promise<PlaywrightExit> {
+export async function runPlaywright(
+  command: 'test' | 'merge-reports',
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  quiet = false,
+): Promise<PlaywrightExit> {
   const root = packageRoot();
   const cli = createRequire(join(root, 'package.json')).resolve('@playwright/test/cli');
   const output = new ByteTail(64 * 1024);
   return new Promise<PlaywrightExit>((done) => {
     const child = spawn(process.execPath, [cli, command, '-c', join(root, 'dist', 'playwright.config.js'), ...args], {
-      cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...env, FORCE_COLOR: '0' },
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...env, FORCE_COLOR: '0' },
     });
     if (quiet) {
       child.stdout?.on('data', (c: Buffer) => output.push(c));

@@ -16,5 +16,10 @@ export interface RunFolder {
 
 export function runFolder(reportsDir: string): RunFolder {
   const root = join(reportsDir, '.run');
-  return { root, plan: join(root, 'plan.json'), outcome: join(root, 'outcome.json'), playwrightOutput: join(root, 'playwright-output') };
+  return {
+    root,
+    plan: join(root, 'plan.json'),
+    outcome: join(root, 'outcome.json'),
+    playwrightOutput: join(root, 'playwright-output'),
+  };
 }

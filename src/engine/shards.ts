@@ -49,16 +49,26 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
     }
     return {
       claim: {
-        file: claim.file, implementation: claim.implementation, snapshot: claim.snapshot,
-        role: claim.role, transports: claim.transports, profiles: claim.profiles,
+        file: claim.file,
+        implementation: claim.implementation,
+        snapshot: claim.snapshot,
+        role: claim.role,
+        transports: claim.transports,
+        profiles: claim.profiles,
       },
-      targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({ role, transport, ...(lifecycle ? { lifecycle } : {}) })),
+      targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({
+        role,
+        transport,
+        ...(lifecycle ? { lifecycle } : {}),
+      })),
       digest: sha256(bytes),
       notApplicable: projects.filter((p) => p.target.claimIndex === index).flatMap((p) => p.notApplicable),
     };
   });
   return {
-    runnerVersion: plan.runnerVersion, claims, digest: sha256(JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest)])),
+    runnerVersion: plan.runnerVersion,
+    claims,
+    digest: sha256(JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest)])),
     ...(plan.containment ? { containment: plan.containment } : {}),
   };
 }

@@ -44,7 +44,12 @@ export function checkWorkspace(run: RunFolders | undefined): CheckWorkspace {
   return {
     dir,
     // The runner's own folder stays read-only, even when a claim's working folder holds it.
-    confine: (alsoWritable, supervise = false) => ({ writable: [dir, ...alsoWritable], hidden, readOnly: [packageRoot()], supervise }),
+    confine: (alsoWritable, supervise = false) => ({
+      writable: [dir, ...alsoWritable],
+      hidden,
+      readOnly: [packageRoot()],
+      supervise,
+    }),
     dispose: () => rmSync(dir, { recursive: true, force: true, maxRetries: 2 }),
   };
 }

@@ -12,7 +12,15 @@ export const EFFECT_TYPES = ['deny', 'allow', 'ask', 'modify', 'message', 'retur
 export type EffectType = (typeof EFFECT_TYPES)[number];
 
 export const MODIFY_TARGETS = [
-  'input', 'output', 'prompt', 'request', 'response', 'content', 'instructions', 'summary', 'workspace',
+  'input',
+  'output',
+  'prompt',
+  'request',
+  'response',
+  'content',
+  'instructions',
+  'summary',
+  'workspace',
 ] as const;
 export type ModifyTarget = (typeof MODIFY_TARGETS)[number];
 
@@ -40,7 +48,7 @@ export const TARGET_FAMILY: Record<ModifyTarget, TargetFamily> = {
 };
 
 export type EventCategory =
-  | 'tool' | 'session' | 'turn' | 'model' | 'context' | 'config' | 'task' | 'workspace' | 'user' | 'meta';
+  'tool' | 'session' | 'turn' | 'model' | 'context' | 'config' | 'task' | 'workspace' | 'user' | 'meta';
 
 /** Which shared envelope an event uses: execution events close their `turn` reference. */
 export type EnvelopeStyle = 'open-turn' | 'closed-turn';
@@ -81,53 +89,76 @@ const ev = (
 // Order follows the upstream event union so generated unions read the same way.
 export const EVENTS: readonly EventSpec[] = [
   ev('tool.before', 'tool', 'parts', 'open-turn', {
-    effects: ['deny', 'allow', 'ask', 'modify', 'inject', 'flow', 'return', 'message'], modify: ['input'], flow: ['stop'],
+    effects: ['deny', 'allow', 'ask', 'modify', 'inject', 'flow', 'return', 'message'],
+    modify: ['input'],
+    flow: ['stop'],
   }),
   ev('tool.after', 'tool', 'messages', 'open-turn', {
-    effects: ['modify', 'inject', 'flow', 'message'], modify: ['output'], flow: ['stop', 'continue'],
+    effects: ['modify', 'inject', 'flow', 'message'],
+    modify: ['output'],
+    flow: ['stop', 'continue'],
   }),
   ev('session.start', 'session', 'messages', 'open-turn', { effects: ['inject', 'message'] }),
   ev('session.end', 'session', 'parts', 'open-turn'),
   ev('config.change.before', 'config', 'parts', 'open-turn', { effects: ['deny', 'message'] }),
   ev('config.change.after', 'config', 'parts', 'open-turn'),
   ev('turn.start', 'turn', 'messages', 'closed-turn', {
-    effects: ['deny', 'modify', 'inject', 'flow', 'message'], modify: ['prompt'], flow: ['stop'],
+    effects: ['deny', 'modify', 'inject', 'flow', 'message'],
+    modify: ['prompt'],
+    flow: ['stop'],
   }),
   ev('turn.finish.before', 'turn', 'messages', 'closed-turn', {
-    effects: ['modify', 'flow', 'message'], modify: ['response'], flow: ['stop', 'continue'],
+    effects: ['modify', 'flow', 'message'],
+    modify: ['response'],
+    flow: ['stop', 'continue'],
   }),
   ev('turn.end', 'turn', 'messages', 'closed-turn'),
   ev('turn.progress', 'turn', 'parts', 'closed-turn'),
   ev('model.request.before', 'model', 'messages', 'closed-turn', {
-    effects: ['deny', 'modify', 'inject', 'return', 'flow', 'message'], modify: ['request'], flow: ['stop'],
+    effects: ['deny', 'modify', 'inject', 'return', 'flow', 'message'],
+    modify: ['request'],
+    flow: ['stop'],
   }),
   ev('model.response.after', 'model', 'messages', 'closed-turn', {
-    effects: ['modify', 'flow', 'message'], modify: ['response'], flow: ['stop'],
+    effects: ['modify', 'flow', 'message'],
+    modify: ['response'],
+    flow: ['stop'],
   }),
   ev('model.error', 'model', 'parts', 'closed-turn'),
   ev('model.switch.before', 'model', 'parts', 'closed-turn', { effects: ['deny', 'flow', 'message'], flow: ['stop'] }),
   ev('model.switch.after', 'model', 'parts', 'closed-turn'),
   ev('tool.permission.request', 'tool', 'parts', 'closed-turn', {
-    effects: ['allow', 'deny', 'modify', 'flow', 'message'], modify: ['input'], flow: ['stop'],
+    effects: ['allow', 'deny', 'modify', 'flow', 'message'],
+    modify: ['input'],
+    flow: ['stop'],
   }),
   ev('tool.permission.resolved', 'tool', 'parts', 'closed-turn'),
   ev('tool.progress', 'tool', 'parts', 'closed-turn'),
   ev('tool.batch.after', 'tool', 'parts', 'closed-turn', { effects: ['flow', 'inject', 'message'], flow: ['stop'] }),
   ev('context.compact.before', 'context', 'messages', 'closed-turn', {
-    effects: ['deny', 'modify', 'return', 'inject', 'message'], modify: ['instructions'],
+    effects: ['deny', 'modify', 'return', 'inject', 'message'],
+    modify: ['instructions'],
   }),
   ev('context.compact.after', 'context', 'messages', 'closed-turn', {
-    effects: ['inject', 'modify', 'message'], modify: ['summary'],
+    effects: ['inject', 'modify', 'message'],
+    modify: ['summary'],
   }),
   ev('task.change.before', 'task', 'parts', 'open-turn', { effects: ['deny', 'message'] }),
   ev('task.change.after', 'task', 'parts', 'open-turn'),
   ev('user.attention', 'user', 'parts', 'open-turn'),
   ev('user.elicitation.request', 'user', 'parts', 'open-turn', { effects: ['deny', 'return', 'message'] }),
   ev('user.elicitation.result', 'user', 'parts', 'open-turn', { effects: ['modify', 'message'], modify: ['content'] }),
-  ev('user.message.inbound', 'user', 'parts', 'open-turn', { effects: ['deny', 'modify', 'message'], modify: ['prompt'] }),
-  ev('user.message.outbound', 'user', 'parts', 'open-turn', { effects: ['deny', 'modify', 'message'], modify: ['content'] }),
+  ev('user.message.inbound', 'user', 'parts', 'open-turn', {
+    effects: ['deny', 'modify', 'message'],
+    modify: ['prompt'],
+  }),
+  ev('user.message.outbound', 'user', 'parts', 'open-turn', {
+    effects: ['deny', 'modify', 'message'],
+    modify: ['content'],
+  }),
   ev('workspace.change.before', 'workspace', 'parts', 'open-turn', {
-    effects: ['deny', 'modify', 'message'], modify: ['workspace'],
+    effects: ['deny', 'modify', 'message'],
+    modify: ['workspace'],
   }),
   ev('workspace.change.after', 'workspace', 'parts', 'open-turn'),
   ev('file.changed', 'workspace', 'parts', 'open-turn'),

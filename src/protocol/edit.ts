@@ -52,7 +52,6 @@ export class EditRejected extends Error {
 type Json = unknown;
 type JsonObject = Record<string, unknown>;
 
-
 const ELICITATION_RESULT = 'user.elicitation.result';
 
 function wireFindings(kind: string, value: unknown, schemas: SchemaSet): Finding[] {
@@ -81,7 +80,11 @@ export function canonicalPartErrors(part: unknown, textOnly = false, schemas: Sc
 }
 
 /** The list-level version: a canonical message list or a canonical text-part list. */
-export function canonicalListErrors(value: unknown, family: 'messages' | 'text-parts', schemas: SchemaSet = ourSchemas()): string[] {
+export function canonicalListErrors(
+  value: unknown,
+  family: 'messages' | 'text-parts',
+  schemas: SchemaSet = ourSchemas(),
+): string[] {
   const findings = wireFindings(family === 'messages' ? 'content-messages' : 'text-parts', value, schemas);
   return findings.map((f) => `${f.path || '(root)'}: ${f.message}`);
 }
@@ -161,7 +164,11 @@ export function applyModifyResponse(
   const r3 = wireFindings('effects', effects, schemas);
   if (r3.length > 0) {
     const m = /^\/(\d+)(?:\/|$)/.exec(r3[0]!.path);
-    throw new EditRejected('R3', `effects fail the canonical effect schema: ${describeFindings(r3)}`, m ? Number(m[1]) : undefined);
+    throw new EditRejected(
+      'R3',
+      `effects fail the canonical effect schema: ${describeFindings(r3)}`,
+      m ? Number(m[1]) : undefined,
+    );
   }
 
   // ---- B. Staging on a private deep copy; each effect sees the ones before it.
@@ -208,7 +215,8 @@ function stageOne(staged: JsonObject, effect: Json, index: number, ctx: EditCont
 
   // R8-R10: inline text does not bypass selection or host authorization.
   const view = Object.hasOwn(ctx.selection, target) ? ctx.selection[target] : undefined;
-  if (view !== 'body') reject('R8', `target selection is ${JSON.stringify(view ?? 'unset')}, only "body" allows editing ${where}`);
+  if (view !== 'body')
+    reject('R8', `target selection is ${JSON.stringify(view ?? 'unset')}, only "body" allows editing ${where}`);
   if (!has(ctx.readable, target)) reject('R9', `target is not readable ${where}`);
   if (!has(ctx.writable, target)) reject('R10', `target is not writable ${where}`);
 
@@ -244,14 +252,19 @@ function stageOne(staged: JsonObject, effect: Json, index: number, ctx: EditCont
   if (event === ELICITATION_RESULT && target === 'content') {
     // R12: structured answer content exists only for an accepted form result.
     if (ctx.elicitationMode !== 'form' || ctx.elicitationAction !== 'accept') {
-      reject('R12', `elicitation content can be edited only for mode "form" and action "accept", `
-        + `not ${JSON.stringify(ctx.elicitationMode ?? '')}/${JSON.stringify(ctx.elicitationAction ?? '')} ${where}`);
+      reject(
+        'R12',
+        `elicitation content can be edited only for mode "form" and action "accept", ` +
+          `not ${JSON.stringify(ctx.elicitationMode ?? '')}/${JSON.stringify(ctx.elicitationAction ?? '')} ${where}`,
+      );
     }
     // R13/R14: both sides must be the pinned MCP answer object (flat values), for either operation.
     const before = wireFindings('mcp-elicitation-content', previous, schemas);
-    if (before.length > 0) reject('R13', `current elicitation content is not an MCP answer object ${where}: ${describeFindings(before)}`);
+    if (before.length > 0)
+      reject('R13', `current elicitation content is not an MCP answer object ${where}: ${describeFindings(before)}`);
     const after = wireFindings('mcp-elicitation-content', value, schemas);
-    if (after.length > 0) reject('R14', `new elicitation content is not an MCP answer object ${where}: ${describeFindings(after)}`);
+    if (after.length > 0)
+      reject('R14', `new elicitation content is not an MCP answer object ${where}: ${describeFindings(after)}`);
   } else if (family === 'messages' || family === 'messages-or-object') {
     // R15: outside the elicitation answer, `content` and the other message targets take
     // canonical message lists only; the effect schema alone would let an object through
@@ -277,7 +290,8 @@ function stageOne(staged: JsonObject, effect: Json, index: number, ctx: EditCont
     // R17: list protections reason about the current parts, so the current value must
     // itself be a canonical list of the same family.
     const currentErrors = canonicalListErrors(previous, listFamily, schemas);
-    if (currentErrors.length > 0) reject('R17', `actual target is not a canonical list ${where}: ${currentErrors.join('; ')}`);
+    if (currentErrors.length > 0)
+      reject('R17', `actual target is not a canonical list ${where}: ${currentErrors.join('; ')}`);
     const oldParts = flattenParts(previous as unknown[], listFamily);
     const newParts = flattenParts(value as unknown[], listFamily);
 

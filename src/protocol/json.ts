@@ -55,14 +55,24 @@ function firstInvalidUtf8(b: Uint8Array): number {
     let need: number;
     let lo = 0x80;
     let hi = 0xbf;
-    if (c < 0x80) { i++; continue; }
-    else if (c >= 0xc2 && c <= 0xdf) need = 1;
-    else if (c === 0xe0) { need = 2; lo = 0xa0; }
-    else if (c === 0xed) { need = 2; hi = 0x9f; }
-    else if (c >= 0xe1 && c <= 0xef) need = 2;
-    else if (c === 0xf0) { need = 3; lo = 0x90; }
-    else if (c === 0xf4) { need = 3; hi = 0x8f; }
-    else if (c >= 0xf1 && c <= 0xf3) need = 3;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c === 0xe0) {
+      need = 2;
+      lo = 0xa0;
+    } else if (c === 0xed) {
+      need = 2;
+      hi = 0x9f;
+    } else if (c >= 0xe1 && c <= 0xef) need = 2;
+    else if (c === 0xf0) {
+      need = 3;
+      lo = 0x90;
+    } else if (c === 0xf4) {
+      need = 3;
+      hi = 0x8f;
+    } else if (c >= 0xf1 && c <= 0xf3) need = 3;
     else return i;
     for (let k = 1; k <= need; k++) {
       const d = b[i + k];
@@ -92,21 +102,33 @@ export function jsonPointer(segments: (string | number)[]): string {
 // ---------------------------------------------------------------------------------------
 // Parser
 
-const CH_TAB = 0x09, CH_LF = 0x0a, CH_CR = 0x0d, CH_SPACE = 0x20;
-const CH_QUOTE = 0x22, CH_PLUS = 0x2b, CH_COMMA = 0x2c, CH_MINUS = 0x2d, CH_DOT = 0x2e;
-const CH_0 = 0x30, CH_1 = 0x31, CH_9 = 0x39, CH_COLON = 0x3a;
-const CH_LBRACKET = 0x5b, CH_BACKSLASH = 0x5c, CH_RBRACKET = 0x5d;
-const CH_LBRACE = 0x7b, CH_RBRACE = 0x7d;
-const CH_E = 0x45, CH_e = 0x65;
+const CH_TAB = 0x09,
+  CH_LF = 0x0a,
+  CH_CR = 0x0d,
+  CH_SPACE = 0x20;
+const CH_QUOTE = 0x22,
+  CH_PLUS = 0x2b,
+  CH_COMMA = 0x2c,
+  CH_MINUS = 0x2d,
+  CH_DOT = 0x2e;
+const CH_0 = 0x30,
+  CH_1 = 0x31,
+  CH_9 = 0x39,
+  CH_COLON = 0x3a;
+const CH_LBRACKET = 0x5b,
+  CH_BACKSLASH = 0x5c,
+  CH_RBRACKET = 0x5d;
+const CH_LBRACE = 0x7b,
+  CH_RBRACE = 0x7d;
+const CH_E = 0x45,
+  CH_e = 0x65;
 
 /** Thrown internally for syntax errors; always caught inside parseJsonStrict. */
 class SyntaxFailure {
   constructor(readonly message: string) {}
 }
 
-type Frame =
-  | { kind: 'array'; value: JsonValue[] }
-  | { kind: 'object'; value: { [k: string]: JsonValue }; key: string };
+type Frame = { kind: 'array'; value: JsonValue[] } | { kind: 'object'; value: { [k: string]: JsonValue }; key: string };
 
 /**
  * Parses exactly one RFC 8259 JSON text.
@@ -124,7 +146,10 @@ export function parseJsonStrict(text: string): ParseResult {
     }
     // Safety net (e.g. a string too long for the engine): never let anything escape.
     const detail = e instanceof Error ? e.message : String(e);
-    return { ok: false, findings: [{ path: '', code: 'invalid-json', message: `invalid JSON: parser failure: ${detail}` }] };
+    return {
+      ok: false,
+      findings: [{ path: '', code: 'invalid-json', message: `invalid JSON: parser failure: ${detail}` }],
+    };
   }
 }
 
@@ -195,7 +220,10 @@ class Parser {
         const d = t.charCodeAt(this.pos);
         if (top.kind === 'array') {
           top.value.push(value);
-          if (d === CH_COMMA) { this.pos++; continue outer; }
+          if (d === CH_COMMA) {
+            this.pos++;
+            continue outer;
+          }
           if (d !== CH_RBRACKET) this.fail(this.pos, "',' or ']'");
         } else {
           setOwn(top.value, top.key, value);
@@ -228,7 +256,11 @@ class Parser {
     this.pos++;
     frame.key = key; // set first so currentPath() ends with this key
     if (Object.hasOwn(frame.value, key)) {
-      this.findings.push({ path: this.currentPath(), code: 'duplicate-key', message: `duplicate object key ${JSON.stringify(key)}` });
+      this.findings.push({
+        path: this.currentPath(),
+        code: 'duplicate-key',
+        message: `duplicate object key ${JSON.stringify(key)}`,
+      });
     }
   }
 
@@ -260,20 +292,40 @@ class Parser {
       if (c === CH_QUOTE) break;
       if (Number.isNaN(c)) this.fail(p, "'\"' (unterminated string)");
       if (c < 0x20) this.fail(p, 'an escaped control character (raw U+0000..U+001F is not allowed in strings)');
-      if (c !== CH_BACKSLASH) { p++; continue; }
+      if (c !== CH_BACKSLASH) {
+        p++;
+        continue;
+      }
       (parts ??= []).push(t.slice(chunkStart, p));
       const e = t.charCodeAt(p + 1);
       let ch: string;
       switch (e) {
-        case 0x22: ch = '"'; break;
-        case 0x5c: ch = '\\'; break;
-        case 0x2f: ch = '/'; break;
-        case 0x62: ch = '\b'; break;
-        case 0x66: ch = '\f'; break;
-        case 0x6e: ch = '\n'; break;
-        case 0x72: ch = '\r'; break;
-        case 0x74: ch = '\t'; break;
-        case 0x75: { // \uXXXX; lone surrogates are allowed by RFC 8259's grammar
+        case 0x22:
+          ch = '"';
+          break;
+        case 0x5c:
+          ch = '\\';
+          break;
+        case 0x2f:
+          ch = '/';
+          break;
+        case 0x62:
+          ch = '\b';
+          break;
+        case 0x66:
+          ch = '\f';
+          break;
+        case 0x6e:
+          ch = '\n';
+          break;
+        case 0x72:
+          ch = '\r';
+          break;
+        case 0x74:
+          ch = '\t';
+          break;
+        case 0x75: {
+          // \uXXXX; lone surrogates are allowed by RFC 8259's grammar
           let code = 0;
           for (let k = 2; k < 6; k++) {
             const h = hexValue(t.charCodeAt(p + k));
@@ -498,7 +550,8 @@ export function cloneJson<T>(v: T): T {
       const out = dst as Record<string, unknown>;
       for (const k of Object.keys(src)) {
         const child = copyChild((src as Record<string, unknown>)[k], work);
-        if (k === '__proto__') Object.defineProperty(out, k, { value: child, writable: true, enumerable: true, configurable: true });
+        if (k === '__proto__')
+          Object.defineProperty(out, k, { value: child, writable: true, enumerable: true, configurable: true });
         else out[k] = child;
       }
     }

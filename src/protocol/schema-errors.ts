@@ -11,7 +11,8 @@ export interface SchemaIssue {
   message: string;
 }
 
-const isUnion = (e: ErrorObject): boolean => (e.keyword === 'oneOf' || e.keyword === 'anyOf') && Array.isArray(e.schema);
+const isUnion = (e: ErrorObject): boolean =>
+  (e.keyword === 'oneOf' || e.keyword === 'anyOf') && Array.isArray(e.schema);
 const under = (path: string, parent: string): boolean => path === parent || path.startsWith(`${parent}/`);
 
 /**
@@ -59,10 +60,15 @@ function explainUnion(u: ErrorObject, set: SchemaSet, depth: number): ErrorObjec
   const branches = (u.schema as unknown[]).map((_, i) => set.branch(u.schema, i));
   if (branches.some((b) => b === undefined)) return [u];
   const value = u.data;
-  const matched = (b: Branch): number => [...tags(b.schema, value)].filter(([k, v]) => isObject(value) && JSON.stringify(value[k]) === JSON.stringify(v)).length;
+  const matched = (b: Branch): number =>
+    [...tags(b.schema, value)].filter(([k, v]) => isObject(value) && JSON.stringify(value[k]) === JSON.stringify(v))
+      .length;
   const aimed = branches.filter((b) => {
     const t = tags(b!.schema, value);
-    return fitsType(value, wantsType(b!.schema)) && [...t].every(([k, v]) => isObject(value) && JSON.stringify(value[k]) === JSON.stringify(v));
+    return (
+      fitsType(value, wantsType(b!.schema)) &&
+      [...t].every(([k, v]) => isObject(value) && JSON.stringify(value[k]) === JSON.stringify(v))
+    );
   }) as Branch[];
   if (aimed.length > 0) {
     // Prefer the branch that pins the most members to the value's own constants, then the fewest errors.
@@ -83,7 +89,9 @@ function explainUnion(u: ErrorObject, set: SchemaSet, depth: number): ErrorObjec
   // No branch was aimed at: report a tag of the closest branches (most tags matched, then fewest mismatched).
   const scored = (branches as Branch[]).map((b) => ({
     hits: matched(b),
-    misses: [...tags(b.schema, value)].filter(([k, v]) => !isObject(value) || JSON.stringify(value[k]) !== JSON.stringify(v)),
+    misses: [...tags(b.schema, value)].filter(
+      ([k, v]) => !isObject(value) || JSON.stringify(value[k]) !== JSON.stringify(v),
+    ),
   }));
   const top = Math.max(...scored.map((x) => x.hits));
   const closest = scored.filter((x) => x.hits === top && x.misses.length > 0).map((x) => x.misses);
@@ -94,15 +102,27 @@ function explainUnion(u: ErrorObject, set: SchemaSet, depth: number): ErrorObjec
   if (tag === undefined || !isObject(value)) {
     const types = [...new Set(branches.map((b) => wantsType(b!.schema)).filter(Boolean))];
     if (types.length && !branches.some((b) => fitsType(value, wantsType(b!.schema)))) {
-      return [{ ...u, keyword: 'type', params: { type: types.join(' or ') }, message: `must be ${types.join(' or ')}` }];
+      return [
+        { ...u, keyword: 'type', params: { type: types.join(' or ') }, message: `must be ${types.join(' or ')}` },
+      ];
     }
     return [u];
   }
   if (!(tag in value)) {
-    return [{ ...u, keyword: 'required', params: { missingProperty: tag }, message: `must have required property '${tag}'` }];
+    return [
+      { ...u, keyword: 'required', params: { missingProperty: tag }, message: `must have required property '${tag}'` },
+    ];
   }
   const allowed = [...new Set(closest.flatMap((m) => m.filter(([k]) => k === tag).map(([, v]) => JSON.stringify(v))))];
-  return [{ ...u, instancePath: `${u.instancePath}/${tag}`, keyword: 'enum', params: { allowedValues: allowed }, message: `must be one of ${allowed.join(', ')}` }];
+  return [
+    {
+      ...u,
+      instancePath: `${u.instancePath}/${tag}`,
+      keyword: 'enum',
+      params: { allowedValues: allowed },
+      message: `must be one of ${allowed.join(', ')}`,
+    },
+  ];
 }
 
 /** Union reduction first (outermost union, i.e. shortest path and reported last), then drop `if` summaries. */
@@ -119,7 +139,9 @@ function reduceUnions(errors: ErrorObject[], set: SchemaSet | undefined, depth: 
   const outside = errors.filter((e) => !under(e.instancePath, at));
   // Unions at the same place that are not nested inside `u` are siblings: explain each too.
   const inner = reachable(u.schema, set);
-  const siblings = errors.filter((e) => e !== u && isUnion(e) && e.instancePath === at && !inner.has(e.parentSchema as object));
+  const siblings = errors.filter(
+    (e) => e !== u && isUnion(e) && e.instancePath === at && !inner.has(e.parentSchema as object),
+  );
   const explained = [u, ...siblings].flatMap((x) => explainUnion(x, set, depth));
   return [...reduceUnions(outside, set, depth), ...explained];
 }
@@ -143,8 +165,10 @@ function reachable(root: unknown, set: SchemaSet): Set<object> {
 // Likewise a `propertyNames` summary when the offending name is reported itself.
 function dropIfSummaries(errors: ErrorObject[]): ErrorObject[] {
   return errors.filter((e) => {
-    if (e.keyword === 'if') return !errors.some((o) => o !== e && o.keyword !== 'if' && under(o.instancePath, e.instancePath));
-    if (e.keyword === 'propertyNames') return !errors.some((o) => o.propertyName !== undefined && o.instancePath === e.instancePath);
+    if (e.keyword === 'if')
+      return !errors.some((o) => o !== e && o.keyword !== 'if' && under(o.instancePath, e.instancePath));
+    if (e.keyword === 'propertyNames')
+      return !errors.some((o) => o.propertyName !== undefined && o.instancePath === e.instancePath);
     return true;
   });
 }
@@ -164,14 +188,29 @@ function describe(e: ErrorObject, value: (path: string) => unknown): SchemaIssue
   if (e.propertyName !== undefined) {
     // A failure inside `propertyNames` is about a member name, not its value.
     const name = e.propertyName;
-    const allowed = e.keyword === 'enum' ? ` (allowed: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})` : '';
-    return { path: `${e.instancePath}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, code: 'schema.member-name', message: `member name "${name}" is not allowed here${allowed}` };
+    const allowed =
+      e.keyword === 'enum'
+        ? ` (allowed: ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})`
+        : '';
+    return {
+      path: `${e.instancePath}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`,
+      code: 'schema.member-name',
+      message: `member name "${name}" is not allowed here${allowed}`,
+    };
   }
   switch (e.keyword) {
     case 'propertyNames':
-      return { path: e.instancePath, code: 'schema.member-name', message: `has a member name that is not allowed (${JSON.stringify(p.propertyName)})` };
+      return {
+        path: e.instancePath,
+        code: 'schema.member-name',
+        message: `has a member name that is not allowed (${JSON.stringify(p.propertyName)})`,
+      };
     case 'required':
-      return { path: e.instancePath, code: 'schema.required', message: `missing required member "${String(p.missingProperty)}"` };
+      return {
+        path: e.instancePath,
+        code: 'schema.required',
+        message: `missing required member "${String(p.missingProperty)}"`,
+      };
     case 'additionalProperties':
       return {
         path: `${e.instancePath}/${String(p.additionalProperty).replaceAll('~', '~0').replaceAll('/', '~1')}`,
@@ -179,25 +218,60 @@ function describe(e: ErrorObject, value: (path: string) => unknown): SchemaIssue
         message: `unknown member "${String(p.additionalProperty)}" is not allowed here`,
       };
     case 'const':
-      return { path: e.instancePath, code: 'schema.const', message: `must be ${JSON.stringify(p.allowedValue)}, got ${got(e.instancePath)}` };
+      return {
+        path: e.instancePath,
+        code: 'schema.const',
+        message: `must be ${JSON.stringify(p.allowedValue)}, got ${got(e.instancePath)}`,
+      };
     case 'enum': {
-      const allowed = (p.allowedValues as unknown[]).map((v) => (typeof v === 'string' && v.startsWith('"') ? v : JSON.stringify(v)));
-      return { path: e.instancePath, code: 'schema.enum', message: `must be one of ${allowed.join(', ')}, got ${got(e.instancePath)}` };
+      const allowed = (p.allowedValues as unknown[]).map((v) =>
+        typeof v === 'string' && v.startsWith('"') ? v : JSON.stringify(v),
+      );
+      return {
+        path: e.instancePath,
+        code: 'schema.enum',
+        message: `must be one of ${allowed.join(', ')}, got ${got(e.instancePath)}`,
+      };
     }
     case 'type':
-      return { path: e.instancePath, code: 'schema.type', message: `must be of type ${String(p.type)}, got ${got(e.instancePath)}` };
+      return {
+        path: e.instancePath,
+        code: 'schema.type',
+        message: `must be of type ${String(p.type)}, got ${got(e.instancePath)}`,
+      };
     case 'not': {
       const names = forbiddenMembers(e.schema);
-      if (names.length) return { path: e.instancePath, code: 'schema.forbidden-member', message: `member ${names.map((n) => `"${n}"`).join(' or ')} is not allowed here` };
+      if (names.length)
+        return {
+          path: e.instancePath,
+          code: 'schema.forbidden-member',
+          message: `member ${names.map((n) => `"${n}"`).join(' or ')} is not allowed here`,
+        };
       const banned = (e.schema as { pattern?: unknown } | undefined)?.pattern;
-      if (typeof banned === 'string') return { path: e.instancePath, code: 'schema.not-pattern', message: `must not match pattern ${JSON.stringify(banned)}, got ${got(e.instancePath)}` };
+      if (typeof banned === 'string')
+        return {
+          path: e.instancePath,
+          code: 'schema.not-pattern',
+          message: `must not match pattern ${JSON.stringify(banned)}, got ${got(e.instancePath)}`,
+        };
       return { path: e.instancePath, code: 'schema.not', message: 'matches a shape that is not allowed here' };
     }
     case 'format':
-      return { path: e.instancePath, code: 'schema.format', message: `must be a valid ${String(p.format)}, got ${got(e.instancePath)}` };
+      return {
+        path: e.instancePath,
+        code: 'schema.format',
+        message: `must be a valid ${String(p.format)}, got ${got(e.instancePath)}`,
+      };
     case 'oneOf':
     case 'anyOf':
-      return { path: e.instancePath, code: `schema.${e.keyword}`, message: e.message === 'must match exactly one schema in oneOf' ? 'must match exactly one allowed variant' : String(e.message) };
+      return {
+        path: e.instancePath,
+        code: `schema.${e.keyword}`,
+        message:
+          e.message === 'must match exactly one schema in oneOf'
+            ? 'must match exactly one allowed variant'
+            : String(e.message),
+      };
     default:
       return { path: e.instancePath, code: `schema.${e.keyword}`, message: String(e.message) };
   }

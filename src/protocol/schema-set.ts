@@ -103,7 +103,9 @@ class CompiledSet implements SchemaSet {
     try {
       fn = this.ajv[mode].getSchema(uri);
     } catch (err) {
-      throw new SchemaSetError(`schema ${uri.slice(this.base.length)} in ${this.label} does not compile: ${(err as Error).message}`);
+      throw new SchemaSetError(
+        `schema ${uri.slice(this.base.length)} in ${this.label} does not compile: ${(err as Error).message}`,
+      );
     }
     if (!fn) throw new SchemaSetError(`no schema at ${uri.slice(this.base.length)} in ${this.label}`);
     this.cache[mode].set(uri, fn);
@@ -146,7 +148,11 @@ class CompiledSet implements SchemaSet {
     let uri = `${where.uri}#${where.pointer}/${index}`;
     let schema: unknown = union[index];
     // Follow plain `$ref` hops so the caller sees the branch's own members.
-    for (let hops = 0; hops < 8 && schema && typeof schema === 'object' && typeof (schema as { $ref?: unknown }).$ref === 'string'; hops++) {
+    for (
+      let hops = 0;
+      hops < 8 && schema && typeof schema === 'object' && typeof (schema as { $ref?: unknown }).$ref === 'string';
+      hops++
+    ) {
       const here = this.nodes.get(schema as object);
       const target = new URL((schema as { $ref: string }).$ref, here?.uri ?? where.uri).href;
       const fn = this.tryAt(target);
@@ -202,7 +208,9 @@ export function snapshotSchemas(specDir: string): SchemaSet {
   let names: string[];
   try {
     if (!statSync(dir).isDirectory()) throw new Error('not a directory');
-    names = readdirSync(dir).filter((n) => n.endsWith('.schema.json') || n === 'schema.json').sort();
+    names = readdirSync(dir)
+      .filter((n) => n.endsWith('.schema.json') || n === 'schema.json')
+      .sort();
   } catch {
     throw new SchemaSetError(`no schema folder at ${dir}`);
   }
@@ -213,7 +221,8 @@ export function snapshotSchemas(specDir: string): SchemaSet {
     const parsed = parseJsonBytes(readFileSync(join(dir, name)));
     if (!parsed.ok) throw new SchemaSetError(`${name}: ${parsed.findings[0]?.message ?? 'unreadable'}`);
     const doc = parsed.value;
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new SchemaSetError(`${name}: schema root is not an object`);
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+      throw new SchemaSetError(`${name}: schema root is not an object`);
     set.add({ ...doc, $id: base + name });
   }
   snapshots.set(dir, set);

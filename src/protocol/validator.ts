@@ -43,7 +43,6 @@ function wire(path: string, code: string, message: string, requirement?: string)
   return requirement ? { path, code, message, requirement, layer: 'wire' } : { path, code, message, layer: 'wire' };
 }
 
-
 /** The event a value carries: `params.event` of a message, or the value itself. */
 function carriedEvent(value: unknown): { event: Record<string, unknown>; base: string } | undefined {
   if (!isObject(value)) return undefined;
@@ -101,8 +100,14 @@ function semanticFindings(kind: string, value: unknown, schemas: SchemaSet): Fin
     if ('id' in value && isObject(params) && isObject(params.event) && 'id' in params.event) {
       // A retry reuses both values, so they identify the same event; compare as JSON values.
       if (value.id !== params.event.id) {
-        out.push(wire('/id', 'intercept.id-mismatch',
-          `JSON-RPC id ${JSON.stringify(value.id)} must equal params.event.id ${JSON.stringify(params.event.id)}`, 'AHP-RPC-002'));
+        out.push(
+          wire(
+            '/id',
+            'intercept.id-mismatch',
+            `JSON-RPC id ${JSON.stringify(value.id)} must equal params.event.id ${JSON.stringify(params.event.id)}`,
+            'AHP-RPC-002',
+          ),
+        );
       }
     }
   }
@@ -112,7 +117,15 @@ function semanticFindings(kind: string, value: unknown, schemas: SchemaSet): Fin
       if (!isObject(hook) || typeof hook.id !== 'string') return;
       const first = seen.get(hook.id);
       if (first === undefined) seen.set(hook.id, i);
-      else out.push(wire(`/hooks/${i}/id`, 'registration.duplicate-hook-id', `hook id "${hook.id}" is already used by /hooks/${first}`, 'AHP-REG-001'));
+      else
+        out.push(
+          wire(
+            `/hooks/${i}/id`,
+            'registration.duplicate-hook-id',
+            `hook id "${hook.id}" is already used by /hooks/${first}`,
+            'AHP-REG-001',
+          ),
+        );
     });
   }
   out.push(...elicitationFindings(value, schemas));
@@ -129,7 +142,12 @@ export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSche
   const carried = carriedEvent(value);
   if (!carried) return [];
   const { event, base } = carried;
-  const which = event.type === 'user.elicitation.request' ? 'request' : event.type === 'user.elicitation.result' ? 'result' : undefined;
+  const which =
+    event.type === 'user.elicitation.request'
+      ? 'request'
+      : event.type === 'user.elicitation.result'
+        ? 'result'
+        : undefined;
   if (!which || !isObject(event.elicitation)) return [];
   const envelope = event.elicitation;
   const part = envelope[which];
@@ -138,7 +156,14 @@ export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSche
   const req = 'AHP-CONTENT-001';
   const parsed = parseJsonStrict(part.text);
   if (!parsed.ok) {
-    return [wire(path, 'elicitation.invalid-json', `elicitation ${which} text must contain valid JSON: ${parsed.findings[0]?.message ?? ''}`, req)];
+    return [
+      wire(
+        path,
+        'elicitation.invalid-json',
+        `elicitation ${which} text must contain valid JSON: ${parsed.findings[0]?.message ?? ''}`,
+        req,
+      ),
+    ];
   }
   const payload = parsed.value;
   const out: Finding[] = [];
@@ -147,7 +172,9 @@ export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSche
     const fn = schemas.forKind(kind);
     fn(payload);
     for (const i of schemaIssues(fn.errors, payload, schemas)) {
-      out.push(wire(path, 'elicitation.mcp-contract', `elicitation ${which} payload ${i.path || '(root)'}: ${i.message}`, req));
+      out.push(
+        wire(path, 'elicitation.mcp-contract', `elicitation ${which} payload ${i.path || '(root)'}: ${i.message}`, req),
+      );
     }
   }
   if (!isObject(payload)) return out;
@@ -155,16 +182,30 @@ export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSche
     // MCP omits `mode` for forms; the envelope always states it.
     const mode = payload.mode === undefined ? 'form' : payload.mode;
     if (mode !== envelope.mode) {
-      out.push(wire(`${base}/elicitation/mode`, 'elicitation.mode-mismatch',
-        `envelope mode ${JSON.stringify(envelope.mode)} disagrees with the request's mode ${JSON.stringify(mode)}`, req));
+      out.push(
+        wire(
+          `${base}/elicitation/mode`,
+          'elicitation.mode-mismatch',
+          `envelope mode ${JSON.stringify(envelope.mode)} disagrees with the request's mode ${JSON.stringify(mode)}`,
+          req,
+        ),
+      );
     }
   } else {
     if (payload.action !== envelope.action) {
-      out.push(wire(`${base}/elicitation/action`, 'elicitation.action-mismatch',
-        `envelope action ${JSON.stringify(envelope.action)} disagrees with the result's action ${JSON.stringify(payload.action)}`, req));
+      out.push(
+        wire(
+          `${base}/elicitation/action`,
+          'elicitation.action-mismatch',
+          `envelope action ${JSON.stringify(envelope.action)} disagrees with the result's action ${JSON.stringify(payload.action)}`,
+          req,
+        ),
+      );
     }
     if ('content' in payload && (payload.action !== 'accept' || envelope.mode !== 'form')) {
-      out.push(wire(path, 'elicitation.content-not-allowed', 'MCP content is only valid for accepted form results', req));
+      out.push(
+        wire(path, 'elicitation.content-not-allowed', 'MCP content is only valid for accepted form results', req),
+      );
     }
   }
   return out;
@@ -183,8 +224,10 @@ export const PROFILE_CHECKS = {
  * upstream fixtures, so it is a profile finding, never a wire one.
  */
 export function profileFindings(kind: string, value: unknown): Finding[] {
-  const carried = kind.startsWith('event') || kind === 'ahp' || kind === 'intercept-request' || kind === 'observe-notification'
-    ? carriedEvent(value) : undefined;
+  const carried =
+    kind.startsWith('event') || kind === 'ahp' || kind === 'intercept-request' || kind === 'observe-notification'
+      ? carriedEvent(value)
+      : undefined;
   if (!carried || typeof carried.event.type !== 'string') return [];
   const { event, base } = carried;
   const h = event.harness;
@@ -193,11 +236,18 @@ export function profileFindings(kind: string, value: unknown): Finding[] {
   else {
     for (const member of ['name', 'version'] as const) {
       if (typeof h[member] !== 'string' || h[member] === '') {
-        problems.push([`${base}/harness/${member}`, `harness.${member} must be a non-empty string, got ${JSON.stringify(h[member]) ?? 'nothing'}`]);
+        problems.push([
+          `${base}/harness/${member}`,
+          `harness.${member} must be a non-empty string, got ${JSON.stringify(h[member]) ?? 'nothing'}`,
+        ]);
       }
     }
   }
   return problems.map(([path, message]) => ({
-    path, code: 'profile.harness-metadata', message, layer: 'profile' as const, check: PROFILE_CHECKS.harnessMetadata,
+    path,
+    code: 'profile.harness-metadata',
+    message,
+    layer: 'profile' as const,
+    check: PROFILE_CHECKS.harnessMetadata,
   }));
 }

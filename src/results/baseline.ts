@@ -27,15 +27,23 @@ export function compareRuns(baseline: ClaimResults, current: ClaimResults): Chec
     const b = before.get(key);
     const a = after.get(key);
     const id = (a ?? b)!.id;
-    const change: Change = !b ? (failing(a) ? 'new-failure' : 'new-check')
-      : !a ? 'removed-check'
-      : failing(a) && !failing(b) ? 'new-failure'
-      : failing(a) ? 'still-failing'
-      : failing(b) ? 'fixed'
-      : 'unchanged';
+    const change: Change = !b
+      ? failing(a)
+        ? 'new-failure'
+        : 'new-check'
+      : !a
+        ? 'removed-check'
+        : failing(a) && !failing(b)
+          ? 'new-failure'
+          : failing(a)
+            ? 'still-failing'
+            : failing(b)
+              ? 'fixed'
+              : 'unchanged';
     return { key, id, change, ...(b ? { before: b.status } : {}), ...(a ? { after: a.status } : {}) };
   });
 }
 
 /** A regression run fails only on new failures. */
-export const hasNewFailures = (changes: readonly CheckChange[]): boolean => changes.some((c) => c.change === 'new-failure');
+export const hasNewFailures = (changes: readonly CheckChange[]): boolean =>
+  changes.some((c) => c.change === 'new-failure');

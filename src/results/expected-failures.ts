@@ -21,7 +21,8 @@ export class ExpectedFailuresError extends Error {}
 /** Parse the file's text (YAML or JSON): `expected: [{check, reason, expires?, implementation?, target?}]`. */
 export function parseExpectedFailures(text: string, file: string): ExpectedFailure[] {
   const doc = parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length) throw new ExpectedFailuresError(`${file}: YAML error: ${doc.errors[0]!.message.split('\n')[0]}`);
+  if (doc.errors.length)
+    throw new ExpectedFailuresError(`${file}: YAML error: ${doc.errors[0]!.message.split('\n')[0]}`);
   const raw = doc.toJS() as { expected?: unknown } | null;
   const list = raw?.expected;
   if (!Array.isArray(list)) throw new ExpectedFailuresError(`${file}: expected a top-level "expected:" list`);
@@ -30,14 +31,29 @@ export function parseExpectedFailures(text: string, file: string): ExpectedFailu
     const where = `${file}: expected[${i}]`;
     if (!e || typeof e !== 'object') throw new ExpectedFailuresError(`${where} is not a mapping`);
     const x = e as Record<string, unknown>;
-    for (const k of Object.keys(x)) if (!['check', 'reason', 'expires', 'implementation', 'target'].includes(k)) throw new ExpectedFailuresError(`${where}.${k} is not a field (check, reason, expires, implementation, target)`);
-    if (typeof x.check !== 'string' || !known.has(x.check)) throw new ExpectedFailuresError(`${where}.check: ${JSON.stringify(x.check)} is not a check id (see --checks)`);
-    if (typeof x.reason !== 'string' || x.reason.trim() === '') throw new ExpectedFailuresError(`${where}.reason is missing: say why the failure is expected`);
+    for (const k of Object.keys(x))
+      if (!['check', 'reason', 'expires', 'implementation', 'target'].includes(k))
+        throw new ExpectedFailuresError(
+          `${where}.${k} is not a field (check, reason, expires, implementation, target)`,
+        );
+    if (typeof x.check !== 'string' || !known.has(x.check))
+      throw new ExpectedFailuresError(`${where}.check: ${JSON.stringify(x.check)} is not a check id (see --checks)`);
+    if (typeof x.reason !== 'string' || x.reason.trim() === '')
+      throw new ExpectedFailuresError(`${where}.reason is missing: say why the failure is expected`);
     // YAML reads an unquoted date as a Date.
     const expires = x.expires instanceof Date ? x.expires.toISOString().slice(0, 10) : x.expires;
-    if (expires !== undefined && (typeof expires !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(expires))) throw new ExpectedFailuresError(`${where}.expires must be a date YYYY-MM-DD`);
-    for (const k of ['implementation', 'target'] as const) if (x[k] !== undefined && typeof x[k] !== 'string') throw new ExpectedFailuresError(`${where}.${k} must be a string`);
-    return { check: x.check, reason: x.reason, ...(expires ? { expires: expires as string } : {}), ...(x.implementation ? { implementation: x.implementation as string } : {}), ...(x.target ? { target: x.target as string } : {}) };
+    if (expires !== undefined && (typeof expires !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(expires)))
+      throw new ExpectedFailuresError(`${where}.expires must be a date YYYY-MM-DD`);
+    for (const k of ['implementation', 'target'] as const)
+      if (x[k] !== undefined && typeof x[k] !== 'string')
+        throw new ExpectedFailuresError(`${where}.${k} must be a string`);
+    return {
+      check: x.check,
+      reason: x.reason,
+      ...(expires ? { expires: expires as string } : {}),
+      ...(x.implementation ? { implementation: x.implementation as string } : {}),
+      ...(x.target ? { target: x.target as string } : {}),
+    };
   });
 }
 
@@ -52,11 +68,17 @@ export interface ExpectedOutcome {
   stale: ExpectedFailure[];
 }
 
-const applies = (e: ExpectedFailure, r: ClaimResults): boolean => e.implementation === undefined || e.implementation === r.claim.implementation.name;
-const covers = (e: ExpectedFailure, c: CheckResult): boolean => e.check === c.id && (e.target === undefined || e.target === targetLabel(c));
+const applies = (e: ExpectedFailure, r: ClaimResults): boolean =>
+  e.implementation === undefined || e.implementation === r.claim.implementation.name;
+const covers = (e: ExpectedFailure, c: CheckResult): boolean =>
+  e.check === c.id && (e.target === undefined || e.target === targetLabel(c));
 
 /** `today` is YYYY-MM-DD. */
-export function applyExpectedFailures(r: ClaimResults, entries: readonly ExpectedFailure[], today: string): ExpectedOutcome {
+export function applyExpectedFailures(
+  r: ClaimResults,
+  entries: readonly ExpectedFailure[],
+  today: string,
+): ExpectedOutcome {
   const mine = entries.filter((e) => applies(e, r));
   const failed = r.checks.filter((c) => c.status === 'failed' && c.level === 'MUST');
   const matched: ExpectedOutcome['matched'] = [];
@@ -72,4 +94,5 @@ export function applyExpectedFailures(r: ClaimResults, entries: readonly Expecte
   return { unexpected, matched, expired, stale };
 }
 
-export const expectedFailuresFail = (o: ExpectedOutcome): boolean => o.unexpected.length > 0 || o.expired.length > 0 || o.stale.length > 0;
+export const expectedFailuresFail = (o: ExpectedOutcome): boolean =>
+  o.unexpected.length > 0 || o.expired.length > 0 || o.stale.length > 0;

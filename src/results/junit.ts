@@ -34,7 +34,8 @@ export const xmlText = (s: string): string => s.replace(NOT_XML_TEXT, visible).r
 export const xmlAttribute = (s: string): string => s.replace(NOT_XML_ATTRIBUTE, visible).replace(AMPERSAND, '&amp;');
 
 type Attributes = Record<string, string>;
-const attrs = (a: Attributes): Attributes => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, xmlAttribute(v)]));
+const attrs = (a: Attributes): Attributes =>
+  Object.fromEntries(Object.entries(a).map(([k, v]) => [k, xmlAttribute(v)]));
 
 function properties(parent: XMLBuilder, props: readonly [string, string][]): void {
   const p = parent.ele('properties');
@@ -43,13 +44,27 @@ function properties(parent: XMLBuilder, props: readonly [string, string][]): voi
 
 function testcase(parent: XMLBuilder, c: CheckResult): void {
   const where = [c.transport, c.lifecycle].filter(Boolean).join('/');
-  const tc = parent.ele('testcase', attrs({ classname: `${c.profile}.${c.role}.${where}`, name: `${c.id}: ${c.title}`, time: (c.durationMs / 1000).toFixed(3) }));
-  properties(tc, [...c.requirements.map((req): [string, string] => ['requirement', req]), ['level', c.level], ['status', c.status]]);
-  if (c.status === 'failed') tc.ele('failure', attrs({ message: c.message.split('\n')[0] ?? '' })).txt(xmlText(c.message));
-  else if (c.status === 'skipped' || c.status === 'not-applicable') tc.ele('skipped', attrs({ message: `${c.status}: ${c.message}` }));
+  const tc = parent.ele(
+    'testcase',
+    attrs({
+      classname: `${c.profile}.${c.role}.${where}`,
+      name: `${c.id}: ${c.title}`,
+      time: (c.durationMs / 1000).toFixed(3),
+    }),
+  );
+  properties(tc, [
+    ...c.requirements.map((req): [string, string] => ['requirement', req]),
+    ['level', c.level],
+    ['status', c.status],
+  ]);
+  if (c.status === 'failed')
+    tc.ele('failure', attrs({ message: c.message.split('\n')[0] ?? '' })).txt(xmlText(c.message));
+  else if (c.status === 'skipped' || c.status === 'not-applicable')
+    tc.ele('skipped', attrs({ message: `${c.status}: ${c.message}` }));
   else if (c.status === 'warning') tc.ele('system-out').txt(xmlText(`warning: ${c.message}`));
   // Could not judge: neither a pass nor a finding against the implementation.
-  else if (c.status === 'incomplete') tc.ele('error', attrs({ message: `incomplete: ${c.message.split('\n')[0] ?? ''}` })).txt(xmlText(c.message));
+  else if (c.status === 'incomplete')
+    tc.ele('error', attrs({ message: `incomplete: ${c.message.split('\n')[0] ?? ''}` })).txt(xmlText(c.message));
 }
 
 const tally = (checks: readonly CheckResult[]): Attributes => ({
@@ -61,18 +76,34 @@ const tally = (checks: readonly CheckResult[]): Attributes => ({
 
 export function junitXml(r: ClaimResults): string {
   const name = `${r.claim.implementation.name} ${r.claim.implementation.version}`;
-  const common: [string, string][] = [['claimVerdict', r.verdict], ['snapshot', r.claim.snapshot]];
+  const common: [string, string][] = [
+    ['claimVerdict', r.verdict],
+    ['snapshot', r.claim.snapshot],
+  ];
   // Results without targets (an incomplete claim that launched nothing): one suite for the claim.
-  const suites: { label?: string; target?: TargetKey; verdict: string; checks: CheckResult[] }[] = r.targets.length === 0
-    ? [{ verdict: r.verdict, checks: r.checks }]
-    : r.targets.map((t) => ({ label: targetLabel(t), target: t, verdict: t.verdict, checks: r.checks.filter((c) => targetKey(c) === targetKey(t)) }));
+  const suites: { label?: string; target?: TargetKey; verdict: string; checks: CheckResult[] }[] =
+    r.targets.length === 0
+      ? [{ verdict: r.verdict, checks: r.checks }]
+      : r.targets.map((t) => ({
+          label: targetLabel(t),
+          target: t,
+          verdict: t.verdict,
+          checks: r.checks.filter((c) => targetKey(c) === targetKey(t)),
+        }));
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
   const root = doc.ele('testsuites', attrs({ name: `ahp-conformance: ${name}`, ...tally(r.checks) }));
   for (const s of suites) {
     const suite = root.ele('testsuite', attrs({ name: s.label ? `${name} ${s.label}` : name, ...tally(s.checks) }));
     properties(suite, [
-      ['verdict', s.verdict], ...common,
-      ...(s.target ? [['role', s.target.role], ['transport', s.target.transport], ...(s.target.lifecycle ? [['lifecycle', s.target.lifecycle]] : [])] as [string, string][] : []),
+      ['verdict', s.verdict],
+      ...common,
+      ...(s.target
+        ? ([
+            ['role', s.target.role],
+            ['transport', s.target.transport],
+            ...(s.target.lifecycle ? [['lifecycle', s.target.lifecycle]] : []),
+          ] as [string, string][])
+        : []),
     ]);
     for (const c of s.checks) testcase(suite, c);
   }

@@ -100,7 +100,14 @@ export interface LaunchRecord {
 }
 
 export function countStatuses(checks: readonly CheckResult[]): Record<CheckStatus, number> {
-  const counts: Record<CheckStatus, number> = { passed: 0, failed: 0, warning: 0, incomplete: 0, skipped: 0, 'not-applicable': 0 };
+  const counts: Record<CheckStatus, number> = {
+    passed: 0,
+    failed: 0,
+    warning: 0,
+    incomplete: 0,
+    skipped: 0,
+    'not-applicable': 0,
+  };
   for (const c of checks) counts[c.status]++;
   return counts;
 }
@@ -135,7 +142,8 @@ export const projectName = (implementation: string, t: TargetKey): string =>
   [implementation, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
 
 const NO_CHECK = 'no check ran (interrupted, or nothing matched --grep)';
-const byKey = <T extends TargetKey>(a: T, b: T): number => (targetKey(a) < targetKey(b) ? -1 : targetKey(a) > targetKey(b) ? 1 : 0);
+const byKey = <T extends TargetKey>(a: T, b: T): number =>
+  targetKey(a) < targetKey(b) ? -1 : targetKey(a) > targetKey(b) ? 1 : 0;
 
 /**
  * The verdict of each target, sorted by role, transport and lifecycle: the planned targets
@@ -143,30 +151,46 @@ const byKey = <T extends TargetKey>(a: T, b: T): number => (targetKey(a) < targe
  * its implementation never started for any check (`launches`, keyed by {@link targetKey});
  * else nonconformant when a MUST check failed, else conformant.
  */
-export function targetResults(targets: readonly TargetKey[], checks: readonly CheckResult[], launches?: ReadonlyMap<string, LaunchRecord>): TargetResult[] {
+export function targetResults(
+  targets: readonly TargetKey[],
+  checks: readonly CheckResult[],
+  launches?: ReadonlyMap<string, LaunchRecord>,
+): TargetResult[] {
   const all = new Map<string, TargetKey>();
   for (const t of [...targets, ...checks]) {
     const key = targetKey(t);
-    if (!all.has(key)) all.set(key, { role: t.role, transport: t.transport, ...(t.lifecycle ? { lifecycle: t.lifecycle } : {}) });
+    if (!all.has(key))
+      all.set(key, { role: t.role, transport: t.transport, ...(t.lifecycle ? { lifecycle: t.lifecycle } : {}) });
   }
-  return [...all.entries()].map(([key, t]): TargetResult => {
-    const mine = checks.filter((c) => targetKey(c) === key);
-    const launch = launches?.get(key);
-    const verdict: Pick<TargetResult, 'verdict' | 'reason'> = mine.length === 0 ? { verdict: 'incomplete', reason: NO_CHECK }
-      : launch?.failure && !launch.started ? { verdict: 'incomplete', reason: `${LAUNCH_FAILURE_PREFIX}${launch.failure}` }
-      : verdictOf(mine) === 'incomplete' ? { verdict: 'incomplete', reason: openReason(mine)! }
-      : { verdict: verdictOf(mine) };
-    return { ...t, ...verdict, counts: countStatuses(mine) };
-  }).sort(byKey);
+  return [...all.entries()]
+    .map(([key, t]): TargetResult => {
+      const mine = checks.filter((c) => targetKey(c) === key);
+      const launch = launches?.get(key);
+      const verdict: Pick<TargetResult, 'verdict' | 'reason'> =
+        mine.length === 0
+          ? { verdict: 'incomplete', reason: NO_CHECK }
+          : launch?.failure && !launch.started
+            ? { verdict: 'incomplete', reason: `${LAUNCH_FAILURE_PREFIX}${launch.failure}` }
+            : verdictOf(mine) === 'incomplete'
+              ? { verdict: 'incomplete', reason: openReason(mine)! }
+              : { verdict: verdictOf(mine) };
+      return { ...t, ...verdict, counts: countStatuses(mine) };
+    })
+    .sort(byKey);
 }
 
 /** The claim's verdict: incomplete if no check ran or any target is incomplete, else as {@link verdictOf}. */
-export function claimVerdict(targets: readonly TargetResult[], checks: readonly CheckResult[]): Pick<ClaimResults, 'verdict' | 'reason'> {
+export function claimVerdict(
+  targets: readonly TargetResult[],
+  checks: readonly CheckResult[],
+): Pick<ClaimResults, 'verdict' | 'reason'> {
   if (checks.length === 0) return { verdict: 'incomplete', reason: NO_CHECK };
   const incomplete = targets.filter((t) => t.verdict === 'incomplete');
   if (incomplete.length === 0) return { verdict: verdictOf(checks) };
-  const reason = targets.length === 1 ? incomplete[0]!.reason ?? 'incomplete'
-    : incomplete.map((t) => `${targetLabel(t)}: ${t.reason ?? 'incomplete'}`).join('; ');
+  const reason =
+    targets.length === 1
+      ? (incomplete[0]!.reason ?? 'incomplete')
+      : incomplete.map((t) => `${targetLabel(t)}: ${t.reason ?? 'incomplete'}`).join('; ');
   return { verdict: 'incomplete', reason };
 }
 
@@ -212,8 +236,12 @@ export function stableJson(value: unknown): string {
   const order = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(order);
     if (v && typeof v === 'object') {
-      return Object.fromEntries(Object.keys(v).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-        .map((k) => [k, order((v as Record<string, unknown>)[k])]));
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .map((k) => [k, order((v as Record<string, unknown>)[k])]),
+      );
     }
     return v;
   };

@@ -5,9 +5,23 @@ import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@pl
 import { checkSpec } from '../checks/catalogue.js';
 import { ANNOTATION, ATTACHMENT, type AnnotatedStatus } from './annotations.js';
 import {
-  buildClaimResults, targetKey, type CheckResult, type CheckStatus, type Evidence, type LaunchRecord, type Target, type TranscriptLine,
+  buildClaimResults,
+  targetKey,
+  type CheckResult,
+  type CheckStatus,
+  type Evidence,
+  type LaunchRecord,
+  type Target,
+  type TranscriptLine,
 } from './model.js';
-import { declaredResults, mergeCoverage, recordedPlan, writeRunOutcome, type RecordedPlan, type RunOutcome } from './run-record.js';
+import {
+  declaredResults,
+  mergeCoverage,
+  recordedPlan,
+  writeRunOutcome,
+  type RecordedPlan,
+  type RunOutcome,
+} from './run-record.js';
 
 /** What the config gives this reporter. */
 export interface ResultsReporterOptions {
@@ -16,7 +30,6 @@ export interface ResultsReporterOptions {
   /** `merge`: the claims come from the shards' metadata, and every shard must be present. */
   mode: 'run' | 'merge';
 }
-
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -40,11 +53,21 @@ const PASS_TRANSCRIPT_ENTRIES = 40;
 function transcriptOf(result: TestResult, bound?: number): TranscriptLine[] | undefined {
   const a = result.attachments.find((x) => x.name === ATTACHMENT.transcript && x.body);
   if (!a?.body) return undefined;
-  const all = a.body.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as TranscriptLine);
+  const all = a.body
+    .toString('utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as TranscriptLine);
   if (bound === undefined || all.length <= bound) return all;
   const head = all.slice(0, bound - 1);
   const last = all[all.length - 1]!;
-  return [...head, { ...last, note: `${all.length - bound} entries left out here (a passing check keeps ${bound}; the Playwright report has them all)${last.note ? `; ${last.note}` : ''}` }];
+  return [
+    ...head,
+    {
+      ...last,
+      note: `${all.length - bound} entries left out here (a passing check keeps ${bound}; the Playwright report has them all)${last.note ? `; ${last.note}` : ''}`,
+    },
+  ];
 }
 
 /** What results.json says about a check from the catalogue. */
@@ -73,16 +96,20 @@ export default class ResultsReporter implements Reporter {
     let status: CheckStatus;
     let message = annotation(test, result, ANNOTATION.message) ?? '';
     if (result.status === 'skipped') {
-      status = annotated === 'not-applicable' ? 'not-applicable' : annotated === 'incomplete' ? 'incomplete' : 'skipped';
+      status =
+        annotated === 'not-applicable' ? 'not-applicable' : annotated === 'incomplete' ? 'incomplete' : 'skipped';
       message ||= result.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
     } else if (result.status === 'passed') {
       status = annotated === 'warning' ? 'warning' : 'passed';
     } else {
       status = 'failed';
       const err = result.errors[0] ?? result.error;
-      message = result.status === 'timedOut' ? `the check did not finish within its time limit (${test.timeout} ms)`
-        : result.status === 'interrupted' ? 'the run was interrupted'
-        : (err?.message ?? 'failed').replace(ANSI, '').replace(/^CheckFailure: /, '');
+      message =
+        result.status === 'timedOut'
+          ? `the check did not finish within its time limit (${test.timeout} ms)`
+          : result.status === 'interrupted'
+            ? 'the run was interrupted'
+            : (err?.message ?? 'failed').replace(ANSI, '').replace(/^CheckFailure: /, '');
     }
     const entry: CheckResult = {
       ...specResult(id),
@@ -96,7 +123,10 @@ export default class ResultsReporter implements Reporter {
     const evidence = attachmentJson<Evidence>(result, ATTACHMENT.evidence);
     if (evidence) entry.evidence = evidence;
     // Every check keeps its evidence: failures in full, passes bounded (a reviewer can see a pass was exercised).
-    const transcript = transcriptOf(result, status === 'failed' || status === 'warning' || status === 'incomplete' ? undefined : PASS_TRANSCRIPT_ENTRIES);
+    const transcript = transcriptOf(
+      result,
+      status === 'failed' || status === 'warning' || status === 'incomplete' ? undefined : PASS_TRANSCRIPT_ENTRIES,
+    );
     if (transcript) entry.transcript = transcript;
     const launches = this.launch.get(target.claimIndex) ?? new Map<string, LaunchRecord>();
     const launch = launches.get(targetKey(target)) ?? { started: false };
@@ -122,11 +152,16 @@ export default class ResultsReporter implements Reporter {
       const incomplete = missing.length
         ? `shard${missing.length > 1 ? 's' : ''} ${missing.map((m) => `${m}/${total}`).join(', ')} missing from the merge (merged: ${present.map((m) => `${m}/${total}`).join(', ')})`
         : undefined;
-      writeRunOutcome(this.options.outcomeFile, { claims: this.claims(coverage.plan, incomplete), shards: { total, present, missing } });
+      writeRunOutcome(this.options.outcomeFile, {
+        claims: this.claims(coverage.plan, incomplete),
+        shards: { total, present, missing },
+      });
       return;
     }
     const plan = recordedPlan(this.metadata);
-    const outcome: RunOutcome = plan ? { claims: this.claims(plan) } : { claims: [], error: 'the run recorded no plan' };
+    const outcome: RunOutcome = plan
+      ? { claims: this.claims(plan) }
+      : { claims: [], error: 'the run recorded no plan' };
     writeRunOutcome(this.options.outcomeFile, outcome);
   }
 
@@ -140,12 +175,23 @@ export default class ResultsReporter implements Reporter {
         targets,
         // Declared not applicable by the plan: shown, never run. Only beside checks that ran
         // for its target, so a target left out by --grep stays without checks.
-        checks: [...ran, ...declaredResults((notApplicable ?? []).filter((d) => ran.some((c) => targetKey(c) === targetKey(d))), specResult)],
+        checks: [
+          ...ran,
+          ...declaredResults(
+            (notApplicable ?? []).filter((d) => ran.some((c) => targetKey(c) === targetKey(d))),
+            specResult,
+          ),
+        ],
         launches: this.launch.get(index),
         ...(plan.containment ? { containment: plan.containment } : {}),
       });
       return incomplete
-        ? { ...results, verdict: 'incomplete', reason: incomplete, targets: results.targets.map((t) => ({ ...t, verdict: 'incomplete', reason: incomplete })) }
+        ? {
+            ...results,
+            verdict: 'incomplete',
+            reason: incomplete,
+            targets: results.targets.map((t) => ({ ...t, verdict: 'incomplete', reason: incomplete })),
+          }
         : results;
     });
   }

@@ -60,11 +60,23 @@ export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage 
     return m ? [{ current: Number(m[1]), total: Number(m[2]), plan: (v as { plan?: string } | null)?.plan }] : [];
   });
   if (!plan) return { kind: 'error', message: 'the blob reports were not written by `ahp-conformance run --shard`' };
-  if (shards.length === 0) return { kind: 'error', message: 'the blob reports carry no shard numbers (run each shard with `ahp-conformance run --shard i/n`)' };
+  if (shards.length === 0)
+    return {
+      kind: 'error',
+      message: 'the blob reports carry no shard numbers (run each shard with `ahp-conformance run --shard i/n`)',
+    };
   const totals = [...new Set(shards.map((s) => s.total))];
-  if (totals.length > 1) return { kind: 'error', message: `the blob reports come from different shardings (${totals.map((t) => `/${t}`).join(', ')})` };
+  if (totals.length > 1)
+    return {
+      kind: 'error',
+      message: `the blob reports come from different shardings (${totals.map((t) => `/${t}`).join(', ')})`,
+    };
   if (shards.some((s) => s.plan !== plan.digest)) {
-    return { kind: 'error', message: 'the blob reports come from different runs (other claims, claim files that differ, or another ahp-conformance version); merge shards of one run only' };
+    return {
+      kind: 'error',
+      message:
+        'the blob reports come from different runs (other claims, claim files that differ, or another ahp-conformance version); merge shards of one run only',
+    };
   }
   const total = totals[0]!;
   const present = [...new Set(shards.map((s) => s.current))].sort((a, b) => a - b);
@@ -99,7 +111,10 @@ export function readRunOutcome(file: string): RunOutcome | undefined {
 }
 
 /** The not-applicable entries of a claim's declared checks, as results. */
-export function declaredResults(declared: readonly DeclaredNotApplicable[], spec: (id: string) => Omit<CheckResult, 'role' | 'transport' | 'lifecycle' | 'status' | 'message' | 'durationMs'>): CheckResult[] {
+export function declaredResults(
+  declared: readonly DeclaredNotApplicable[],
+  spec: (id: string) => Omit<CheckResult, 'role' | 'transport' | 'lifecycle' | 'status' | 'message' | 'durationMs'>,
+): CheckResult[] {
   return declared.map((d) => ({
     ...spec(d.id),
     role: d.role,

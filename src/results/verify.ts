@@ -36,7 +36,8 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
   }
   const digest = resultsDigest(bytes);
   out.digest = digest;
-  if (expected !== undefined && expected.toLowerCase() !== digest) out.problems.push(`${RESULTS_FILE} has sha256 ${digest}, not the ${expected} given`);
+  if (expected !== undefined && expected.toLowerCase() !== digest)
+    out.problems.push(`${RESULTS_FILE} has sha256 ${digest}, not the ${expected} given`);
   let results: ClaimResults | undefined;
   try {
     results = JSON.parse(bytes.toString('utf8')) as ClaimResults;
@@ -49,7 +50,8 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
   if (existsSync(page)) {
     const recorded = recordedDigest(readFileSync(page, 'utf8'));
     if (!recorded) out.problems.push(`${REPORT_FILE} records no results digest`);
-    else if (recorded !== digest) out.problems.push(`${RESULTS_FILE} has sha256 ${digest}; ${REPORT_FILE} records ${recorded}`);
+    else if (recorded !== digest)
+      out.problems.push(`${RESULTS_FILE} has sha256 ${digest}; ${REPORT_FILE} records ${recorded}`);
   } else out.problems.push(`no ${REPORT_FILE}`);
   if (results) {
     let rendered: string | undefined;
@@ -61,7 +63,8 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
     const junit = join(dir, JUNIT_FILE);
     if (rendered !== undefined) {
       if (!existsSync(junit)) out.problems.push(`no ${JUNIT_FILE}`);
-      else if (readFileSync(junit, 'utf8') !== rendered) out.problems.push(`${JUNIT_FILE} is not what ${RESULTS_FILE} renders to`);
+      else if (readFileSync(junit, 'utf8') !== rendered)
+        out.problems.push(`${JUNIT_FILE} is not what ${RESULTS_FILE} renders to`);
     }
   }
   return out;

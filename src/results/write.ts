@@ -24,7 +24,12 @@ export const REGRESSION_FILE = 'regression.json';
  * was judged against) and, when compared with a baseline, regression.json. Returns the
  * digest of the results.json written.
  */
-export function writeClaimResults(dir: string, results: ClaimResults, acceptance: Acceptance = {}, regression?: unknown): string {
+export function writeClaimResults(
+  dir: string,
+  results: ClaimResults,
+  acceptance: Acceptance = {},
+  regression?: unknown,
+): string {
   mkdirSync(dir, { recursive: true });
   const json = stableJson(results);
   const digest = resultsDigest(json);
@@ -40,6 +45,13 @@ export function writeClaimResults(dir: string, results: ClaimResults, acceptance
 export function writeMatrix(reportsDir: string, claims: readonly { results: ClaimResults; dir: string }[]): string {
   mkdirSync(reportsDir, { recursive: true });
   const file = join(reportsDir, 'index.html');
-  writeFileSync(file, matrixPage(claims.map((c) => c.results), claims.map((c) => relative(reportsDir, c.dir)), new Date().toISOString()));
+  writeFileSync(
+    file,
+    matrixPage(
+      claims.map((c) => c.results),
+      claims.map((c) => relative(reportsDir, c.dir)),
+      new Date().toISOString(),
+    ),
+  );
   return file;
 }

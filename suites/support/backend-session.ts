@@ -10,7 +10,13 @@ import { HttpChannel } from '../../drivers/http-channel.js';
 import { PerEventStdioChannel, PersistentStdioChannel } from '../../drivers/stdio-channel.js';
 import type { Transcript } from '../../drivers/transcript.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
-import { HARMLESS_TOOL, interceptRequest, newId, toolBeforeEvent, type DeliberateProbe } from '../../src/checks/probes.js';
+import {
+  HARMLESS_TOOL,
+  interceptRequest,
+  newId,
+  toolBeforeEvent,
+  type DeliberateProbe,
+} from '../../src/checks/probes.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import { implementationEnv, type DeclaredEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
@@ -27,10 +33,15 @@ const parseStrict: ParseJson = (text) => {
   return p.ok ? p : { ok: false, message: p.findings.map((f) => f.message).join('; ') };
 };
 
-const isDeliberate = (m: Outgoing): m is DeliberateProbe => typeof (m as DeliberateProbe).deliberate === 'string' && 'message' in m;
+const isDeliberate = (m: Outgoing): m is DeliberateProbe =>
+  typeof (m as DeliberateProbe).deliberate === 'string' && 'message' in m;
 
 function frame(m: Outgoing): WireMessage {
-  if (isDeliberate(m)) return { text: typeof m.message === 'string' ? m.message : JSON.stringify(m.message), note: `probe is wrong on purpose: ${m.deliberate}` };
+  if (isDeliberate(m))
+    return {
+      text: typeof m.message === 'string' ? m.message : JSON.stringify(m.message),
+      note: `probe is wrong on purpose: ${m.deliberate}`,
+    };
   return { text: JSON.stringify(m) };
 }
 
@@ -63,19 +74,39 @@ export class BackendSession {
 
   private pickChannel(): Channel {
     const common = { transcript: this.transcript, timing: this.timing, parse: parseStrict };
-    if (this.transport === 'http') return new HttpChannel({ ...common, launch: () => this.httpLaunch(), ...(this.token ? { token: this.token } : {}) });
+    if (this.transport === 'http')
+      return new HttpChannel({
+        ...common,
+        launch: () => this.httpLaunch(),
+        ...(this.token ? { token: this.token } : {}),
+      });
     const launch = () => {
       const s = this.claim.backend!.stdio!;
-      return { command: s.command, args: s.args, cwd: s.cwd, env: this.env(s), confine: this.workspace.confine([s.cwd]), transcript: this.transcript };
+      return {
+        command: s.command,
+        args: s.args,
+        cwd: s.cwd,
+        env: this.env(s),
+        confine: this.workspace.confine([s.cwd]),
+        transcript: this.transcript,
+      };
     };
-    return this.lifecycle === 'per_event' ? new PerEventStdioChannel({ ...common, launch }) : new PersistentStdioChannel({ ...common, launch });
+    return this.lifecycle === 'per_event'
+      ? new PerEventStdioChannel({ ...common, launch })
+      : new PersistentStdioChannel({ ...common, launch });
   }
 
   /** The implementation's environment (src/claims/environment.ts); the HTTP token only to the HTTP server. */
   private env(declared: DeclaredEnv, fill: (s: string) => string = (s) => s): Record<string, string> {
     const tokenEnv = this.transport === 'http' ? this.claim.backend?.http?.tokenEnv : undefined;
-    const filled = { env: Object.fromEntries(Object.entries(declared.env).map(([k, v]) => [k, fill(v)])), passEnv: declared.passEnv };
-    return implementationEnv(filled, { TMPDIR: this.workspace.dir, ...(tokenEnv && this.token ? { [tokenEnv]: this.token } : {}) });
+    const filled = {
+      env: Object.fromEntries(Object.entries(declared.env).map(([k, v]) => [k, fill(v)])),
+      passEnv: declared.passEnv,
+    };
+    return implementationEnv(filled, {
+      TMPDIR: this.workspace.dir,
+      ...(tokenEnv && this.token ? { [tokenEnv]: this.token } : {}),
+    });
   }
 
   /** The claim's server on a free loopback port ({port} in its url, args and environment). */
@@ -84,9 +115,14 @@ export class BackendSession {
     const port = String(await getPort({ host: '127.0.0.1' }));
     const fill = (s: string): string => s.replaceAll('{port}', port);
     return {
-      ...(h.command ? { command: h.command } : {}), args: h.args.map(fill), cwd: h.cwd,
-      env: this.env(h, fill), confine: this.workspace.confine([h.cwd]),
-      url: fill(h.url), readyTimeoutMs: h.readyTimeoutMs, transcript: this.transcript,
+      ...(h.command ? { command: h.command } : {}),
+      args: h.args.map(fill),
+      cwd: h.cwd,
+      env: this.env(h, fill),
+      confine: this.workspace.confine([h.cwd]),
+      url: fill(h.url),
+      readyTimeoutMs: h.readyTimeoutMs,
+      transcript: this.transcript,
     };
   }
 

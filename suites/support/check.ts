@@ -25,7 +25,10 @@ export class CheckFailure extends Error {
   constructor(message: string) {
     super(message);
     // Point at the check (the spec line that judged), not at the judging machinery.
-    this.stack = (this.stack ?? '').split('\n').filter((line) => !/suites[\\/]support[\\/]|node:internal|node_modules/.test(line)).join('\n');
+    this.stack = (this.stack ?? '')
+      .split('\n')
+      .filter((line) => !/suites[\\/]support[\\/]|node:internal|node_modules/.test(line))
+      .join('\n');
   }
 }
 
@@ -89,7 +92,14 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
   backend: async ({ claim, target, runFolders, transcript }, use) => {
     if (!claim || !target || !runFolders) throw new Error(NO_PLAN);
     useContainment(runFolders.containment);
-    const session = new BackendSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders));
+    const session = new BackendSession(
+      claim,
+      target.transport,
+      target.lifecycle,
+      claim.timeoutMs,
+      transcript,
+      checkWorkspace(runFolders),
+    );
     try {
       await use(session);
     } finally {
@@ -99,7 +109,15 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
   harness: async ({ claim, target, runFolders, transcript, harnessRuns }, use, info) => {
     if (!claim || !target || !runFolders) throw new Error(NO_PLAN);
     useContainment(runFolders.containment);
-    const session = new HarnessSession(claim, target.transport, target.lifecycle, claim.timeoutMs, transcript, checkWorkspace(runFolders), { runs: harnessRuns, scope: info.project.name });
+    const session = new HarnessSession(
+      claim,
+      target.transport,
+      target.lifecycle,
+      claim.timeoutMs,
+      transcript,
+      checkWorkspace(runFolders),
+      { runs: harnessRuns, scope: info.project.name },
+    );
     try {
       await use(session);
     } finally {
@@ -155,7 +173,11 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
           body = JSON.stringify(evidence, null, 2);
         } catch {
           // A value nested deeper than JSON.stringify goes: keep what can be shown.
-          body = JSON.stringify({ expected: evidence.expected, note: 'evidence nested too deeply to quote; see the transcript' }, null, 2);
+          body = JSON.stringify(
+            { expected: evidence.expected, note: 'evidence nested too deeply to quote; see the transcript' },
+            null,
+            2,
+          );
         }
         await info.attach(ATTACHMENT.evidence, { body: redact(body), contentType: 'application/json' });
       }
@@ -171,7 +193,10 @@ type CheckBody = (f: Fixtures, info: TestInfo) => Promise<void>;
  * test's location is the spec file (reports and reruns point there). Its title starts
  * with the check id, which is what each project's grep selects (playwright.config.ts).
  */
-export function check(id: string, body: (f: CheckContext) => Promise<void>): [string, { annotation: { type: string; description: string } }, CheckBody] {
+export function check(
+  id: string,
+  body: (f: CheckContext) => Promise<void>,
+): [string, { annotation: { type: string; description: string } }, CheckBody] {
   const spec = checkSpec(id);
   const run: CheckBody = async ({ claim, target, runFolders, transcript, backend, harness, judge }, info) => {
     // The plan collected this check for this target; anything else is a defect of the runner.
@@ -179,13 +204,18 @@ export function check(id: string, body: (f: CheckContext) => Promise<void>): [st
       throw new Error(`internal: ${id} was collected for ${info.project.name}, where it does not apply`);
     }
     // A check that starts the implementation many times gets time for each start.
-    if (spec.launches && spec.launches > 1) info.setTimeout(info.timeout + extraLaunchesMs(spec.launches, claim.timeoutMs));
+    if (spec.launches && spec.launches > 1)
+      info.setTimeout(info.timeout + extraLaunchesMs(spec.launches, claim.timeoutMs));
     try {
       await body({ claim, target, runFolders, spec, transcript, backend, harness, judge });
       // A reply after timeoutMs was judged on its content; the claim's promise still did not hold.
       if (backend.late.length) {
-        const latencies = backend.late.map((l) => `${l.ms} ms${l.includesStart ? ' (with the process start-up)' : ''}`).join(', ');
-        judge.warn(`${backend.late.length} repl${backend.late.length === 1 ? 'y' : 'ies'} came after timeoutMs (${claim.timeoutMs} ms): latency ${latencies}; judged on content (patience ${backend.patience} ms)`);
+        const latencies = backend.late
+          .map((l) => `${l.ms} ms${l.includesStart ? ' (with the process start-up)' : ''}`)
+          .join(', ');
+        judge.warn(
+          `${backend.late.length} repl${backend.late.length === 1 ? 'y' : 'ies'} came after timeoutMs (${claim.timeoutMs} ms): latency ${latencies}; judged on content (patience ${backend.patience} ms)`,
+        );
       }
     } catch (err) {
       if (err instanceof LaunchError) {

@@ -47,19 +47,27 @@ export function replyObject(judge: Judge, r: Reply, sent: unknown, expected: str
   judge.evidence({ sent, received: received(r), expected });
   if (r.kind === 'none') judge.fail(`expected ${expected}, got ${describeReply(r)}`);
   if (r.parseError !== undefined || !isObject(r.value)) {
-    judge.fail(`expected ${expected}, got a reply that is not one JSON object (${r.parseError ?? 'a JSON value of another type'}): ${clip(r.raw, 200)}`);
+    judge.fail(
+      `expected ${expected}, got a reply that is not one JSON object (${r.parseError ?? 'a JSON value of another type'}): ${clip(r.raw, 200)}`,
+    );
   }
   return r.value as Obj;
 }
 
 /** A success response's `result` object (any id; id equality is its own check). */
-export function successResult(judge: Judge, r: Reply, sent: unknown, expected = 'a success response with a result object'): Obj {
+export function successResult(
+  judge: Judge,
+  r: Reply,
+  sent: unknown,
+  expected = 'a success response with a result object',
+): Obj {
   const v = replyObject(judge, r, sent, expected);
   if (isObject(v.error)) {
     const e = v.error as { code?: JsonValue; message?: JsonValue };
     judge.fail(`expected ${expected}, got JSON-RPC error ${quoted(e.code)} ${quoted(e.message ?? '')}`);
   }
-  if (!isObject(v.result)) judge.fail(`expected ${expected}, got a response without a result object: ${clip(quoted(v), 200)}`);
+  if (!isObject(v.result))
+    judge.fail(`expected ${expected}, got a response without a result object: ${clip(quoted(v), 200)}`);
   return v.result as Obj;
 }
 
@@ -68,13 +76,20 @@ export function errorResponse(judge: Judge, r: Reply, request: Obj, code?: numbe
   const expected = `a JSON-RPC error${code === undefined ? '' : ` with code ${code}`} carrying the request id ${quoted(request.id)}`;
   const v = replyObject(judge, r, request, expected);
   if (!isObject(v.error)) {
-    judge.fail(`expected ${expected}, got ${'result' in v ? 'a success result' : 'a response without an error object'}: ${clip(quoted(v), 200)}`);
+    judge.fail(
+      `expected ${expected}, got ${'result' in v ? 'a success result' : 'a response without an error object'}: ${clip(quoted(v), 200)}`,
+    );
   }
   const e = v.error as Obj;
   const shape = errorShapeProblem(e);
-  if (shape) judge.fail(`expected ${expected}, got a malformed JSON-RPC error object (${shape}): ${clip(quoted(e), 200)}`);
-  if (code !== undefined && e.code !== code) judge.fail(`expected ${expected}, got error code ${quoted(e.code)} (${quoted(e.message ?? '')})`);
-  if (v.id !== request.id) judge.fail(`expected ${expected}, got the error with id ${quoted(v.id)}${typeof v.id !== typeof request.id ? ` (a ${jsonType(v.id)}, the request id is a ${jsonType(request.id)})` : ''}`);
+  if (shape)
+    judge.fail(`expected ${expected}, got a malformed JSON-RPC error object (${shape}): ${clip(quoted(e), 200)}`);
+  if (code !== undefined && e.code !== code)
+    judge.fail(`expected ${expected}, got error code ${quoted(e.code)} (${quoted(e.message ?? '')})`);
+  if (v.id !== request.id)
+    judge.fail(
+      `expected ${expected}, got the error with id ${quoted(v.id)}${typeof v.id !== typeof request.id ? ` (a ${jsonType(v.id)}, the request id is a ${jsonType(request.id)})` : ''}`,
+    );
   return e;
 }
 
@@ -82,7 +97,8 @@ export function errorResponse(judge: Judge, r: Reply, request: Obj, code?: numbe
 export function errorShapeProblem(e: Obj): string | undefined {
   const problems: string[] = [];
   if (!('code' in e)) problems.push('no code');
-  else if (typeof e.code !== 'number' || !Number.isInteger(e.code)) problems.push(`code ${quoted(e.code)} is not an integer`);
+  else if (typeof e.code !== 'number' || !Number.isInteger(e.code))
+    problems.push(`code ${quoted(e.code)} is not an integer`);
   if (!('message' in e)) problems.push('no message');
   else if (typeof e.message !== 'string') problems.push(`message ${quoted(e.message)} is not a string`);
   return problems.length ? problems.join(', ') : undefined;
@@ -103,7 +119,13 @@ class ProbeFailure extends Error {}
  * is named, each probe's sent and received messages are kept as evidence, and the check
  * fails once at the end. Warnings, notes and `incomplete` pass through to the check.
  */
-export async function eachProbe<T>(judge: Judge, probes: readonly T[], expected: string, label: (p: T) => string, run: (probe: T, j: Judge) => Promise<void>): Promise<void> {
+export async function eachProbe<T>(
+  judge: Judge,
+  probes: readonly T[],
+  expected: string,
+  label: (p: T) => string,
+  run: (probe: T, j: Judge) => Promise<void>,
+): Promise<void> {
   const sent: unknown[] = [];
   const got: unknown[] = [];
   const failures: string[] = [];
@@ -146,7 +168,12 @@ export async function eachProbe<T>(judge: Judge, probes: readonly T[], expected:
   } finally {
     judge.evidence({ sent, received: got, expected });
   }
-  if (failures.length) judge.fail(failures.length === 1 ? failures[0]! : `${failures.length} of ${probes.length} probes failed:\n${failures.join('\n')}`);
+  if (failures.length)
+    judge.fail(
+      failures.length === 1
+        ? failures[0]!
+        : `${failures.length} of ${probes.length} probes failed:\n${failures.join('\n')}`,
+    );
 }
 
 export { clip };

@@ -12,10 +12,14 @@ type Obj = Record<string, unknown>;
 export const INTERCEPT = 'hooks/intercept';
 export const OBSERVE = 'hooks/observe';
 
-
 /** Frames (received messages) of a run, optionally of one hook and one method, in arrival order. */
 export function frames(run: HarnessRun, filter: { hook?: string; method?: string } = {}): WireRecord[] {
-  return run.records.filter((r) => r.kind === 'frame' && (filter.hook === undefined || r.hook === filter.hook) && (filter.method === undefined || r.method === filter.method));
+  return run.records.filter(
+    (r) =>
+      r.kind === 'frame' &&
+      (filter.hook === undefined || r.hook === filter.hook) &&
+      (filter.method === undefined || r.method === filter.method),
+  );
 }
 
 export const messageOf = (r: WireRecord): Obj | undefined => (isObject(r.message) ? r.message : undefined);
@@ -67,7 +71,8 @@ export const intercepts = (run: HarnessRun, hook: string, step?: string): WireRe
 /** What our applyModifyResponse makes of the input, or undefined if it rejects the effects. */
 export function expectedInput(input: Obj, effects: unknown[]): Obj | undefined {
   try {
-    return applyModifyResponse({ input }, effects, permissiveEditContext({ event: 'tool.before', current: { input } })).input as Obj;
+    return applyModifyResponse({ input }, effects, permissiveEditContext({ event: 'tool.before', current: { input } }))
+      .input as Obj;
   } catch (e) {
     if (e instanceof EditRejected) return undefined;
     throw e;
@@ -97,10 +102,19 @@ export function summary(run: HarnessRun): Obj {
   }
   return {
     run: run.label,
-    adapter: run.timedOut ? 'killed at the scenario deadline' : run.exit.signal ? `ended by ${run.exit.signal}` : `exit status ${run.exit.code}`,
+    adapter: run.timedOut
+      ? 'killed at the scenario deadline'
+      : run.exit.signal
+        ? `ended by ${run.exit.signal}`
+        : `exit status ${run.exit.code}`,
     registration: run.report?.registration ?? run.reportProblem,
     outcomes: Object.fromEntries((run.report?.steps ?? []).map((s) => [s.id, s.outcome])),
-    executed: Object.fromEntries(Object.entries(run.markers).map(([k, m]) => [k, m === undefined ? 'not run' : m.invalid !== undefined ? `invalid marker: ${m.invalid}` : m.executedInput])),
+    executed: Object.fromEntries(
+      Object.entries(run.markers).map(([k, m]) => [
+        k,
+        m === undefined ? 'not run' : m.invalid !== undefined ? `invalid marker: ${m.invalid}` : m.executedInput,
+      ]),
+    ),
     received,
   };
 }
@@ -111,19 +125,32 @@ export function summary(run: HarnessRun): Obj {
  * registration must be usable) or is not applicable (the adapter says it cannot run a step).
  */
 export function requireUsable(judge: Judge, run: HarnessRun, steps: readonly string[] = []): void {
-  if (run.timedOut) judge.fail(`the adapter did not finish run "${run.label}" before the scenario deadline`, { received: summary(run) });
+  if (run.timedOut)
+    judge.fail(`the adapter did not finish run "${run.label}" before the scenario deadline`, {
+      received: summary(run),
+    });
   const unsupported = steps.filter((s) => reportedOutcome(run, s) === 'unsupported');
   if (unsupported.length) judge.notApplicable(`the adapter reports steps ${unsupported.join(', ')} as unsupported`);
   const nothingHappened = frames(run).length === 0 && Object.values(run.markers).every((m) => m === undefined);
   if (run.report?.registration === 'rejected') {
-    judge.fail(`the harness refused a valid registration in run "${run.label}": ${run.report.rejectionReason ?? '(no reason given)'}`, {
-      sent: { registration: run.registration }, received: summary(run), expected: 'a valid registration is accepted and the scenario runs',
-    });
+    judge.fail(
+      `the harness refused a valid registration in run "${run.label}": ${run.report.rejectionReason ?? '(no reason given)'}`,
+      {
+        sent: { registration: run.registration },
+        received: summary(run),
+        expected: 'a valid registration is accepted and the scenario runs',
+      },
+    );
   }
   if (run.exit.code !== 0 && nothingHappened) {
-    judge.fail(`the adapter ended with ${run.exit.signal ?? `exit status ${run.exit.code}`} in run "${run.label}" without running the scenario${run.reportProblem ? ` (${run.reportProblem})` : ''}; its stderr is in the transcript`, {
-      sent: { registration: run.registration }, received: summary(run), expected: 'a valid registration is accepted and the scenario runs',
-    });
+    judge.fail(
+      `the adapter ended with ${run.exit.signal ?? `exit status ${run.exit.code}`} in run "${run.label}" without running the scenario${run.reportProblem ? ` (${run.reportProblem})` : ''}; its stderr is in the transcript`,
+      {
+        sent: { registration: run.registration },
+        received: summary(run),
+        expected: 'a valid registration is accepted and the scenario runs',
+      },
+    );
   }
 }
 
@@ -145,11 +172,16 @@ export function replyOf(run: HarnessRun, hook: string, step: string): WireRecord
 
 /** The first hooks/observe of an event type for a step that a hook received. */
 export function observationOf(run: HarnessRun, hook: string, type: string, step: string): WireRecord | undefined {
-  return run.records.find((r) => r.kind === 'frame' && r.hook === hook && r.method === OBSERVE && eventType(r) === type && stepOf(r) === step);
+  return run.records.find(
+    (r) => r.kind === 'frame' && r.hook === hook && r.method === OBSERVE && eventType(r) === type && stepOf(r) === step,
+  );
 }
 
 /** ms from `from` to `to`, when both happened. */
-export function between(from: { t: number } | number | undefined, to: { t: number } | number | undefined): number | undefined {
+export function between(
+  from: { t: number } | number | undefined,
+  to: { t: number } | number | undefined,
+): number | undefined {
   const a = typeof from === 'number' ? from : from?.t;
   const b = typeof to === 'number' ? to : to?.t;
   return a === undefined || b === undefined ? undefined : b - a;

@@ -13,7 +13,12 @@ export function typicalSession(): { label: string; hooks: HookPlan[]; steps: Ste
       { name: 'a', subscriptions: [intercept(['tool.before'])] },
       { name: 'obs', subscriptions: [observe(['session.start', 'tool.before', 'tool.after', 'session.end'])] },
     ],
-    steps: [{ kind: 'session.start' }, tool('t1', { path: 'notes.txt', text: 'two\nlines' }), tool('t2', { n: 2 }), { kind: 'session.end' }],
+    steps: [
+      { kind: 'session.start' },
+      tool('t1', { path: 'notes.txt', text: 'two\nlines' }),
+      tool('t2', { n: 2 }),
+      { kind: 'session.end' },
+    ],
   };
 }
 

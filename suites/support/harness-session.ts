@@ -20,8 +20,15 @@ import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../
 import { implementationEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import {
-  ADAPTER_RUNS_AT_ONCE, adapterRunDeadlineMs, backendSettleMs, collectorAckWaitMs, perEventEofFirstWaitMs, perEventEofWaitMs, registrationTimeoutMs,
-  scriptedBackendLifetimeMs, START_ALLOWANCE_MS,
+  ADAPTER_RUNS_AT_ONCE,
+  adapterRunDeadlineMs,
+  backendSettleMs,
+  collectorAckWaitMs,
+  perEventEofFirstWaitMs,
+  perEventEofWaitMs,
+  registrationTimeoutMs,
+  scriptedBackendLifetimeMs,
+  START_ALLOWANCE_MS,
 } from '../../src/timing.js';
 
 type Obj = Record<string, unknown>;
@@ -34,14 +41,22 @@ const STDIO_MAIN = join(packageRoot(), 'dist', 'drivers', 'scripted-backend', 's
 const OUTPUT_CAP = 256 * 1024;
 /** The scripted stdio backend's waits for a hook with this deadline (src/timing.ts; the backend imports none of it). */
 function backendWaitArgs(deadlineMs: number): string[] {
-  return ['--eof-first-ms', String(perEventEofFirstWaitMs(deadlineMs)), '--eof-wait-ms', String(perEventEofWaitMs(deadlineMs)), '--ack-wait-ms', String(collectorAckWaitMs(deadlineMs))];
+  return [
+    '--eof-first-ms',
+    String(perEventEofFirstWaitMs(deadlineMs)),
+    '--eof-wait-ms',
+    String(perEventEofWaitMs(deadlineMs)),
+    '--ack-wait-ms',
+    String(collectorAckWaitMs(deadlineMs)),
+  ];
 }
 /** Bounds on what the adapter writes for the runner to read. */
 const REPORT_MAX_BYTES = 1024 * 1024;
 const MARKER_MAX_BYTES = 256 * 1024;
 
 export type HostPolicy = 'allow' | 'ask-refuse' | 'deny';
-export type Outcome = 'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
+export type Outcome =
+  'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
 
 export interface Subscription {
   events: string[];
@@ -75,7 +90,11 @@ export interface ToolStepPlan {
   host?: HostPolicy;
 }
 
-export type StepPlan = { kind: 'session.start'; id?: string } | { kind: 'session.end'; id?: string } | ToolStepPlan | { kind: 'parallel'; id: string; steps: ToolStepPlan[] };
+export type StepPlan =
+  | { kind: 'session.start'; id?: string }
+  | { kind: 'session.end'; id?: string }
+  | ToolStepPlan
+  | { kind: 'parallel'; id: string; steps: ToolStepPlan[] };
 
 export interface Marker {
   executedInput?: unknown;
@@ -129,10 +148,14 @@ export interface SharedRunCache {
  * Wait for every one of several runs started together (none is left running behind a
  * failure of another), then give their results in order, or the first error.
  */
-export async function together<T extends readonly unknown[] | []>(runs: T): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+export async function together<T extends readonly unknown[] | []>(
+  runs: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
   const settled: PromiseSettledResult<unknown>[] = await Promise.allSettled(runs as readonly unknown[]);
   for (const r of settled) if (r.status === 'rejected') throw r.reason;
-  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
+  return settled.map((r) => (r as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
+  };
 }
 
 /** The adapter runs of this worker process (src/timing.ts ADAPTER_RUNS_AT_ONCE). */
@@ -194,7 +217,11 @@ export class HarnessSession {
    * writes what this gives when the run is started (a check that derives delays from it
    * computes them right before starting the run).
    */
-  registeredTimeoutMs(wantedMs: number | undefined, transport: Transport = this.transport, startupMs = this.startupMs): number {
+  registeredTimeoutMs(
+    wantedMs: number | undefined,
+    transport: Transport = this.transport,
+    startupMs = this.startupMs,
+  ): number {
     return registrationTimeoutMs(wantedMs ?? this.timeoutMs, transport === 'stdio' ? startupMs : undefined);
   }
 
@@ -235,7 +262,24 @@ export class HarnessSession {
     const t0 = nowMs();
     let measured: number | undefined;
     try {
-      const child = spawn(process.execPath, [STDIO_MAIN, '--collector', collector.address, '--key', log.key, '--hook', 'start-up-probe', '--lifecycle', 'per_event', '--lifetime-ms', String(START_ALLOWANCE_MS), ...backendWaitArgs(this.timeoutMs)], { stdio: ['pipe', 'ignore', 'ignore'] });
+      const child = spawn(
+        process.execPath,
+        [
+          STDIO_MAIN,
+          '--collector',
+          collector.address,
+          '--key',
+          log.key,
+          '--hook',
+          'start-up-probe',
+          '--lifecycle',
+          'per_event',
+          '--lifetime-ms',
+          String(START_ALLOWANCE_MS),
+          ...backendWaitArgs(this.timeoutMs),
+        ],
+        { stdio: ['pipe', 'ignore', 'ignore'] },
+      );
       child.on('error', () => undefined);
       const gone = new Promise((resolve) => child.once('exit', resolve));
       // Its first record, as it arrives (or its early exit, or the allowance).
@@ -248,26 +292,36 @@ export class HarnessSession {
     }
     this.startupMs = Math.round(measured ?? START_ALLOWANCE_MS);
     this.transcript.record({
-      dir: 'note', channel: 'stdio',
+      dir: 'note',
+      channel: 'stdio',
       note: `scripted backend start-up measured: ${this.startupMs} ms${measured === undefined ? ' (no record in time; the allowance is used)' : ''}; the intercept deadlines written for stdio hooks are the wanted deadline + 2 x start-up (src/timing.ts)`,
     });
   }
 
   /** Raise the start-up measurement with what a run's backend processes report about themselves. */
   private learnStartup(records: readonly WireRecord[]): void {
-    const reported = records.filter((r) => r.kind === 'start' && typeof r.uptimeMs === 'number').map((r) => r.uptimeMs!);
+    const reported = records
+      .filter((r) => r.kind === 'start' && typeof r.uptimeMs === 'number')
+      .map((r) => r.uptimeMs!);
     if (reported.length && this.startupMs !== undefined) this.startupMs = Math.max(this.startupMs, ...reported);
   }
 
   /** The registration for these hooks, pointing at the scripted backends of this run, and the intercept deadline of each hook. */
   private async registration(
-    hooks: readonly HookPlan[], runDir: string, log: RunLog, lifetimeMs: number, startupMs: number | undefined, http: ScriptedHttpBackend | undefined,
+    hooks: readonly HookPlan[],
+    runDir: string,
+    log: RunLog,
+    lifetimeMs: number,
+    startupMs: number | undefined,
+    http: ScriptedHttpBackend | undefined,
   ): Promise<{ registration: Obj; deadlines: Record<string, number> }> {
     const entries: Obj[] = [];
     const deadlines: Record<string, number> = {};
     for (const h of hooks) {
       const transport = h.transport ?? this.transport;
-      const subscriptions = h.subscriptions.map((s) => (s.mode === 'intercept' ? { ...s, timeoutMs: this.registeredTimeoutMs(s.timeoutMs, transport, startupMs) } : s));
+      const subscriptions = h.subscriptions.map((s) =>
+        s.mode === 'intercept' ? { ...s, timeoutMs: this.registeredTimeoutMs(s.timeoutMs, transport, startupMs) } : s,
+      );
       const written = subscriptions.flatMap((s) => (s.timeoutMs !== undefined ? [s.timeoutMs] : []));
       if (written.length) deadlines[h.name] = Math.min(...written);
       let t: Obj;
@@ -276,8 +330,24 @@ export class HarnessSession {
         const command = h.missingCommand ? join(runDir, 'no-such-backend') : process.execPath;
         const collector = (await this.wireCollector()).address;
         t = {
-          type: 'stdio', command, lifecycle,
-          args: [STDIO_MAIN, '--collector', collector, '--key', log.key, '--hook', h.name, '--lifecycle', lifecycle, '--lifetime-ms', String(lifetimeMs), ...backendWaitArgs(deadlines[h.name] ?? this.timeoutMs), ...(h.extraArgs ?? [])],
+          type: 'stdio',
+          command,
+          lifecycle,
+          args: [
+            STDIO_MAIN,
+            '--collector',
+            collector,
+            '--key',
+            log.key,
+            '--hook',
+            h.name,
+            '--lifecycle',
+            lifecycle,
+            '--lifetime-ms',
+            String(lifetimeMs),
+            ...backendWaitArgs(deadlines[h.name] ?? this.timeoutMs),
+            ...(h.extraArgs ?? []),
+          ],
         };
       } else {
         t = { type: 'http', url: http!.url(h.name) };
@@ -298,9 +368,15 @@ export class HarnessSession {
    * its observations (each still gets the transcript). Only for scenarios without a
    * registration edit; the shared copy is stored with the token redacted.
    */
-  async sharedRun(opts: { label: string; hooks: readonly HookPlan[]; steps: readonly StepPlan[] }): Promise<HarnessRun> {
+  async sharedRun(opts: {
+    label: string;
+    hooks: readonly HookPlan[];
+    steps: readonly StepPlan[];
+  }): Promise<HarnessRun> {
     if (!this.shared) return this.run(opts);
-    const key = `${this.shared.scope}\n${createHash('sha256').update(JSON.stringify([opts.label, opts.hooks, opts.steps, this.timeoutMs])).digest('hex')}`;
+    const key = `${this.shared.scope}\n${createHash('sha256')
+      .update(JSON.stringify([opts.label, opts.hooks, opts.steps, this.timeoutMs]))
+      .digest('hex')}`;
     let own: HarnessRun | undefined;
     const { value, shared } = await this.shared.runs.get(key, async () => {
       own = await this.run(opts);
@@ -308,7 +384,11 @@ export class HarnessSession {
     });
     if (!shared && own) return own;
     const run = JSON.parse(value) as HarnessRun;
-    this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${run.label}" is shared with other checks of this target; its observations follow` });
+    this.transcript.record({
+      dir: 'note',
+      channel: this.transport,
+      note: `run "${run.label}" is shared with other checks of this target; its observations follow`,
+    });
     this.transcribe(run.label, run.records, run);
     return run;
   }
@@ -329,7 +409,8 @@ export class HarnessSession {
     // Every deadline of the run derives from the intercept deadlines written into the
     // registration (src/timing.ts); the start-up measurement they need is taken first, and
     // the run keeps the value it has now (a check may have derived its script's delays from it).
-    if (opts.hooks.some((x) => (x.transport ?? this.transport) === 'stdio') && this.startupMs === undefined) await this.measureStartup();
+    if (opts.hooks.some((x) => (x.transport ?? this.transport) === 'stdio') && this.startupMs === undefined)
+      await this.measureStartup();
     const startupMs = this.startupMs;
     const running = adapterRuns.run(() => this.execute(h, opts, n, startupMs));
     this.active.add(running);
@@ -340,19 +421,27 @@ export class HarnessSession {
     }
   }
 
-  private async execute(h: NonNullable<ResolvedClaim['harness']>, opts: RunPlan, n: number, startupMs: number | undefined): Promise<HarnessRun> {
+  private async execute(
+    h: NonNullable<ResolvedClaim['harness']>,
+    opts: RunPlan,
+    n: number,
+    startupMs: number | undefined,
+  ): Promise<HarnessRun> {
     if (this.closing.signal.aborted) throw new Error('the harness session is closed');
     const runDir = join(this.root, `run-${n}`);
     mkdirSync(runDir, { recursive: true });
     const markerOf = (id: string): string => join(runDir, `marker-${id}.json`);
     // A script may name a step's marker file as "{marker:<step id>}" (probeFile).
-    const scriptText = JSON.stringify({ hooks: Object.fromEntries(opts.hooks.map((x) => [x.name, x.script ?? {}])) })
-      .replace(/\{marker:([A-Za-z0-9._-]+)\}/g, (_, id: string) => JSON.stringify(markerOf(id)).slice(1, -1));
+    const scriptText = JSON.stringify({
+      hooks: Object.fromEntries(opts.hooks.map((x) => [x.name, x.script ?? {}])),
+    }).replace(/\{marker:([A-Za-z0-9._-]+)\}/g, (_, id: string) => JSON.stringify(markerOf(id)).slice(1, -1));
     const script = JSON.parse(scriptText) as BackendScript;
     const collector = await this.wireCollector();
     const log = collector.open(script);
     // The run's own HTTP backend (a loopback server serving only this run's log).
-    const http = opts.hooks.some((x) => (x.transport ?? this.transport) === 'http') ? await ScriptedHttpBackend.start(() => log, this.token) : undefined;
+    const http = opts.hooks.some((x) => (x.transport ?? this.transport) === 'http')
+      ? await ScriptedHttpBackend.start(() => log, this.token)
+      : undefined;
 
     let started: AdapterExit;
     let registration: unknown;
@@ -360,23 +449,48 @@ export class HarnessSession {
     const inputs: Record<string, Obj> = {};
     const reportPath = join(runDir, 'report.json');
     try {
-      const toolCount = opts.steps.reduce((k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' ? 1 : 0), 0);
-      const longest = Math.max(this.timeoutMs, ...opts.hooks.flatMap((x) => x.subscriptions.filter((s) => s.mode === 'intercept').map((s) => this.registeredTimeoutMs(s.timeoutMs, x.transport ?? this.transport, startupMs))));
+      const toolCount = opts.steps.reduce(
+        (k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' ? 1 : 0),
+        0,
+      );
+      const longest = Math.max(
+        this.timeoutMs,
+        ...opts.hooks.flatMap((x) =>
+          x.subscriptions
+            .filter((s) => s.mode === 'intercept')
+            .map((s) => this.registeredTimeoutMs(s.timeoutMs, x.transport ?? this.transport, startupMs)),
+        ),
+      );
       const deadlineMs = adapterRunDeadlineMs(longest, toolCount);
-      const valid = await this.registration(opts.hooks, runDir, log, scriptedBackendLifetimeMs(longest, toolCount), startupMs, http);
+      const valid = await this.registration(
+        opts.hooks,
+        runDir,
+        log,
+        scriptedBackendLifetimeMs(longest, toolCount),
+        startupMs,
+        http,
+      );
       deadlines = valid.deadlines;
       registration = opts.registration ? opts.registration(structuredClone(valid.registration)) : valid.registration;
       const toolStep = (s: ToolStepPlan): Obj => {
         const input = { ...(s.input ?? {}), probe: s.id };
         inputs[s.id] = input;
-        return { id: s.id, kind: 'tool', tool: { name: SENTINEL_TOOL, input }, marker: markerOf(s.id), host: s.host ?? 'allow' };
+        return {
+          id: s.id,
+          kind: 'tool',
+          tool: { name: SENTINEL_TOOL, input },
+          marker: markerOf(s.id),
+          host: s.host ?? 'allow',
+        };
       };
       let k = 0;
       const steps = opts.steps.map((s) => {
         if (s.kind === 'tool') return toolStep(s);
         if (s.kind === 'parallel') return { id: s.id, kind: 'parallel', steps: s.steps.map(toolStep) };
         const id = s.id ?? `${s.kind === 'session.start' ? 'start' : 'end'}-${++k}`;
-        return s.kind === 'session.end' ? { id, kind: 'session.end', outcome: 'completed' } : { id, kind: 'session.start' };
+        return s.kind === 'session.end'
+          ? { id, kind: 'session.end', outcome: 'completed' }
+          : { id, kind: 'session.start' };
       });
       const config = {
         adapterContract: ADAPTER_CONTRACT,
@@ -387,16 +501,31 @@ export class HarnessSession {
       };
       const configPath = join(runDir, 'config.json');
       writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
-      this.transcript.record({ dir: 'note', channel: this.transport, note: `run "${opts.label}": adapter started with ${configPath}` });
+      this.transcript.record({
+        dir: 'note',
+        channel: this.transport,
+        note: `run "${opts.label}": adapter started with ${configPath}`,
+      });
       started = await launchAdapter(
         {
-          command: h.command, args: h.args.map((a) => a.replaceAll(CONFIG_PLACEHOLDER, configPath)), cwd: h.cwd,
-          env: implementationEnv(h, { TMPDIR: this.workspace.dir, AHP_ADAPTER_CONFIG: configPath, [TOKEN_ENV]: this.token }),
+          command: h.command,
+          args: h.args.map((a) => a.replaceAll(CONFIG_PLACEHOLDER, configPath)),
+          cwd: h.cwd,
+          env: implementationEnv(h, {
+            TMPDIR: this.workspace.dir,
+            AHP_ADAPTER_CONFIG: configPath,
+            [TOKEN_ENV]: this.token,
+          }),
           confine: this.workspace.confine([h.cwd], true),
         },
         // After a timely exit, its stdio backends may still be reading their last line or
         // exiting: the run waits until none is connected, bounded.
-        { deadlineMs, outputCap: OUTPUT_CAP, settle: () => log.whenIdle(backendSettleMs(this.timeoutMs)), signal: this.closing.signal },
+        {
+          deadlineMs,
+          outputCap: OUTPUT_CAP,
+          settle: () => log.whenIdle(backendSettleMs(this.timeoutMs)),
+          signal: this.closing.signal,
+        },
       );
     } finally {
       collector.forget(log);
@@ -404,8 +533,18 @@ export class HarnessSession {
     }
     const records = [...log.records];
     this.learnStartup(records);
-    if (log.refused) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.refused} connection(s) to the wire collector without this run's key were refused` });
-    if (log.dropped) this.transcript.record({ dir: 'note', channel: this.transport, note: `${log.dropped} wire record(s) past the bound were not kept` });
+    if (log.refused)
+      this.transcript.record({
+        dir: 'note',
+        channel: this.transport,
+        note: `${log.refused} connection(s) to the wire collector without this run's key were refused`,
+      });
+    if (log.dropped)
+      this.transcript.record({
+        dir: 'note',
+        channel: this.transport,
+        note: `${log.dropped} wire record(s) past the bound were not kept`,
+      });
     this.transcribe(opts.label, records, started);
     let report: AdapterReport | undefined;
     let reportProblem: string | undefined;
@@ -436,36 +575,85 @@ export class HarnessSession {
       markerTimes[id] = file.mtimeMs;
       try {
         const m = JSON.parse(file.text) as Obj;
-        markers[id] = m && typeof m === 'object' && 'executedInput' in m ? { executedInput: m.executedInput } : { invalid: file.text.slice(0, 2000) };
+        markers[id] =
+          m && typeof m === 'object' && 'executedInput' in m
+            ? { executedInput: m.executedInput }
+            : { invalid: file.text.slice(0, 2000) };
       } catch {
         markers[id] = { invalid: file.text.slice(0, 2000) };
       }
     }
-    return { label: opts.label, registration, ...started, report, ...(reportProblem ? { reportProblem } : {}), records, markers, inputs, markerTimes, deadlines };
+    return {
+      label: opts.label,
+      registration,
+      ...started,
+      report,
+      ...(reportProblem ? { reportProblem } : {}),
+      records,
+      markers,
+      inputs,
+      markerTimes,
+      deadlines,
+    };
   }
 
-  private transcribe(label: string, records: readonly WireRecord[], run: { exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string }): void {
+  private transcribe(
+    label: string,
+    records: readonly WireRecord[],
+    run: { exit: { code: number | null; signal: string | null }; timedOut: boolean; stdout: string; stderr: string },
+  ): void {
     const t0 = records[0]?.t ?? 0;
     for (const r of records) {
       const at = `+${(r.t - t0).toFixed(1)} ms`;
       const who = `hook ${r.hook}${r.pid !== undefined ? (r.transport === 'stdio' ? ` pid ${r.pid}` : ` request ${r.pid}`) : ''}`;
       if (r.kind === 'frame') {
         this.transcript.record({
-          dir: 'recv', channel: r.transport, text: r.text ?? '',
-          ...(r.http ? { http: { method: r.http.method, url: r.http.url, headers: { 'content-type': String(r.http.contentType ?? ''), authorization: `${r.http.authorization?.count ?? 0} header(s)${r.http.authorization?.matches ? ', the expected token' : ''}` } } } : {}),
+          dir: 'recv',
+          channel: r.transport,
+          text: r.text ?? '',
+          ...(r.http
+            ? {
+                http: {
+                  method: r.http.method,
+                  url: r.http.url,
+                  headers: {
+                    'content-type': String(r.http.contentType ?? ''),
+                    authorization: `${r.http.authorization?.count ?? 0} header(s)${r.http.authorization?.matches ? ', the expected token' : ''}`,
+                  },
+                },
+              }
+            : {}),
           note: `${who} ${at}${r.lines && r.lines > 1 ? `; spanned ${r.lines} lines` : ''}${r.note ? `; ${r.note}` : ''}`,
         });
       } else if (r.kind === 'reply') {
-        this.transcript.record({ dir: 'send', channel: r.transport, text: r.text ?? '', ...(r.http?.status ? { http: { status: r.http.status } } : {}), note: `${who} ${at}${r.note ? `; ${r.note}` : ''}` });
+        this.transcript.record({
+          dir: 'send',
+          channel: r.transport,
+          text: r.text ?? '',
+          ...(r.http?.status ? { http: { status: r.http.status } } : {}),
+          note: `${who} ${at}${r.note ? `; ${r.note}` : ''}`,
+        });
       } else if (r.kind !== 'line') {
-        const what = r.kind === 'start' ? `started: ${JSON.stringify(r.argv)}` : r.kind === 'probe' ? `marker ${r.exists ? 'EXISTS' : 'absent'} when replying` : r.kind;
-        this.transcript.record({ dir: 'note', channel: r.transport, note: `${who} ${at}: ${what}${r.note ? ` (${r.note})` : ''}` });
+        const what =
+          r.kind === 'start'
+            ? `started: ${JSON.stringify(r.argv)}`
+            : r.kind === 'probe'
+              ? `marker ${r.exists ? 'EXISTS' : 'absent'} when replying`
+              : r.kind;
+        this.transcript.record({
+          dir: 'note',
+          channel: r.transport,
+          note: `${who} ${at}: ${what}${r.note ? ` (${r.note})` : ''}`,
+        });
       }
     }
-    if (run.stderr) this.transcript.record({ dir: 'stderr', channel: 'stdio', text: run.stderr, note: `adapter stderr (${label})` });
-    if (run.stdout) this.transcript.record({ dir: 'stderr', channel: 'stdio', text: run.stdout, note: `adapter stdout (${label})` });
+    if (run.stderr)
+      this.transcript.record({ dir: 'stderr', channel: 'stdio', text: run.stderr, note: `adapter stderr (${label})` });
+    if (run.stdout)
+      this.transcript.record({ dir: 'stderr', channel: 'stdio', text: run.stdout, note: `adapter stdout (${label})` });
     this.transcript.record({
-      dir: 'exit', channel: 'stdio',
+      dir: 'exit',
+      channel: 'stdio',
       note: `run "${label}": adapter ${run.timedOut ? 'killed at the scenario deadline' : `exited with ${run.exit.signal ?? `status ${run.exit.code}`}`}`,
     });
   }

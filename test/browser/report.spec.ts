@@ -10,7 +10,14 @@ import { claimPage } from '../../src/results/html/claim-page.js';
 import { matrixPage } from '../../src/results/html/matrix-page.js';
 
 const CHROMIUM = process.env.AHP_CHROMIUM ?? '/usr/bin/chromium';
-const ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 const HOSTILE = `<script>window.__pwned=1;alert(1)</script><img src="http://127.0.0.1:9/x.png" onerror="window.__pwned=2">`;
 
 test.skip(!existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (.ci/run installs the Debian package)`);
@@ -22,16 +29,56 @@ test.beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ahp-browser-'));
   const base = { level: 'MUST' as const, role: 'backend' as const, durationMs: 3 };
   const checks: CheckResult[] = [
-    { ...base, transport: 'stdio', lifecycle: 'persistent', id: 'ti.deny-samples', title: 'deny samples', profile: 'tool-interception', requirements: ['AHP-DEC-001'], status: 'failed',
-      message: `deny reason was ${HOSTILE}`, evidence: { received: { reason: HOSTILE } },
-      transcript: [{ t: 0, at: '2026-01-01T00:00:00Z', dir: 'stderr', channel: 'stdio', text: HOSTILE }] },
-    { ...base, transport: 'stdio', lifecycle: 'persistent', id: 'base.protocol-version', title: 'version', profile: 'base', requirements: ['AHP-VER-001'], status: 'passed', message: '' },
-    { ...base, transport: 'http', id: 'http.observe-empty', title: 'observe', profile: 'http', requirements: ['AHP-HTTP-001'], status: 'passed', message: '' },
+    {
+      ...base,
+      transport: 'stdio',
+      lifecycle: 'persistent',
+      id: 'ti.deny-samples',
+      title: 'deny samples',
+      profile: 'tool-interception',
+      requirements: ['AHP-DEC-001'],
+      status: 'failed',
+      message: `deny reason was ${HOSTILE}`,
+      evidence: { received: { reason: HOSTILE } },
+      transcript: [{ t: 0, at: '2026-01-01T00:00:00Z', dir: 'stderr', channel: 'stdio', text: HOSTILE }],
+    },
+    {
+      ...base,
+      transport: 'stdio',
+      lifecycle: 'persistent',
+      id: 'base.protocol-version',
+      title: 'version',
+      profile: 'base',
+      requirements: ['AHP-VER-001'],
+      status: 'passed',
+      message: '',
+    },
+    {
+      ...base,
+      transport: 'http',
+      id: 'http.observe-empty',
+      title: 'observe',
+      profile: 'http',
+      requirements: ['AHP-HTTP-001'],
+      status: 'passed',
+      message: '',
+    },
   ];
   const results = buildClaimResults({
-    runnerVersion: '0.0.0', generatedAt: '2026-01-01T00:00:00Z',
-    claim: { file: '/claims/evil.yaml', implementation: { name: 'evil', version: HOSTILE }, snapshot: 'draft', role: 'backend', transports: ['stdio', 'http'], profiles: ['tool-interception'] },
-    targets: [{ role: 'backend', transport: 'http' }, { role: 'backend', transport: 'stdio', lifecycle: 'persistent' }],
+    runnerVersion: '0.0.0',
+    generatedAt: '2026-01-01T00:00:00Z',
+    claim: {
+      file: '/claims/evil.yaml',
+      implementation: { name: 'evil', version: HOSTILE },
+      snapshot: 'draft',
+      role: 'backend',
+      transports: ['stdio', 'http'],
+      profiles: ['tool-interception'],
+    },
+    targets: [
+      { role: 'backend', transport: 'http' },
+      { role: 'backend', transport: 'stdio', lifecycle: 'persistent' },
+    ],
     checks,
   });
   writeFileSync(join(dir, 'report.html'), claimPage(results));
@@ -39,17 +86,31 @@ test.beforeAll(async () => {
 
   // A reports folder as `run` writes it for two claims: the matrix page and each claim's report.
   const good = buildClaimResults({
-    runnerVersion: '0.0.0', generatedAt: '2026-01-01T00:00:00Z',
-    claim: { file: '/claims/good.yaml', implementation: { name: 'good backend', version: '2.0' }, snapshot: 'draft', role: 'backend', transports: ['http'], profiles: ['tool-interception'] },
+    runnerVersion: '0.0.0',
+    generatedAt: '2026-01-01T00:00:00Z',
+    claim: {
+      file: '/claims/good.yaml',
+      implementation: { name: 'good backend', version: '2.0' },
+      snapshot: 'draft',
+      role: 'backend',
+      transports: ['http'],
+      profiles: ['tool-interception'],
+    },
     targets: [{ role: 'backend', transport: 'http' }],
     checks: checks.filter((c) => c.transport === 'http'),
   });
   const site = join(dir, 'site');
-  for (const [name, r] of [['evil', results], ['good backend', good]] as const) {
+  for (const [name, r] of [
+    ['evil', results],
+    ['good backend', good],
+  ] as const) {
     mkdirSync(join(site, name), { recursive: true });
     writeFileSync(join(site, name, 'index.html'), claimPage(r));
   }
-  writeFileSync(join(site, 'index.html'), matrixPage([results, good], ['evil', 'good backend'], '2026-01-01T00:00:00Z'));
+  writeFileSync(
+    join(site, 'index.html'),
+    matrixPage([results, good], ['evil', 'good backend'], '2026-01-01T00:00:00Z'),
+  );
 });
 test.afterAll(async () => {
   await browser?.close();
@@ -60,8 +121,13 @@ async function open(file: string) {
   const page = await browser.newPage();
   const requests: string[] = [];
   const dialogs: string[] = [];
-  page.on('request', (r) => { if (!r.url().startsWith('file://')) requests.push(r.url()); });
-  page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  page.on('request', (r) => {
+    if (!r.url().startsWith('file://')) requests.push(r.url());
+  });
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
   await page.goto(`file://${join(dir, file)}`);
   return { page, requests, dialogs };
 }

@@ -35,7 +35,13 @@ test.afterEach(async () => {
 
 function launch(js: string): { p: StdioProcess; tr: Transcript } {
   const tr = new Transcript();
-  const p = StdioProcess.start({ command: NODE, args: ['-e', js], cwd: process.cwd(), env: childEnv(), transcript: tr });
+  const p = StdioProcess.start({
+    command: NODE,
+    args: ['-e', js],
+    cwd: process.cwd(),
+    env: childEnv(),
+    transcript: tr,
+  });
   running.push(p);
   return { p, tr };
 }
@@ -44,7 +50,12 @@ function launch(js: string): { p: StdioProcess; tr: Transcript } {
 async function within<T>(p: Promise<T>, ms = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`did not end within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`did not end within ${ms} ms`)), ms)),
+      ),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -66,7 +77,8 @@ async function peakRssGrowth<T>(f: () => Promise<T>): Promise<{ value: T; growth
 
 const MB = 1024 * 1024;
 /** Writes `chunk` as fast as the pipe takes it, forever. */
-const flood = (chunk: string): string => `const b = Buffer.from(${JSON.stringify(chunk)}.repeat(1000)); const w = () => { while (process.stdout.write(b)) {} process.stdout.once('drain', w); }; process.stdout.on('error', () => {}); w();`;
+const flood = (chunk: string): string =>
+  `const b = Buffer.from(${JSON.stringify(chunk)}.repeat(1000)); const w = () => { while (process.stdout.write(b)) {} process.stdout.once('drain', w); }; process.stdout.on('error', () => {}); w();`;
 const IDLE = 'setInterval(() => {}, 1000);';
 
 test.describe('stdout: the reply search', () => {
@@ -75,17 +87,27 @@ test.describe('stdout: the reply search', () => {
     const { value: r, growth } = await peakRssGrowth(() => within(readReply(p, 30_000, tr, strict)));
     expect(r.kind).toBe('none');
     if (r.kind !== 'none') return;
-    expect(r.why).toMatch(new RegExp(`^more than ${MAX_SEARCH_LINES} stdout lines without a reply; ${MAX_SEARCH_LINES + 1} stdout line\\(s\\) that are not a JSON object: not a reply \\| not a reply`));
+    expect(r.why).toMatch(
+      new RegExp(
+        `^more than ${MAX_SEARCH_LINES} stdout lines without a reply; ${MAX_SEARCH_LINES + 1} stdout line\\(s\\) that are not a JSON object: not a reply \\| not a reply`,
+      ),
+    );
     expect(r.why.length).toBeLessThan(500);
     expect(r.skipped).toHaveLength(MAX_SEARCH_LINES + 1); // the bounded sample kept as evidence
-    expect(tr.entries().some((e) => e.note === `stopped reading: more than ${MAX_SEARCH_LINES} stdout lines without a reply`)).toBe(true);
+    expect(
+      tr
+        .entries()
+        .some((e) => e.note === `stopped reading: more than ${MAX_SEARCH_LINES} stdout lines without a reply`),
+    ).toBe(true);
     expect(growth).toBeLessThan(200 * MB);
   });
 
   test('lines that keep coming, slower: none at the deadline', async () => {
     const { p, tr } = launch(`setInterval(() => process.stdout.write('tick\\n'), 2);`);
     const r = await within(readReply(p, 300, tr, strict));
-    expect(r.kind === 'none' && r.why).toMatch(/^no reply within 300 ms; \d+ stdout line\(s\) that are not a JSON object: tick \| tick/);
+    expect(r.kind === 'none' && r.why).toMatch(
+      /^no reply within 300 ms; \d+ stdout line\(s\) that are not a JSON object: tick \| tick/,
+    );
   });
 
   test('per_event: an endless stream of short lines ends with none, and the process not exited', async () => {
@@ -103,13 +125,19 @@ test.describe('stdout: the reply search', () => {
     const started = Date.now();
     const r = await within(readReply(p, 60_000, tr, strict), 30_000);
     expect(Date.now() - started).toBeLessThan(30_000); // ended by the bound, not the 60 s deadline
-    expect(r.kind === 'none' && r.why).toMatch(new RegExp(`^more than ${MAX_SEARCH_LINES} stdout lines without a reply; ${MAX_SEARCH_LINES + 1} stdout line\\(s\\) that are not a JSON object: \\{ \\| \\{`));
+    expect(r.kind === 'none' && r.why).toMatch(
+      new RegExp(
+        `^more than ${MAX_SEARCH_LINES} stdout lines without a reply; ${MAX_SEARCH_LINES + 1} stdout line\\(s\\) that are not a JSON object: \\{ \\| \\{`,
+      ),
+    );
   });
 
   test('900 lines of "{" then silence: none at the deadline (the search itself is cheap)', async () => {
     const { p, tr } = launch(`process.stdout.write('{\\n'.repeat(900)); ${IDLE}`);
     const r = await within(readReply(p, 300, tr, strict));
-    expect(r.kind === 'none' && r.why).toMatch(/^no reply within 300 ms; 900 stdout line\(s\) that are not a JSON object/);
+    expect(r.kind === 'none' && r.why).toMatch(
+      /^no reply within 300 ms; 900 stdout line\(s\) that are not a JSON object/,
+    );
   });
 
   test('per_event: 3000 lines of "{" and exit: none after the line bound, with the exit status', async () => {
@@ -122,7 +150,9 @@ test.describe('stdout: the reply search', () => {
   });
 
   test('a reply after some noise is still found, and a pretty-printed one too', async () => {
-    const { p, tr } = launch(`process.stdout.write('banner\\n' + JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }, null, 2) + '\\n'); ${IDLE}`);
+    const { p, tr } = launch(
+      `process.stdout.write('banner\\n' + JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }, null, 2) + '\\n'); ${IDLE}`,
+    );
     const r = await within(readReply(p, 5000, tr, strict));
     expect(r.kind).toBe('reply');
     if (r.kind !== 'reply') return;
@@ -133,7 +163,14 @@ test.describe('stdout: the reply search', () => {
   test('an endless line without a newline: none at the deadline, memory bounded', async () => {
     const { p, tr } = launch(flood('x'.repeat(64)));
     const { value: r, growth } = await peakRssGrowth(() => within(readReply(p, 300, tr, strict)));
-    expect(r).toEqual({ kind: 'none', transport: 'stdio', lifecycle: 'persistent', why: 'no reply within 300 ms', skipped: [], oversize: 0 });
+    expect(r).toEqual({
+      kind: 'none',
+      transport: 'stdio',
+      lifecycle: 'persistent',
+      why: 'no reply within 300 ms',
+      skipped: [],
+      oversize: 0,
+    });
     expect(p.pendingBytes()).toBeGreaterThan(1024 * 1024); // it did write: over the line bound, discarded
     expect(growth).toBeLessThan(200 * MB);
   });
@@ -149,12 +186,14 @@ test.describe('stdout: the reply search', () => {
 test.describe('stderr and output tails (ByteTail)', () => {
   test('keeps exactly the last bytes, whatever the chunk sizes', () => {
     let seed = 7;
-    const rand = (n: number): number => ((seed = (seed * 48271) % 0x7fffffff) % n);
+    const rand = (n: number): number => (seed = (seed * 48271) % 0x7fffffff) % n;
     for (const max of [1, 5, 64, 1000]) {
       const tail = new ByteTail(max);
       let all = Buffer.alloc(0);
       for (let i = 0; i < 300; i++) {
-        const chunk = Buffer.from(Array.from({ length: rand(3) === 0 ? rand(3 * max + 2) : rand(8) }, () => 97 + rand(26)));
+        const chunk = Buffer.from(
+          Array.from({ length: rand(3) === 0 ? rand(3 * max + 2) : rand(8) }, () => 97 + rand(26)),
+        );
         tail.push(chunk);
         all = Buffer.concat([all, chunk]);
         expect(tail.bytes().equals(all.subarray(Math.max(0, all.length - max))), `max ${max}, push ${i}`).toBe(true);
@@ -227,8 +266,12 @@ test.describe('HTTP: every reply ends by its deadline, in bounded memory', () =>
     // 16 gzip members of 64 MiB of zeros each: 1 GiB once decompressed.
     const member = gzipSync(Buffer.alloc(64 * MB));
     const bomb = Buffer.concat(Array.from({ length: 16 }, () => member));
-    const url = await rawServer((s) => s.end(Buffer.concat([Buffer.from(HEAD(`content-encoding: gzip\r\ncontent-length: ${bomb.length}\r\n`)), bomb])));
-    const { value: out, growth } = await peakRssGrowth(() => within(postJson(url, '{}', { timeoutMs: 5000, transcript: new Transcript() })));
+    const url = await rawServer((s) =>
+      s.end(Buffer.concat([Buffer.from(HEAD(`content-encoding: gzip\r\ncontent-length: ${bomb.length}\r\n`)), bomb])),
+    );
+    const { value: out, growth } = await peakRssGrowth(() =>
+      within(postJson(url, '{}', { timeoutMs: 5000, transcript: new Transcript() })),
+    );
     expect(out.ok).toBe(true);
     if (!out.ok) return;
     expect(out.reply.headers['content-encoding']).toBe('gzip');
@@ -243,7 +286,9 @@ test.describe('HTTP: every reply ends by its deadline, in bounded memory', () =>
       s.write(HEAD('transfer-encoding: chunked\r\n'));
       written = pump(s, frame, 1024 * MB);
     });
-    const { value: out, growth } = await peakRssGrowth(() => within(postJson(url, '{}', { timeoutMs: 30_000, transcript: new Transcript() })));
+    const { value: out, growth } = await peakRssGrowth(() =>
+      within(postJson(url, '{}', { timeoutMs: 30_000, transcript: new Transcript() })),
+    );
     expect(out.ok && out.reply.truncated).toBe(true);
     expect(out.ok && out.reply.body.byteLength).toBe(MAX_RESPONSE_BYTES);
     expect(await within(written!)).toBeLessThan(256 * MB); // the server saw the connection close early
@@ -256,7 +301,9 @@ test.describe('HTTP: every reply ends by its deadline, in bounded memory', () =>
       s.write(HEAD('content-length: 10000000000\r\n'));
       written = pump(s, Buffer.alloc(0x10000, 0x62), 1024 * MB);
     });
-    const { value: out, growth } = await peakRssGrowth(() => within(postJson(url, '{}', { timeoutMs: 30_000, transcript: new Transcript() })));
+    const { value: out, growth } = await peakRssGrowth(() =>
+      within(postJson(url, '{}', { timeoutMs: 30_000, transcript: new Transcript() })),
+    );
     expect(out.ok && out.reply.truncated).toBe(true);
     expect(out.ok && out.reply.body.byteLength).toBe(MAX_RESPONSE_BYTES);
     expect(await within(written!)).toBeLessThan(256 * MB);
@@ -302,7 +349,9 @@ test.describe('HTTP: every reply ends by its deadline, in bounded memory', () =>
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.error).toBe('incomplete');
-    expect(out.message).toMatch(/^the reply ended early: the connection closed after HTTP 200 and 500 of 1000 body bytes \(/);
+    expect(out.message).toMatch(
+      /^the reply ended early: the connection closed after HTTP 200 and 500 of 1000 body bytes \(/,
+    );
     expect(out.message).not.toContain('\n');
     expect(Buffer.from(out.partial!.body).toString()).toBe('y'.repeat(500));
     const recv = tr.entries().find((e) => e.dir === 'recv')!;

@@ -34,12 +34,15 @@ function survivors(marker: string): number[] {
   return out;
 }
 
-const collect = (s: NodeJS.ReadableStream | null | undefined): Promise<string> => new Promise((done) => {
-  let text = '';
-  s?.on('data', (c: Buffer) => { text += c.toString(); });
-  s?.on('end', () => done(text));
-  s?.on('close', () => done(text));
-});
+const collect = (s: NodeJS.ReadableStream | null | undefined): Promise<string> =>
+  new Promise((done) => {
+    let text = '';
+    s?.on('data', (c: Buffer) => {
+      text += c.toString();
+    });
+    s?.on('end', () => done(text));
+    s?.on('close', () => done(text));
+  });
 
 test('a double-forked, setsid, SIGTERM-ignoring daemon holding a port is gone after one teardown', async () => {
   const marker = `ahp-daemon-${process.pid}-${Date.now()}`;
@@ -50,7 +53,12 @@ test('a double-forked, setsid, SIGTERM-ignoring daemon holding a port is gone af
     process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000);`;
   const work = join(base, 'daemon');
   mkdirSync(work);
-  const child = spawnTracked(process.execPath, ['-e', parent, marker], { cwd: work, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'], confine: { writable: [work], hidden: [] } });
+  const child = spawnTracked(process.execPath, ['-e', parent, marker], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    confine: { writable: [work], hidden: [] },
+  });
   await new Promise<void>((ready) => child.stdout!.once('data', () => ready()));
   await expect.poll(() => survivors(marker).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
   await killTree(child);
@@ -74,7 +82,12 @@ test('only the writable folders take writes; hidden folders are empty; mounts ca
     out.procs = fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n)).length;
     out.remount = require('child_process').spawnSync('mount', ['-o', 'remount,rw', '/']).status;
     console.log(JSON.stringify(out));`;
-  const child = spawnTracked(process.execPath, ['-e', script], { cwd: work, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'], confine: { writable: [work], hidden: [secret] } });
+  const child = spawnTracked(process.execPath, ['-e', script], {
+    cwd: work,
+    env: { PATH: process.env.PATH ?? '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    confine: { writable: [work], hidden: [secret] },
+  });
   const out = JSON.parse(await collect(child.stdout)) as Record<string, unknown>;
   await killTree(child);
   expect(out.work).toBe('wrote');
@@ -89,6 +102,12 @@ test('only the writable folders take writes; hidden folders are empty; mounts ca
 });
 
 test('a command that cannot be started is a one-line launch error, not a started container', () => {
-  expect(() => spawnTracked('no-such-command-ahp-xyz', [], { cwd: base, env: { PATH: '/usr/bin' }, stdio: 'ignore', confine: { writable: [], hidden: [] } }))
-    .toThrow(/command not found on PATH/);
+  expect(() =>
+    spawnTracked('no-such-command-ahp-xyz', [], {
+      cwd: base,
+      env: { PATH: '/usr/bin' },
+      stdio: 'ignore',
+      confine: { writable: [], hidden: [] },
+    }),
+  ).toThrow(/command not found on PATH/);
 });

@@ -17,7 +17,9 @@ const findObject = (lines: readonly Line[]) => findWith(lines, strict);
 const L = (...texts: string[]): Line[] => texts.map((text) => ({ text, utf8: true }));
 
 /** The original (cubic) search, kept here as the oracle. */
-function oracle(lines: readonly Line[]): { raw: string; used: number; multiLine: boolean; skipped: string[]; oversize: number; utf8: boolean } | undefined {
+function oracle(
+  lines: readonly Line[],
+): { raw: string; used: number; multiLine: boolean; skipped: string[]; oversize: number; utf8: boolean } | undefined {
   const objectOf = (text: string): JsonValue | undefined => {
     const p = parseJsonStrict(text);
     return p.ok && p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) ? p.value : undefined;
@@ -26,14 +28,31 @@ function oracle(lines: readonly Line[]): { raw: string; used: number; multiLine:
     const line = lines[end]!;
     if (objectOf(line.text) !== undefined) {
       const before = lines.slice(0, end);
-      return { raw: line.text, used: end + 1, multiLine: false, skipped: before.map((l) => l.text), oversize: before.filter((l) => l.oversize).length, utf8: line.utf8 };
+      return {
+        raw: line.text,
+        used: end + 1,
+        multiLine: false,
+        skipped: before.map((l) => l.text),
+        oversize: before.filter((l) => l.oversize).length,
+        utf8: line.utf8,
+      };
     }
     for (let start = 0; start < end; start++) {
       if (!lines[start]!.text.startsWith('{')) continue;
-      const joined = lines.slice(start, end + 1).map((l) => l.text).join('\n');
+      const joined = lines
+        .slice(start, end + 1)
+        .map((l) => l.text)
+        .join('\n');
       if (objectOf(joined) !== undefined) {
         const before = lines.slice(0, start);
-        return { raw: joined, used: end + 1, multiLine: true, skipped: before.map((l) => l.text), oversize: before.filter((l) => l.oversize).length, utf8: lines.slice(start, end + 1).every((l) => l.utf8) };
+        return {
+          raw: joined,
+          used: end + 1,
+          multiLine: true,
+          skipped: before.map((l) => l.text),
+          oversize: before.filter((l) => l.oversize).length,
+          utf8: lines.slice(start, end + 1).every((l) => l.utf8),
+        };
       }
     }
   }
@@ -44,19 +63,37 @@ function summary(lines: readonly Line[]) {
   const f = findObject(lines);
   if (!f) return undefined;
   const r = f.reply;
-  return { raw: r.raw, used: f.used, multiLine: r.framing!.multiLine, skipped: r.framing!.skipped, oversize: r.framing!.oversize, utf8: r.utf8 };
+  return {
+    raw: r.raw,
+    used: f.used,
+    multiLine: r.framing!.multiLine,
+    skipped: r.framing!.skipped,
+    oversize: r.framing!.oversize,
+    utf8: r.utf8,
+  };
 }
 
 test('a line of its own; lines before it are skipped, oversize ones counted', () => {
-  const lines: Line[] = [...L('starting up', '{not json'), { text: '(a 5000-byte line over the line size bound)', utf8: true, oversize: true }, ...L('  {"id":1}', '{"id":2}')];
+  const lines: Line[] = [
+    ...L('starting up', '{not json'),
+    { text: '(a 5000-byte line over the line size bound)', utf8: true, oversize: true },
+    ...L('  {"id":1}', '{"id":2}'),
+  ];
   const f = findObject(lines)!;
   expect(f.used).toBe(4);
-  expect(f.reply).toMatchObject({ kind: 'reply', raw: '  {"id":1}', value: { id: 1 }, framing: { multiLine: false, oversize: 1 } });
+  expect(f.reply).toMatchObject({
+    kind: 'reply',
+    raw: '  {"id":1}',
+    value: { id: 1 },
+    framing: { multiLine: false, oversize: 1 },
+  });
   expect(f.reply.framing!.skipped).toEqual(['starting up', '{not json', '(a 5000-byte line over the line size bound)']);
 });
 
 test('a pretty-printed object from a line starting with {, CRLF line ends included', () => {
-  const f = findObject(L('log: hello', '{\r', '  "jsonrpc": "2.0",\r', '  "result": {\r', '    "effects": []\r', '  }\r', '}\r', 'after'))!;
+  const f = findObject(
+    L('log: hello', '{\r', '  "jsonrpc": "2.0",\r', '  "result": {\r', '    "effects": []\r', '  }\r', '}\r', 'after'),
+  )!;
   expect(f.used).toBe(7);
   expect(f.reply.framing).toEqual({ skipped: ['log: hello'], multiLine: true, oversize: 0 });
   expect(f.reply.value).toEqual({ jsonrpc: '2.0', result: { effects: [] } });
@@ -75,7 +112,11 @@ test('strings with braces, escapes and an invalid inner object', () => {
   // a column-0 object that closes and is not JSON rules out the object around it
   expect(findObject(L('{', '"a":', '{', '"b": 1,', '}', '}'))).toBeUndefined();
   // a column-0 object followed by more on its last line is a nested value, not a message
-  expect(summary(L('{', '"a": [', '{', '"x": 1', '},', '2', ']', '}'))).toMatchObject({ multiLine: true, used: 8, skipped: [] });
+  expect(summary(L('{', '"a": [', '{', '"x": 1', '},', '2', ']', '}'))).toMatchObject({
+    multiLine: true,
+    used: 8,
+    skipped: [],
+  });
   // a string cannot span lines
   expect(findObject(L('{', '"a": "x', 'y"', '}'))).toBeUndefined();
   // duplicate keys fail the strict parse
@@ -93,8 +134,46 @@ test('same answers as the original search on random line sequences', () => {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) % n;
   };
-  const pieces = ['{', '}', '{}', '"a": 1', '"a": 1,', '"b": {', '},', '  {"x":2}', '{"y":3}', 'log', '[', ']', '],', '"k": [', '1,', '2', '"s', 's"',
-    '}}', ' }', '', '}\r', '{\r', '"c":"}"', '"d": "{\\""', '{"z": [1,', '2]}', '} x', '{ "e": 0 } ', '  {', '"a": 1 }', '[{', '}]', '"f":{}}', '\t', '{"g":', 'null}', '"b":'];
+  const pieces = [
+    '{',
+    '}',
+    '{}',
+    '"a": 1',
+    '"a": 1,',
+    '"b": {',
+    '},',
+    '  {"x":2}',
+    '{"y":3}',
+    'log',
+    '[',
+    ']',
+    '],',
+    '"k": [',
+    '1,',
+    '2',
+    '"s',
+    's"',
+    '}}',
+    ' }',
+    '',
+    '}\r',
+    '{\r',
+    '"c":"}"',
+    '"d": "{\\""',
+    '{"z": [1,',
+    '2]}',
+    '} x',
+    '{ "e": 0 } ',
+    '  {',
+    '"a": 1 }',
+    '[{',
+    '}]',
+    '"f":{}}',
+    '\t',
+    '{"g":',
+    'null}',
+    '"b":',
+  ];
   const strings = ['}', '{', '"', '\\', ']', 'x', '} {', ''];
   const value = (depth: number): unknown => {
     const k = depth > 2 ? rand(3) : rand(7);
@@ -118,9 +197,18 @@ test('same answers as the original search on random line sequences', () => {
       else if (op === 2 && at < texts.length) texts[at] += pieces[rand(pieces.length)]!;
       else texts.splice(at, 0, texts[rand(texts.length)] ?? '{');
     }
-    return texts.map((text) => ({ text, utf8: rand(20) !== 0, ...(rand(30) === 0 ? { oversize: true as const } : {}) }));
+    return texts.map((text) => ({
+      text,
+      utf8: rand(20) !== 0,
+      ...(rand(30) === 0 ? { oversize: true as const } : {}),
+    }));
   };
-  const random = (): Line[] => Array.from({ length: 1 + rand(12) }, () => ({ text: pieces[rand(pieces.length)]!, utf8: rand(20) !== 0, ...(rand(30) === 0 ? { oversize: true as const } : {}) }));
+  const random = (): Line[] =>
+    Array.from({ length: 1 + rand(12) }, () => ({
+      text: pieces[rand(pieces.length)]!,
+      utf8: rand(20) !== 0,
+      ...(rand(30) === 0 ? { oversize: true as const } : {}),
+    }));
   const counts = { found: 0, multi: 0 };
   const differ: unknown[] = [];
   for (let i = 0; i < 20_000; i++) {

@@ -2,7 +2,14 @@ import { test, expect } from '@playwright/test';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import getPort from 'get-port';
-import { checkUrl, HttpServerProcess, isLoopbackHost, LaunchError, MAX_RESPONSE_BYTES, postJson } from '../../drivers/http.js';
+import {
+  checkUrl,
+  HttpServerProcess,
+  isLoopbackHost,
+  LaunchError,
+  MAX_RESPONSE_BYTES,
+  postJson,
+} from '../../drivers/http.js';
 import { Transcript } from '../../drivers/transcript.js';
 import { childEnv, killQuietly, NODE, sleep, waitGone } from './helpers.js';
 
@@ -18,7 +25,9 @@ let launched: HttpServerProcess[] = [];
 let strayPids: number[] = [];
 
 /** An in-process HTTP server on a free loopback port that records what it receives. */
-async function serve(handler: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void): Promise<{ url: string; seen: Seen[]; server: Server }> {
+async function serve(
+  handler: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void,
+): Promise<{ url: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -55,10 +64,31 @@ test.afterEach(async () => {
 
 test.describe('URL policy', () => {
   test('isLoopbackHost', () => {
-    for (const h of ['127.0.0.1', '127.255.0.9', 'localhost', 'LOCALHOST', 'localhost.', '::1', '[::1]', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) {
+    for (const h of [
+      '127.0.0.1',
+      '127.255.0.9',
+      'localhost',
+      'LOCALHOST',
+      'localhost.',
+      '::1',
+      '[::1]',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+    ]) {
       expect(isLoopbackHost(h), h).toBe(true);
     }
-    for (const h of ['10.255.255.1', '128.0.0.1', '0.0.0.0', '::', '::2', 'example.com', 'localhost.example.com', '127.0.0.1.nip.io', '::ffff:10.0.0.1', '']) {
+    for (const h of [
+      '10.255.255.1',
+      '128.0.0.1',
+      '0.0.0.0',
+      '::',
+      '::2',
+      'example.com',
+      'localhost.example.com',
+      '127.0.0.1.nip.io',
+      '::ffff:10.0.0.1',
+      '',
+    ]) {
       expect(isLoopbackHost(h), h).toBe(false);
     }
   });
@@ -69,7 +99,14 @@ test.describe('URL policy', () => {
     expect(checkUrl('http://localhost/')).toEqual({ ok: true });
     expect(checkUrl('http://127.1/')).toEqual({ ok: true }); // normalised by the URL parser to 127.0.0.1
     expect(checkUrl('https://example.com/ahp')).toEqual({ ok: true });
-    for (const u of ['http://10.255.255.1/', 'http://example.com/', 'http://0x7f000001.example/', 'ftp://127.0.0.1/', 'file:///etc/passwd', 'not a url']) {
+    for (const u of [
+      'http://10.255.255.1/',
+      'http://example.com/',
+      'http://0x7f000001.example/',
+      'ftp://127.0.0.1/',
+      'file:///etc/passwd',
+      'not a url',
+    ]) {
       const r = checkUrl(u);
       expect(r.ok, u).toBe(false);
       if (!r.ok) expect(r.message).not.toContain('\n');
@@ -79,7 +116,11 @@ test.describe('URL policy', () => {
   test('a non-loopback http URL is refused at once, without any connection attempt', async () => {
     const tr = new Transcript();
     const start = Date.now();
-    const out = await postJson('http://10.255.255.1/', '{}', { timeoutMs: 30_000, token: 'tok-refused', transcript: tr });
+    const out = await postJson('http://10.255.255.1/', '{}', {
+      timeoutMs: 30_000,
+      token: 'tok-refused',
+      transcript: tr,
+    });
     expect(Date.now() - start).toBeLessThan(5000); // far below the 30 s deadline: no connection was tried
     expect(out.ok).toBe(false);
     if (!out.ok) expect(out.error).toBe('refused-url');
@@ -100,7 +141,11 @@ test.describe('postJson', () => {
     if (!out.ok) return;
     expect(out.reply.status).toBe(200);
     expect(out.reply.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(out.reply.text)).toEqual({ jsonrpc: '2.0', id: 1, result: { got: '{"jsonrpc":"2.0","id":1,"method":"ping"}' } });
+    expect(JSON.parse(out.reply.text)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { got: '{"jsonrpc":"2.0","id":1,"method":"ping"}' },
+    });
     expect(Buffer.from(out.reply.body).toString()).toBe(out.reply.text);
     expect(out.reply.ms).toBeGreaterThan(0);
     expect(seen).toHaveLength(1);
@@ -109,7 +154,12 @@ test.describe('postJson', () => {
     expect(seen[0]!.headers['content-type']).toBe('application/json');
     expect(seen[0]!.headers.authorization).toBeUndefined();
     const [send, recv] = tr.entries();
-    expect(send).toMatchObject({ dir: 'send', channel: 'http', text: '{"jsonrpc":"2.0","id":1,"method":"ping"}', http: { method: 'POST', url } });
+    expect(send).toMatchObject({
+      dir: 'send',
+      channel: 'http',
+      text: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+      http: { method: 'POST', url },
+    });
     expect(recv).toMatchObject({ dir: 'recv', channel: 'http', http: { status: 200 } });
     expect(recv!.http!.headers!['content-type']).toBe('application/json');
     expect(tr.toText()).toMatch(/>> http\s+POST http:\/\/127\.0\.0\.1:\d+\/ahp/);
@@ -120,7 +170,12 @@ test.describe('postJson', () => {
     const { url, seen } = await serve((_req, _body, res) => res.writeHead(204).end());
     const tr = new Transcript();
     const bytes = Uint8Array.from([0x7b, 0xff, 0x7d]);
-    const out = await postJson(url, bytes, { timeoutMs: 5000, transcript: tr, contentType: 'text/plain', note: 'probe is malformed on purpose: not JSON' });
+    const out = await postJson(url, bytes, {
+      timeoutMs: 5000,
+      transcript: tr,
+      contentType: 'text/plain',
+      note: 'probe is malformed on purpose: not JSON',
+    });
     expect(out.ok && out.reply.status).toBe(204);
     expect(out.ok && out.reply.body.byteLength).toBe(0);
     expect(seen[0]!.body).toEqual(Buffer.from(bytes));
@@ -159,7 +214,9 @@ test.describe('postJson', () => {
 
   test('the Authorization token reaches the server but never the transcript', async () => {
     const token = 'tok-0123456789-secret';
-    const { url, seen } = await serve((_req, _body, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const { url, seen } = await serve((_req, _body, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
     const tr = new Transcript();
     const out = await postJson(url, '{}', { timeoutMs: 5000, token, transcript: tr });
     expect(out.ok).toBe(true);
@@ -354,9 +411,14 @@ test.describe('HttpServerProcess', () => {
 
   test('a port already taken by another process is refused before launching', async () => {
     const { url } = await serve((_req, _body, res) => res.end());
-    const err = await HttpServerProcess.start({ command: NODE, args: ['-e', ''], cwd: process.cwd(), env: childEnv(), url, transcript: new Transcript() }).catch(
-      (e: unknown) => e,
-    );
+    const err = await HttpServerProcess.start({
+      command: NODE,
+      args: ['-e', ''],
+      cwd: process.cwd(),
+      env: childEnv(),
+      url,
+      transcript: new Transcript(),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LaunchError);
     expect((err as LaunchError).message).toContain('port already in use');
   });
@@ -366,23 +428,40 @@ test.describe('HttpServerProcess', () => {
     const server = createServer((_req, res) => res.end());
     servers.push(server);
     setTimeout(() => server.listen(port, '127.0.0.1'), 300);
-    const srv = await HttpServerProcess.start({ args: [], cwd: process.cwd(), env: {}, url: `http://127.0.0.1:${port}/`, transcript: new Transcript() });
+    const srv = await HttpServerProcess.start({
+      args: [],
+      cwd: process.cwd(),
+      env: {},
+      url: `http://127.0.0.1:${port}/`,
+      transcript: new Transcript(),
+    });
     launched.push(srv);
     expect(srv.pid).toBeUndefined();
     await srv.stop();
 
     const free = await getPort({ host: '127.0.0.1' });
     const start = Date.now();
-    const err = await HttpServerProcess.start({ args: [], cwd: process.cwd(), env: {}, url: `http://127.0.0.1:${free}/`, readyTimeoutMs: 300, transcript: new Transcript() }).catch(
-      (e: unknown) => e,
-    );
+    const err = await HttpServerProcess.start({
+      args: [],
+      cwd: process.cwd(),
+      env: {},
+      url: `http://127.0.0.1:${free}/`,
+      readyTimeoutMs: 300,
+      transcript: new Transcript(),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LaunchError);
     expect((err as LaunchError).message).toBe(`nothing accepted connections on 127.0.0.1:${free} within 300 ms`);
     expect(Date.now() - start).toBeGreaterThanOrEqual(290);
   });
 
   test('a non-loopback http URL is refused without connecting', async () => {
-    const err = await HttpServerProcess.start({ args: [], cwd: process.cwd(), env: {}, url: 'http://10.255.255.1/', transcript: new Transcript() }).catch((e: unknown) => e);
+    const err = await HttpServerProcess.start({
+      args: [],
+      cwd: process.cwd(),
+      env: {},
+      url: 'http://10.255.255.1/',
+      transcript: new Transcript(),
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LaunchError);
     expect((err as LaunchError).message).toContain('non-loopback');
   });

@@ -119,7 +119,24 @@ test.describe('exit and signal handlers (separate host process)', () => {
     const out = testInfo.outputPath('compiled');
     execFileSync(
       join(ROOT, 'node_modules', '.bin', 'tsc'),
-      ['--ignoreConfig', '--outDir', out, '--rootDir', 'drivers', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--types', 'node', '--skipLibCheck', '--strict', 'drivers/processes.ts'],
+      [
+        '--ignoreConfig',
+        '--outDir',
+        out,
+        '--rootDir',
+        'drivers',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+        '--skipLibCheck',
+        '--strict',
+        'drivers/processes.ts',
+      ],
       { cwd: ROOT, stdio: 'pipe' },
     );
     return out;
@@ -138,14 +155,18 @@ test.describe('exit and signal handlers (separate host process)', () => {
        ${tail}`,
     );
     host = spawn(NODE, [script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    const [child, grandchild] = await Promise.all([readPid(host.stdout!, 'CHILD'), readPid(host.stdout!, 'GRANDCHILD')]);
+    const [child, grandchild] = await Promise.all([
+      readPid(host.stdout!, 'CHILD'),
+      readPid(host.stdout!, 'GRANDCHILD'),
+    ]);
     pids.push(child, grandchild);
     return { child, grandchild };
   }
 
   function hostExit(): Promise<{ code: number | null; signal: string | null }> {
     const h = host!;
-    if (h.exitCode !== null || h.signalCode !== null) return Promise.resolve({ code: h.exitCode, signal: h.signalCode });
+    if (h.exitCode !== null || h.signalCode !== null)
+      return Promise.resolve({ code: h.exitCode, signal: h.signalCode });
     return new Promise((r) => h.once('exit', (code, signal) => r({ code, signal })));
   }
 
@@ -183,7 +204,10 @@ test.describe('exit and signal handlers (separate host process)', () => {
   });
 
   test('process.exit() on the host kills the tree synchronously', async ({}, testInfo) => {
-    const { child, grandchild } = await startHost(testInfo, `c.stderr.on('data', () => setTimeout(() => process.exit(0), 100));`);
+    const { child, grandchild } = await startHost(
+      testInfo,
+      `c.stderr.on('data', () => setTimeout(() => process.exit(0), 100));`,
+    );
     const exit = await hostExit();
     expect(exit.code).toBe(0);
     expect(await waitGone(child, 5000)).toBe(true);

@@ -13,8 +13,14 @@ import { ROOT } from '../support/paths.js';
 const MAIN = resolve(ROOT, 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
 const DENY = { type: 'deny', reason: 'no' };
 const req = (id: string, probe = 'p'): Record<string, unknown> => ({
-  jsonrpc: '2.0', id, method: 'hooks/intercept',
-  params: { protocolVersion: 'draft', event: { id, type: 'tool.before', tool: { name: 't', input: { probe } } }, capabilities: { effects: ['deny'] } },
+  jsonrpc: '2.0',
+  id,
+  method: 'hooks/intercept',
+  params: {
+    protocolVersion: 'draft',
+    event: { id, type: 'tool.before', tool: { name: 't', input: { probe } } },
+    capabilities: { effects: ['deny'] },
+  },
 });
 
 let collector: WireCollector;
@@ -26,27 +32,50 @@ test.afterAll(async () => {
 });
 
 async function talk(log: RunLog, lifecycle: string, input: string): Promise<{ out: string; code: number | null }> {
-  const args = [MAIN, '--collector', collector.address, '--key', log.key, '--hook', 'a', '--lifecycle', lifecycle, '--x', '$HOME;*'];
+  const args = [
+    MAIN,
+    '--collector',
+    collector.address,
+    '--key',
+    log.key,
+    '--hook',
+    'a',
+    '--lifecycle',
+    lifecycle,
+    '--x',
+    '$HOME;*',
+  ];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
   child.stdin.end(input);
   const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
   return { out, code };
 }
 
 test('stdio persistent: answers per step and attempt, records frames, lines and argv literally', async () => {
-  const log = collector.open({ hooks: { a: { byStep: { s1: [{ effects: [DENY] }], s2: [{ framing: 'pretty', effects: [] }] } } } });
+  const log = collector.open({
+    hooks: { a: { byStep: { s1: [{ effects: [DENY] }], s2: [{ framing: 'pretty', effects: [] }] } } },
+  });
   try {
     const input = `${JSON.stringify(req('1', 's1'))}\n${JSON.stringify(req('2', 's2'), null, 2)}\n`;
     const { out, code } = await talk(log, 'persistent', input);
     expect(code).toBe(0);
     const lines = out.split('\n').filter(Boolean);
-    expect(JSON.parse(lines[0]!)).toEqual({ jsonrpc: '2.0', id: '1', result: { protocolVersion: 'draft', effects: [DENY] } });
+    expect(JSON.parse(lines[0]!)).toEqual({
+      jsonrpc: '2.0',
+      id: '1',
+      result: { protocolVersion: 'draft', effects: [DENY] },
+    });
     expect(lines.length).toBeGreaterThan(2); // the second reply is pretty-printed on purpose
     const records = log.records;
     const frames = records.filter((r) => r.kind === 'frame');
-    expect(frames.map((f) => [f.step, f.attempt, f.lines === 1])).toEqual([['s1', 0, true], ['s2', 0, false]]);
+    expect(frames.map((f) => [f.step, f.attempt, f.lines === 1])).toEqual([
+      ['s1', 0, true],
+      ['s2', 0, false],
+    ]);
     expect(records.find((r) => r.kind === 'start')!.argv).toContain('$HOME;*');
     expect(records.some((r) => r.kind === 'eof')).toBe(true);
     expect(records.at(-1)!.kind).toBe('exit');
@@ -75,24 +104,43 @@ test('the collector keeps only records from connections with the run key; frames
   const log = collector.open({ hooks: {} });
   try {
     const [host, port] = [collector.address.split(':')[0]!, Number(collector.address.split(':')[1])];
-    const send = (lines: string[]): Promise<string> => new Promise((done) => {
-      const s = connect({ host, port });
-      let got = '';
-      s.setEncoding('utf8');
-      s.on('data', (c: string) => { got += c; });
-      s.on('close', () => done(got));
-      s.on('error', () => undefined);
-      s.write(lines.map((l) => `${l}\n`).join(''));
-      setTimeout(() => s.end(), 200);
-    });
+    const send = (lines: string[]): Promise<string> =>
+      new Promise((done) => {
+        const s = connect({ host, port });
+        let got = '';
+        s.setEncoding('utf8');
+        s.on('data', (c: string) => {
+          got += c;
+        });
+        s.on('close', () => done(got));
+        s.on('error', () => undefined);
+        s.write(lines.map((l) => `${l}\n`).join(''));
+        setTimeout(() => s.end(), 200);
+      });
     // A stray writer without the key: refused, nothing kept.
-    await send([JSON.stringify({ hello: { key: 'guess', hook: 'a' } }), JSON.stringify({ seq: 1, record: { kind: 'reply', text: 'forged' } })]);
+    await send([
+      JSON.stringify({ hello: { key: 'guess', hook: 'a' } }),
+      JSON.stringify({ seq: 1, record: { kind: 'reply', text: 'forged' } }),
+    ]);
     expect(log.records).toEqual([]);
     expect(log.refused).toBe(1);
     // With the key, a frame's claims about itself are replaced by what its text says.
-    await send([JSON.stringify({ hello: { key: log.key, hook: 'a' } }), JSON.stringify({ seq: 1, record: { kind: 'frame', text: JSON.stringify(req('7', 'sx')), method: 'lie', hook: 'other', pid: 1 } })]);
+    await send([
+      JSON.stringify({ hello: { key: log.key, hook: 'a' } }),
+      JSON.stringify({
+        seq: 1,
+        record: { kind: 'frame', text: JSON.stringify(req('7', 'sx')), method: 'lie', hook: 'other', pid: 1 },
+      }),
+    ]);
     expect(log.records).toHaveLength(1);
-    expect(log.records[0]).toMatchObject({ kind: 'frame', hook: 'a', method: 'hooks/intercept', step: 'sx', ordinal: 0, attempt: 0 });
+    expect(log.records[0]).toMatchObject({
+      kind: 'frame',
+      hook: 'a',
+      method: 'hooks/intercept',
+      step: 'sx',
+      ordinal: 0,
+      attempt: 0,
+    });
     expect(log.records[0]!.pid).not.toBe(1);
   } finally {
     collector.forget(log);
@@ -100,21 +148,38 @@ test('the collector keeps only records from connections with the run key; frames
 });
 
 test('http: exact URL, token counted and redacted, scripted status and redirect', async () => {
-  const script: BackendScript = { hooks: { a: { intercept: [{ effects: [DENY] }, { none: true, http: { status: 307, location: '{redirect}' } }] } } };
+  const script: BackendScript = {
+    hooks: { a: { intercept: [{ effects: [DENY] }, { none: true, http: { status: 307, location: '{redirect}' } }] } },
+  };
   const token = 'secret-token-123';
   const log = collector.open(script);
   const server = await ScriptedHttpBackend.start(() => log, token);
   try {
     const body = JSON.stringify({ ...req('1'), leaked: token });
-    const first = await request(server.url('a'), { method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } });
+    const first = await request(server.url('a'), {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    });
     expect(first.statusCode).toBe(200);
-    expect(((await first.body.json()) as { result: unknown }).result).toEqual({ protocolVersion: 'draft', effects: [DENY] });
-    const second = await request(server.url('a'), { method: 'POST', body: JSON.stringify(req('2')), headers: { 'content-type': 'text/plain' } });
+    expect(((await first.body.json()) as { result: unknown }).result).toEqual({
+      protocolVersion: 'draft',
+      effects: [DENY],
+    });
+    const second = await request(server.url('a'), {
+      method: 'POST',
+      body: JSON.stringify(req('2')),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(second.statusCode).toBe(307);
     expect(second.headers.location).toBe(server.redirectUrl('a'));
     await second.body.dump();
     const frames = log.records.filter((r) => r.kind === 'frame');
-    expect(frames[0]!.http).toMatchObject({ method: 'POST', url: '/hooks/a?via=ahp-conformance', authorization: { count: 1, matches: true } });
+    expect(frames[0]!.http).toMatchObject({
+      method: 'POST',
+      url: '/hooks/a?via=ahp-conformance',
+      authorization: { count: 1, matches: true },
+    });
     expect(frames[0]!.secretSeen).toBe(true);
     expect(JSON.stringify(frames)).not.toContain(token);
     expect(frames[1]!.http).toMatchObject({ contentType: 'text/plain', authorization: { count: 0, matches: false } });

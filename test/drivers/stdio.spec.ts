@@ -12,7 +12,14 @@ let strayPids: number[] = [];
 
 function launch(js: string, extra: Partial<StdioLaunch> = {}): { p: StdioProcess; tr: Transcript } {
   const tr = extra.transcript ?? new Transcript();
-  const p = StdioProcess.start({ command: NODE, args: ['-e', js], cwd: process.cwd(), env: childEnv(), transcript: tr, ...extra });
+  const p = StdioProcess.start({
+    command: NODE,
+    args: ['-e', js],
+    cwd: process.cwd(),
+    env: childEnv(),
+    transcript: tr,
+    ...extra,
+  });
   running.push(p);
   return { p, tr };
 }
@@ -83,7 +90,9 @@ test.describe('StdioProcess', () => {
   });
 
   test('a pretty-printed object arrives as several lines', async () => {
-    const { p } = launch(`process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }, null, 2) + '\\n'); ${IDLE}`);
+    const { p } = launch(
+      `process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: 1, result: {} }, null, 2) + '\\n'); ${IDLE}`,
+    );
     const lines: string[] = [];
     for (;;) {
       const r = await p.nextLine(500);
@@ -102,13 +111,17 @@ test.describe('StdioProcess', () => {
   });
 
   test('a line of exactly maxLineBytes is fine; one more byte is oversize', async () => {
-    const { p } = launch(`process.stdout.write('a'.repeat(100) + '\\n' + 'b'.repeat(101) + '\\n'); ${IDLE}`, { maxLineBytes: 100 });
+    const { p } = launch(`process.stdout.write('a'.repeat(100) + '\\n' + 'b'.repeat(101) + '\\n'); ${IDLE}`, {
+      maxLineBytes: 100,
+    });
     expect(lineText(await p.nextLine(5000))).toBe('a'.repeat(100));
     expect(await p.nextLine(5000)).toEqual({ kind: 'oversize', bytes: 101 });
   });
 
   test('the queue of unread lines is bounded: further lines are dropped, counted and noted', async () => {
-    const { p, tr } = launch(`let s = ''; for (let i = 0; i < 10050; i++) s += 'L' + i + '\\n'; process.stdout.write(s); ${IDLE}`);
+    const { p, tr } = launch(
+      `let s = ''; for (let i = 0; i < 10050; i++) s += 'L' + i + '\\n'; process.stdout.write(s); ${IDLE}`,
+    );
     for (let i = 0; i < 400 && p.droppedLines < 50; i++) await sleep(25);
     expect(p.droppedLines).toBe(50);
     expect(tr.entries().some((e) => e.note?.startsWith('unread stdout queue full'))).toBe(true);
@@ -205,7 +218,14 @@ test.describe('StdioProcess', () => {
     for (const a of attempts) {
       let err: unknown;
       try {
-        StdioProcess.start({ command: NODE, args: [], cwd: process.cwd(), env: childEnv(), transcript: new Transcript(), ...a });
+        StdioProcess.start({
+          command: NODE,
+          args: [],
+          cwd: process.cwd(),
+          env: childEnv(),
+          transcript: new Transcript(),
+          ...a,
+        });
       } catch (e) {
         err = e;
       }
@@ -224,7 +244,13 @@ test.describe('StdioProcess', () => {
     writeFileSync(file, '#!/bin/sh\necho hi\n');
     chmodSync(file, 0o644);
     expect(() =>
-      StdioProcess.start({ command: file, args: [], cwd: process.cwd(), env: childEnv(), transcript: new Transcript() }),
+      StdioProcess.start({
+        command: file,
+        args: [],
+        cwd: process.cwd(),
+        env: childEnv(),
+        transcript: new Transcript(),
+      }),
     ).toThrow(/not executable \(EACCES\)/);
   });
 

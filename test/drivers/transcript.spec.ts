@@ -6,7 +6,11 @@ test.describe('Transcript', () => {
     const tr = new Transcript();
     tr.record({ dir: 'send', channel: 'stdio', text: '{"jsonrpc":"2.0","id":1,"method":"x"}\n' });
     await new Promise((r) => setTimeout(r, 5));
-    tr.record({ dir: 'recv', channel: 'stdio', bytes: new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":{}}') });
+    tr.record({
+      dir: 'recv',
+      channel: 'stdio',
+      bytes: new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":{}}'),
+    });
     tr.record({ dir: 'exit', channel: 'stdio', note: 'exit code 1' });
     const es = tr.entries();
     expect(es).toHaveLength(3);
@@ -26,8 +30,18 @@ test.describe('Transcript', () => {
     tr.record({ dir: 'recv', channel: 'stdio', text: '{"b":2}\r' });
     tr.record({ dir: 'stderr', channel: 'stdio', text: 'warn: one\nwarn: two\n' });
     tr.record({ dir: 'note', channel: 'stdio', note: 'probe is malformed on purpose: not JSON' });
-    tr.record({ dir: 'send', channel: 'http', text: '{}', http: { method: 'POST', url: 'http://127.0.0.1:1/ahp', headers: { 'content-type': 'application/json' } } });
-    tr.record({ dir: 'recv', channel: 'http', text: '{"ok":true}', http: { status: 200, headers: { 'content-type': 'application/json' } } });
+    tr.record({
+      dir: 'send',
+      channel: 'http',
+      text: '{}',
+      http: { method: 'POST', url: 'http://127.0.0.1:1/ahp', headers: { 'content-type': 'application/json' } },
+    });
+    tr.record({
+      dir: 'recv',
+      channel: 'http',
+      text: '{"ok":true}',
+      http: { status: 200, headers: { 'content-type': 'application/json' } },
+    });
 
     const lines = tr.toJsonl().split('\n');
     expect(lines.at(-1)).toBe('');
@@ -61,10 +75,18 @@ test.describe('Transcript', () => {
       dir: 'send',
       channel: 'http',
       text: '{"echo":"s3cr3t-token"}',
-      http: { method: 'POST', url: 'http://127.0.0.1:9/?t=s3cr3t-token', headers: { 'x-token': 'abc s3cr3t-token', Authorization: 'Bearer s3cr3t-token' } },
+      http: {
+        method: 'POST',
+        url: 'http://127.0.0.1:9/?t=s3cr3t-token',
+        headers: { 'x-token': 'abc s3cr3t-token', Authorization: 'Bearer s3cr3t-token' },
+      },
       note: 'sent s3cr3t-token',
     });
-    tr.record({ dir: 'recv', channel: 'stdio', bytes: Buffer.concat([Buffer.from([0xff]), Buffer.from('s3cr3t-token')]) });
+    tr.record({
+      dir: 'recv',
+      channel: 'stdio',
+      bytes: Buffer.concat([Buffer.from([0xff]), Buffer.from('s3cr3t-token')]),
+    });
     const all = tr.toJsonl() + tr.toText();
     expect(all).not.toContain('s3cr3t-token');
     const [e0, e1] = tr.entries();
@@ -77,9 +99,17 @@ test.describe('Transcript', () => {
 
   test('the Authorization header is always redacted, even without a registered secret', () => {
     const tr = new Transcript();
-    tr.record({ dir: 'send', channel: 'http', text: '', http: { headers: { authorization: 'bearer abc', 'proxy-authorization': 'Basic dXNlcjpwYXNz' } } });
+    tr.record({
+      dir: 'send',
+      channel: 'http',
+      text: '',
+      http: { headers: { authorization: 'bearer abc', 'proxy-authorization': 'Basic dXNlcjpwYXNz' } },
+    });
     tr.record({ dir: 'send', channel: 'http', text: '', http: { headers: { AUTHORIZATION: 'Basic dXNlcjpwYXNz' } } });
-    expect(tr.entries()[0]!.http!.headers).toEqual({ authorization: 'Bearer [redacted]', 'proxy-authorization': '[redacted]' });
+    expect(tr.entries()[0]!.http!.headers).toEqual({
+      authorization: 'Bearer [redacted]',
+      'proxy-authorization': '[redacted]',
+    });
     expect(tr.entries()[1]!.http!.headers).toEqual({ AUTHORIZATION: '[redacted]' });
     expect(tr.toJsonl()).not.toContain('dXNlcjpwYXNz');
   });

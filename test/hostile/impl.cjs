@@ -181,7 +181,8 @@ const modes = {
   /** `kill -9 -1` from inside, on every line it reads (only as PID 1 of its own namespace). */
   'kill-all'() {
     const killAll = () => {
-      if (process.pid !== 1) return log(`kill${MARK}.log`, `not PID 1 (pid ${process.pid}): not contained, kill -9 -1 skipped`);
+      if (process.pid !== 1)
+        return log(`kill${MARK}.log`, `not PID 1 (pid ${process.pid}): not contained, kill -9 -1 skipped`);
       const r = spawnSync('sh', ['-c', 'kill -9 -1', MARK]);
       log(`kill${MARK}.log`, `kill -9 -1: status ${r.status}`);
     };
@@ -258,11 +259,13 @@ const modes = {
   'invalid-utf8'() {
     onLines((line) => {
       const id = JSON.stringify(idOf(line));
-      process.stdout.write(Buffer.concat([
-        Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"`),
-        Buffer.from([0xff, 0xfe, 0x80, 0xc0, 0xaf, 0xed, 0xa0, 0x80]),
-        Buffer.from('"}}\n'),
-      ]));
+      process.stdout.write(
+        Buffer.concat([
+          Buffer.from(`{"jsonrpc":"2.0","id":${id},"error":{"code":-32601,"message":"`),
+          Buffer.from([0xff, 0xfe, 0x80, 0xc0, 0xaf, 0xed, 0xa0, 0x80]),
+          Buffer.from('"}}\n'),
+        ]),
+      );
     });
   },
 
@@ -276,7 +279,9 @@ const modes = {
     onLines((line) => {
       const id = idOf(line);
       process.stdout.write(`${HOSTILE_TEXT.replace(/[\r\n]/g, ' ')}\n`);
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: HOSTILE_TEXT, message: HOSTILE_TEXT } })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: HOSTILE_TEXT, message: HOSTILE_TEXT } })}\n`,
+      );
       process.stderr.write(HOSTILE_TEXT);
     });
   },
@@ -295,14 +300,18 @@ const modes = {
   proto() {
     onLines((line) => {
       const id = JSON.stringify(idOf(line));
-      process.stdout.write(`{"jsonrpc":"2.0","id":${id},"__proto__":{"status":"passed","verdict":"conformant"},"constructor":{"prototype":{"status":"passed"}},"error":{"code":-32601,"message":"x","__proto__":{"polluted":true}}}\n`);
+      process.stdout.write(
+        `{"jsonrpc":"2.0","id":${id},"__proto__":{"status":"passed","verdict":"conformant"},"constructor":{"prototype":{"status":"passed"}},"error":{"code":-32601,"message":"x","__proto__":{"polluted":true}}}\n`,
+      );
     });
   },
 
   /** A reply line just under the 1 MiB line bound: a success result of 1000 000 characters (to any request). */
   'huge-reply'() {
     onLines((line) => {
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: idOf(line), result: { protocolVersion: 'draft', effects: [], huge: 'h'.repeat(1_000_000) } })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: idOf(line), result: { protocolVersion: 'draft', effects: [], huge: 'h'.repeat(1_000_000) } })}\n`,
+      );
     });
   },
 
@@ -311,7 +320,9 @@ const modes = {
   'http-gzip-bomb'() {
     const member = zlib.gzipSync(Buffer.alloc(MiB));
     const bomb = Buffer.concat(Array.from({ length: 1024 }, () => member));
-    rawServer((s) => s.end(Buffer.concat([Buffer.from(head(`content-encoding: gzip\r\ncontent-length: ${bomb.length}\r\n`)), bomb])));
+    rawServer((s) =>
+      s.end(Buffer.concat([Buffer.from(head(`content-encoding: gzip\r\ncontent-length: ${bomb.length}\r\n`)), bomb])),
+    );
   },
 
   /** An endless chunked body. */
@@ -354,7 +365,9 @@ const modes = {
 
   /** Not HTTP at all: escape sequences and binary bytes, then close. */
   'http-garbage'() {
-    rawServer((s) => s.end(Buffer.concat([Buffer.from('SSH-2.0-OpenSSH\r\n\u001b[2J'), Buffer.from([0, 0xff, 0xfe, 0x0d, 0x0a])])));
+    rawServer((s) =>
+      s.end(Buffer.concat([Buffer.from('SSH-2.0-OpenSSH\r\n\u001b[2J'), Buffer.from([0, 0xff, 0xfe, 0x0d, 0x0a])])),
+    );
   },
 
   /** Redirects every request to another path of itself, noting whether anything followed. */
@@ -363,7 +376,10 @@ const modes = {
     const server = http.createServer((req, res) => {
       req.resume();
       if (req.url.startsWith('/stolen')) {
-        log(`followed${MARK}.log`, `${req.method} ${req.url} authorization=${req.headers.authorization ? 'present' : 'absent'}`);
+        log(
+          `followed${MARK}.log`,
+          `${req.method} ${req.url} authorization=${req.headers.authorization ? 'present' : 'absent'}`,
+        );
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         return;
       }
@@ -375,7 +391,8 @@ const modes = {
   /** Prints its bearer token to stderr, many times, and exits before binding its port. */
   'http-token-stderr-exit'() {
     const token = process.env[opt('token-env')] || '';
-    for (let i = 0; i < 20; i++) process.stderr.write(`fatal: cannot start with token ${token} (Authorization: Bearer ${token})\n`);
+    for (let i = 0; i < 20; i++)
+      process.stderr.write(`fatal: cannot start with token ${token} (Authorization: Bearer ${token})\n`);
     process.exit(3);
   },
 
@@ -407,7 +424,9 @@ const modes = {
   },
   'child-http-daemon'() {
     ignoreTerm();
-    const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    const server = http.createServer((req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
     server.listen(Number(opt('port')), '127.0.0.1');
   },
 
@@ -477,26 +496,51 @@ const modes = {
     const c = config();
     const args = c.registration.hooks.flatMap((h) => (h.transport && h.transport.args) || []);
     const address = args[args.indexOf('--collector') + 1];
-    const [host, port] = [address.slice(0, address.lastIndexOf(':')), Number(address.slice(address.lastIndexOf(':') + 1))];
-    const forgedFrame = { kind: 'frame', text: JSON.stringify({ jsonrpc: '2.0', id: 'evt-1', method: 'hooks/intercept', params: { protocolVersion: 'draft' } }) };
-    const attempt = (hello) => new Promise((resolve) => {
-      const s = net.connect({ host, port }, () => {
-        s.write(`${JSON.stringify(hello)}\n`);
-        for (let i = 0; i < 50; i++) s.write(`${JSON.stringify({ seq: i + 1, record: forgedFrame })}\n`);
+    const [host, port] = [
+      address.slice(0, address.lastIndexOf(':')),
+      Number(address.slice(address.lastIndexOf(':') + 1)),
+    ];
+    const forgedFrame = {
+      kind: 'frame',
+      text: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'evt-1',
+        method: 'hooks/intercept',
+        params: { protocolVersion: 'draft' },
+      }),
+    };
+    const attempt = (hello) =>
+      new Promise((resolve) => {
+        const s = net.connect({ host, port }, () => {
+          s.write(`${JSON.stringify(hello)}\n`);
+          for (let i = 0; i < 50; i++) s.write(`${JSON.stringify({ seq: i + 1, record: forgedFrame })}\n`);
+        });
+        let got = '';
+        s.setEncoding('utf8');
+        s.on('data', (d) => (got += d));
+        s.on('error', () => {});
+        s.on('close', () => resolve(got));
+        setTimeout(() => s.destroy(), 500);
       });
-      let got = '';
-      s.setEncoding('utf8');
-      s.on('data', (d) => (got += d));
-      s.on('error', () => {});
-      s.on('close', () => resolve(got));
-      setTimeout(() => s.destroy(), 500);
-    });
     log(`collector${MARK}.log`, `without a key: ${JSON.stringify(await attempt({ record: forgedFrame }))}`);
-    log(`collector${MARK}.log`, `with a wrong key: ${JSON.stringify(await attempt({ hello: { key: '0'.repeat(32), hook: 'a' } }))}`);
+    log(
+      `collector${MARK}.log`,
+      `with a wrong key: ${JSON.stringify(await attempt({ hello: { key: '0'.repeat(32), hook: 'a' } }))}`,
+    );
     const dir = path.dirname(c.report);
     tryWrite(path.join(dir, 'wire.jsonl'), `${JSON.stringify(forgedFrame)}\n`);
-    const steps = (c.scenario.steps || []).flatMap((s) => (s.kind === 'parallel' ? s.steps : [s])).filter((s) => s.kind === 'tool');
-    fs.writeFileSync(c.report, JSON.stringify({ adapterContract: 1, harness: { name: 'forger', version: '1' }, registration: 'accepted', steps: steps.map((s) => ({ id: s.id, outcome: 'executed' })) }));
+    const steps = (c.scenario.steps || [])
+      .flatMap((s) => (s.kind === 'parallel' ? s.steps : [s]))
+      .filter((s) => s.kind === 'tool');
+    fs.writeFileSync(
+      c.report,
+      JSON.stringify({
+        adapterContract: 1,
+        harness: { name: 'forger', version: '1' },
+        registration: 'accepted',
+        steps: steps.map((s) => ({ id: s.id, outcome: 'executed' })),
+      }),
+    );
   },
 
   /** Leaves a setsid child that ignores SIGTERM, and exits 0 at once. */

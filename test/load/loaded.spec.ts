@@ -22,56 +22,81 @@ let dir: string;
 test.beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'ahp-load-'));
   // Two busy loops per core: the runner and the implementations compete for every core.
-  burners = Array.from({ length: 2 * availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  burners = Array.from({ length: 2 * availableParallelism() }, () =>
+    spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
 });
 test.afterAll(() => {
   for (const b of burners) b.kill('SIGKILL');
   rmSync(dir, { recursive: true, force: true });
 });
 
-function certify(name: string, claim: string, extra: string[] = []): { code: number | null; out: string; results: ClaimResults } {
+function certify(
+  name: string,
+  claim: string,
+  extra: string[] = [],
+): { code: number | null; out: string; results: ClaimResults } {
   const file = join(dir, `${name}.yaml`);
   writeFileSync(file, `implementation: { name: ${name}, version: 1.0.0 }\n${claim}`);
   const reports = join(dir, 'reports');
   const r = spawnSync(process.execPath, [BIN, 'run', file, '--reports', reports, '--workers', '2', ...extra], {
-    encoding: 'utf8', env: { ...process.env, AHP_PROGRESS: 'line' }, timeout: 850_000,
+    encoding: 'utf8',
+    env: { ...process.env, AHP_PROGRESS: 'line' },
+    timeout: 850_000,
   });
   const results = JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
   return { code: r.status, out: `${r.stdout}\n${r.stderr}`, results };
 }
 
-const failing = (r: ClaimResults): string[] => r.checks.filter((c) => c.status === 'failed').map((c) => `${c.id} ${c.transport}/${c.lifecycle ?? ''}: ${c.message.split('\n')[0]}`);
+const failing = (r: ClaimResults): string[] =>
+  r.checks
+    .filter((c) => c.status === 'failed')
+    .map((c) => `${c.id} ${c.transport}/${c.lifecycle ?? ''}: ${c.message.split('\n')[0]}`);
 
 test('the reference backend (stdio per_event) and harness (http) are conformant with both cores busy', () => {
-  const backend = certify('loaded-backend', `role: backend\ntransports: [stdio]\nprofiles: [tool-interception, lifecycle-observation]\n` +
-    `backend:\n  stdio: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, stdio], lifecycle: per_event }\n` +
-    `  samples:\n    deny: [{ event: tool.before, tool: { name: rm_rf, input: { path: / } } }]\n`);
+  const backend = certify(
+    'loaded-backend',
+    `role: backend\ntransports: [stdio]\nprofiles: [tool-interception, lifecycle-observation]\n` +
+      `backend:\n  stdio: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, stdio], lifecycle: per_event }\n` +
+      `  samples:\n    deny: [{ event: tool.before, tool: { name: rm_rf, input: { path: / } } }]\n`,
+  );
   expect(failing(backend.results)).toEqual([]);
   expect(backend.results.verdict).toBe('conformant');
-  const harness = certify('loaded-harness', `role: harness\ntransports: [http]\nprofiles: [tool-interception, lifecycle-observation]\n` +
-    `harness: { command: ${node}, args: [${JSON.stringify(HARNESS)}, --config, "{config}"] }\n`);
+  const harness = certify(
+    'loaded-harness',
+    `role: harness\ntransports: [http]\nprofiles: [tool-interception, lifecycle-observation]\n` +
+      `harness: { command: ${node}, args: [${JSON.stringify(HARNESS)}, --config, "{config}"] }\n`,
+  );
   expect(failing(harness.results)).toEqual([]);
   expect(harness.results.verdict).toBe('conformant');
 });
 
 test('a backend that burns 1.5 s of CPU before its first line is conformant on every target at the default timeoutMs', () => {
   const env = '{ AHP_REFERENCE_START_BURN_MS: "1500" }';
-  const r = certify('slow-start', `role: backend\ntransports: [stdio, http]\nprofiles: [tool-interception, lifecycle-observation]\n` +
-    `backend:\n  stdio: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, stdio], lifecycle: [persistent, per_event], env: ${env} }\n` +
-    `  http: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, http, --port, "{port}"], url: "http://127.0.0.1:{port}/hooks", env: ${env} }\n` +
-    `  samples:\n    deny: [{ event: tool.before, tool: { name: rm_rf, input: { path: / } } }]\n`);
+  const r = certify(
+    'slow-start',
+    `role: backend\ntransports: [stdio, http]\nprofiles: [tool-interception, lifecycle-observation]\n` +
+      `backend:\n  stdio: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, stdio], lifecycle: [persistent, per_event], env: ${env} }\n` +
+      `  http: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, http, --port, "{port}"], url: "http://127.0.0.1:{port}/hooks", env: ${env} }\n` +
+      `  samples:\n    deny: [{ event: tool.before, tool: { name: rm_rf, input: { path: / } } }]\n`,
+  );
   expect(failing(r.results)).toEqual([]);
   expect(r.results.verdict).toBe('conformant');
   expect(r.code).toBe(0);
   // Late replies are judged on content, and say so.
-  for (const c of r.results.checks.filter((x) => x.status === 'warning')) expect(c.message).toMatch(/came after timeoutMs|SHOULD|should/i);
+  for (const c of r.results.checks.filter((x) => x.status === 'warning'))
+    expect(c.message).toMatch(/came after timeoutMs|SHOULD|should/i);
 });
 
 test('a backend that never answers still fails, naming the patience it was given', () => {
   const silent = join(dir, 'silent.cjs');
-  writeFileSync(silent, "process.stdin.resume(); setInterval(() => {}, 1000);\n");
-  const r = certify('never-answers', `role: backend\ntransports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 300\n` +
-    `backend:\n  stdio: { command: ${node}, args: [${JSON.stringify(silent)}] }\n`, ['--grep', 'ti.response-id']);
+  writeFileSync(silent, 'process.stdin.resume(); setInterval(() => {}, 1000);\n');
+  const r = certify(
+    'never-answers',
+    `role: backend\ntransports: [stdio]\nprofiles: [tool-interception]\ntimeoutMs: 300\n` +
+      `backend:\n  stdio: { command: ${node}, args: [${JSON.stringify(silent)}] }\n`,
+    ['--grep', 'ti.response-id'],
+  );
   expect(r.results.verdict).toBe('nonconformant');
   const check = r.results.checks.find((c) => c.id === 'ti.response-id')!;
   expect(check.status).toBe('failed');

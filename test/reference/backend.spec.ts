@@ -28,24 +28,61 @@ const HARNESS = { name: 'ref-test', version: '0.0.1' };
 
 function toolBefore(id: string, toolName: string, input: Obj = { path: 'notes.md' }, extra: Obj = {}): Obj {
   return {
-    id, source: SOURCE, type: 'tool.before', time: TIME, harness: { ...HARNESS }, session: { id: 'sess-1' },
-    call: { id: `call-${id}` }, tool: { name: toolName, input, origin: 'native' }, path: 'native', ...extra,
+    id,
+    source: SOURCE,
+    type: 'tool.before',
+    time: TIME,
+    harness: { ...HARNESS },
+    session: { id: 'sess-1' },
+    call: { id: `call-${id}` },
+    tool: { name: toolName, input, origin: 'native' },
+    path: 'native',
+    ...extra,
   };
 }
 function sessionEnd(id: string): Obj {
-  return { id, source: SOURCE, type: 'session.end', time: TIME, harness: { ...HARNESS }, session: { id: 'sess-1' }, outcome: 'completed', reason: 'user_exit' };
+  return {
+    id,
+    source: SOURCE,
+    type: 'session.end',
+    time: TIME,
+    harness: { ...HARNESS },
+    session: { id: 'sess-1' },
+    outcome: 'completed',
+    reason: 'user_exit',
+  };
 }
 function turnStart(id: string): Obj {
   return {
-    id, source: SOURCE, type: 'turn.start', time: TIME, harness: { ...HARNESS }, turn: { id: 'turn-1' }, trigger: 'user',
-    items: [{ id: 'msg-1', role: 'user', parts: [{ id: 'part-1', kind: 'text', mediaType: 'text/plain', selection: 'body', text: 'hi' }] }],
+    id,
+    source: SOURCE,
+    type: 'turn.start',
+    time: TIME,
+    harness: { ...HARNESS },
+    turn: { id: 'turn-1' },
+    trigger: 'user',
+    items: [
+      {
+        id: 'msg-1',
+        role: 'user',
+        parts: [{ id: 'part-1', kind: 'text', mediaType: 'text/plain', selection: 'body', text: 'hi' }],
+      },
+    ],
   };
 }
 const DENY_CAPS: Obj = { effects: ['deny'] };
-const modifyCaps = (replace: boolean, merge: boolean): Obj => ({ effects: ['deny', 'modify'], modify: { input: { replace, merge } } });
+const modifyCaps = (replace: boolean, merge: boolean): Obj => ({
+  effects: ['deny', 'modify'],
+  modify: { input: { replace, merge } },
+});
 
 function intercept(event: Obj, capabilities: Obj = DENY_CAPS, params: Obj = {}): Obj {
-  return { jsonrpc: '2.0', id: event.id, method: 'hooks/intercept', params: { protocolVersion: 'draft', event, capabilities, ...params } };
+  return {
+    jsonrpc: '2.0',
+    id: event.id,
+    method: 'hooks/intercept',
+    params: { protocolVersion: 'draft', event, capabilities, ...params },
+  };
 }
 function observe(event: Obj, version = 'draft'): Obj {
   return { jsonrpc: '2.0', method: 'hooks/observe', params: { protocolVersion: version, event } };
@@ -68,7 +105,10 @@ function withUnknownFields(id: string): Obj {
 }
 
 const ctxOf = (fault?: FaultMode, extra: Partial<HandlerContext> = {}): HandlerContext => ({
-  policy: DEFAULT_POLICY, fault, seen: new Set<string>(), ...extra,
+  policy: DEFAULT_POLICY,
+  fault,
+  seen: new Set<string>(),
+  ...extra,
 });
 const send = (msg: Obj | string | Uint8Array, ctx: HandlerContext = ctxOf()): Reply | null =>
   respond(typeof msg === 'string' || msg instanceof Uint8Array ? msg : JSON.stringify(msg), ctx);
@@ -98,12 +138,14 @@ const RM_DENY = { type: 'deny', reason: 'rm_rf is never allowed', code: 'com.exa
 
 test.describe('handler: JSON and JSON-RPC envelope', () => {
   test('unparseable input gets -32700 with id null', () => {
-    for (const text of ['{"jsonrpc":', 'not json', '', '{"a":1,"a":2}']) expectError(send(text), RPC_CODES.parseError, null);
+    for (const text of ['{"jsonrpc":', 'not json', '', '{"a":1,"a":2}'])
+      expectError(send(text), RPC_CODES.parseError, null);
     expectError(send(new Uint8Array([0x7b, 0xff, 0x7d])), RPC_CODES.parseError, null);
   });
 
   test('non-objects are not answered (no id to answer to)', () => {
-    for (const v of ['[]', '[{"jsonrpc":"2.0","id":"a","method":"hooks/intercept"}]', '42', '"x"', 'null']) expect(send(v)).toBeNull();
+    for (const v of ['[]', '[{"jsonrpc":"2.0","id":"a","method":"hooks/intercept"}]', '42', '"x"', 'null'])
+      expect(send(v)).toBeNull();
   });
 
   test('an invalid request with an id gets -32600 with that id; without an id nothing', () => {
@@ -120,7 +162,11 @@ test.describe('handler: JSON and JSON-RPC envelope', () => {
     const text = handle(JSON.stringify(intercept(toolBefore('e-h', 'rm_rf'))), ctxOf());
     expect(text).not.toBeNull();
     expect(text).not.toContain('\n');
-    expect(JSON.parse(text!)).toEqual({ jsonrpc: '2.0', id: 'e-h', result: { protocolVersion: 'draft', effects: [RM_DENY] } });
+    expect(JSON.parse(text!)).toEqual({
+      jsonrpc: '2.0',
+      id: 'e-h',
+      result: { protocolVersion: 'draft', effects: [RM_DENY] },
+    });
     expect(handle(JSON.stringify(observe(sessionEnd('o-h'))), ctxOf())).toBeNull();
   });
 });
@@ -135,7 +181,10 @@ test.describe('handler: notifications are never answered', () => {
     ['hooks/capabilities', { jsonrpc: '2.0', method: 'hooks/capabilities', params: { protocolVersion: 'draft' } }],
     ['garbage params', { jsonrpc: '2.0', method: 'hooks/observe', params: 42 }],
     ['no params', { jsonrpc: '2.0', method: 'hooks/observe' }],
-    ['event not an object', { jsonrpc: '2.0', method: 'hooks/observe', params: { protocolVersion: 'draft', event: 'x' } }],
+    [
+      'event not an object',
+      { jsonrpc: '2.0', method: 'hooks/observe', params: { protocolVersion: 'draft', event: 'x' } },
+    ],
     ['intercept without id', withoutId(intercept(toolBefore('o5', 'rm_rf')))],
     ['intercept without id, bad version', withoutId(withVersion(intercept(toolBefore('o6', 'rm_rf')), '1999-01-01'))],
   ];
@@ -162,12 +211,15 @@ test.describe('handler: hooks/intercept', () => {
 
   test('write_file: merge when advertised, else replace, else nothing', () => {
     const input = { path: 'a.txt', content: 'x' };
-    expectSuccess(send(intercept(toolBefore('w-1', 'write_file', input), modifyCaps(true, true))), 'w-1',
-      [{ type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } }]);
-    expectSuccess(send(intercept(toolBefore('w-2', 'write_file', input), modifyCaps(false, true))), 'w-2',
-      [{ type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } }]);
-    expectSuccess(send(intercept(toolBefore('w-3', 'write_file', input), modifyCaps(true, false))), 'w-3',
-      [{ type: 'modify', target: 'input', operation: 'replace', value: { path: 'a.txt', content: 'x', mode: '0644' } }]);
+    expectSuccess(send(intercept(toolBefore('w-1', 'write_file', input), modifyCaps(true, true))), 'w-1', [
+      { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } },
+    ]);
+    expectSuccess(send(intercept(toolBefore('w-2', 'write_file', input), modifyCaps(false, true))), 'w-2', [
+      { type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } },
+    ]);
+    expectSuccess(send(intercept(toolBefore('w-3', 'write_file', input), modifyCaps(true, false))), 'w-3', [
+      { type: 'modify', target: 'input', operation: 'replace', value: { path: 'a.txt', content: 'x', mode: '0644' } },
+    ]);
     expectSuccess(send(intercept(toolBefore('w-4', 'write_file', input), DENY_CAPS)), 'w-4', []);
   });
 
@@ -203,7 +255,11 @@ test.describe('handler: hooks/intercept', () => {
     for (const v of ['1999-01-01', '0.1', '', 42, null]) {
       const reply = send(withVersion(intercept(toolBefore('e-v', 'rm_rf')), v as string));
       expectError(reply, RPC_CODES.unsupportedProtocolVersion, 'e-v');
-      expect(reply!.error).toEqual({ code: -32001, message: 'unsupported protocol version', data: { supported: ['draft'] } });
+      expect(reply!.error).toEqual({
+        code: -32001,
+        message: 'unsupported protocol version',
+        data: { supported: ['draft'] },
+      });
     }
     const missing = intercept(toolBefore('e-v2', 'rm_rf'));
     delete (missing.params as Obj).protocolVersion;
@@ -211,7 +267,11 @@ test.describe('handler: hooks/intercept', () => {
   });
 
   test('unknown, missing and observe-only event types get -32002', () => {
-    expectError(send(intercept({ ...toolBefore('e-x', 'rm_rf'), type: 'tool.exploded' })), RPC_CODES.unsupportedEvent, 'e-x');
+    expectError(
+      send(intercept({ ...toolBefore('e-x', 'rm_rf'), type: 'tool.exploded' })),
+      RPC_CODES.unsupportedEvent,
+      'e-x',
+    );
     const noType = toolBefore('e-y', 'rm_rf');
     delete noType.type;
     expectError(send(intercept(noType)), RPC_CODES.unsupportedEvent, 'e-y');
@@ -228,9 +288,21 @@ test.describe('handler: hooks/intercept', () => {
 
   test('missing or invalid params get -32602', () => {
     expectError(send({ jsonrpc: '2.0', id: 'p-1', method: 'hooks/intercept' }), RPC_CODES.invalidParams, 'p-1');
-    expectError(send({ jsonrpc: '2.0', id: 'p-2', method: 'hooks/intercept', params: [] }), RPC_CODES.invalidParams, 'p-2');
-    expectError(send({ jsonrpc: '2.0', id: 'p-3', method: 'hooks/intercept', params: { protocolVersion: 'draft', capabilities: DENY_CAPS } }),
-      RPC_CODES.invalidParams, 'p-3');
+    expectError(
+      send({ jsonrpc: '2.0', id: 'p-2', method: 'hooks/intercept', params: [] }),
+      RPC_CODES.invalidParams,
+      'p-2',
+    );
+    expectError(
+      send({
+        jsonrpc: '2.0',
+        id: 'p-3',
+        method: 'hooks/intercept',
+        params: { protocolVersion: 'draft', capabilities: DENY_CAPS },
+      }),
+      RPC_CODES.invalidParams,
+      'p-3',
+    );
     const noCaps = intercept(toolBefore('p-4', 'rm_rf'));
     delete (noCaps.params as Obj).capabilities;
     expectError(send(noCaps), RPC_CODES.invalidParams, 'p-4');
@@ -238,7 +310,11 @@ test.describe('handler: hooks/intercept', () => {
     delete noCall.call;
     expectError(send(intercept(noCall)), RPC_CODES.invalidParams, 'p-5');
     expectError(send({ ...intercept(toolBefore('p-6', 'rm_rf')), id: 'other' }), RPC_CODES.invalidParams, 'other');
-    expectError(send(intercept(toolBefore('p-7', 'rm_rf', 'rm -rf /' as unknown as Obj))), RPC_CODES.invalidParams, 'p-7');
+    expectError(
+      send(intercept(toolBefore('p-7', 'rm_rf', 'rm -rf /' as unknown as Obj))),
+      RPC_CODES.invalidParams,
+      'p-7',
+    );
   });
 
   test('an invalid-params error does not quote request values', () => {
@@ -252,16 +328,29 @@ test.describe('handler: hooks/intercept', () => {
 
   test('a canary secret in a valid event never reaches the reply', () => {
     const secret = 'sk-canary-9876543210';
-    const reply = send(intercept(toolBefore('s-1', 'rm_rf', { token: secret }, { extensions: { 'com.example.canary': secret } })));
+    const reply = send(
+      intercept(toolBefore('s-1', 'rm_rf', { token: secret }, { extensions: { 'com.example.canary': secret } })),
+    );
     expectSuccess(reply, 's-1', [RM_DENY]);
     expect(JSON.stringify(reply)).not.toContain(secret);
-    const withAuth = send(intercept(toolBefore('s-2', 'read_file')), ctxOf(undefined, { authorization: `Bearer ${secret}` }));
+    const withAuth = send(
+      intercept(toolBefore('s-2', 'read_file')),
+      ctxOf(undefined, { authorization: `Bearer ${secret}` }),
+    );
     expect(JSON.stringify(withAuth)).not.toContain(secret);
   });
 
   test('every other method gets -32601, hooks/capabilities and hooks/observe requests included', () => {
-    expectError(send({ jsonrpc: '2.0', id: 'm-1', method: 'hooks/bogus', params: {} }), RPC_CODES.methodNotFound, 'm-1');
-    expectError(send({ jsonrpc: '2.0', id: 2, method: 'hooks/capabilities', params: { protocolVersion: 'draft' } }), RPC_CODES.methodNotFound, 2);
+    expectError(
+      send({ jsonrpc: '2.0', id: 'm-1', method: 'hooks/bogus', params: {} }),
+      RPC_CODES.methodNotFound,
+      'm-1',
+    );
+    expectError(
+      send({ jsonrpc: '2.0', id: 2, method: 'hooks/capabilities', params: { protocolVersion: 'draft' } }),
+      RPC_CODES.methodNotFound,
+      2,
+    );
     expectError(send({ ...observe(sessionEnd('m-3')), id: 'm-3' }), RPC_CODES.methodNotFound, 'm-3');
     expectError(send({ jsonrpc: '2.0', id: 'm-4', method: 'initialize' }), RPC_CODES.methodNotFound, 'm-4');
   });
@@ -278,15 +367,21 @@ test.describe('policy', () => {
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
     const ctx: HandlerContext = { policy: parsed.policy };
-    expectSuccess(send(intercept(toolBefore('c-1', 'git_push')), ctx), 'c-1', [{ type: 'deny', reason: 'no pushing', code: 'com.example.git.push' }]);
+    expectSuccess(send(intercept(toolBefore('c-1', 'git_push')), ctx), 'c-1', [
+      { type: 'deny', reason: 'no pushing', code: 'com.example.git.push' },
+    ]);
     expectSuccess(send(intercept(toolBefore('c-2', 'rm_rf')), ctx), 'c-2', []);
-    expectSuccess(send(intercept(toolBefore('c-3', 'ls'), modifyCaps(true, true)), ctx), 'c-3',
-      [{ type: 'modify', target: 'input', operation: 'merge', value: { dryRun: true } }]);
+    expectSuccess(send(intercept(toolBefore('c-3', 'ls'), modifyCaps(true, true)), ctx), 'c-3', [
+      { type: 'modify', target: 'input', operation: 'merge', value: { dryRun: true } },
+    ]);
   });
 
   test('invalid policies are refused with one message', () => {
     const bad: unknown[] = [
-      [], {}, { rules: {} }, { rules: [], extra: 1 },
+      [],
+      {},
+      { rules: {} },
+      { rules: [], extra: 1 },
       { rules: [{ event: 'tool.exploded', deny: { reason: 'x' } }] },
       { rules: [{ event: 'session.end', deny: { reason: 'x' } }] },
       { rules: [{ event: 'tool.before', deny: { reason: '' } }] },
@@ -368,10 +463,21 @@ const CORPUS: [string, string | Uint8Array | Obj][] = [
   ['observe-only-event', intercept(sessionEnd('e-oo'))],
   ['unknown-method', { jsonrpc: '2.0', id: 'e-um', method: 'hooks/bogus', params: {} }],
   ['integer-id', { jsonrpc: '2.0', id: 7, method: 'hooks/bogus', params: {} }],
-  ['capabilities-method', { jsonrpc: '2.0', id: 'e-cm', method: 'hooks/capabilities', params: { protocolVersion: 'draft' } }],
+  [
+    'capabilities-method',
+    { jsonrpc: '2.0', id: 'e-cm', method: 'hooks/capabilities', params: { protocolVersion: 'draft' } },
+  ],
   ['observe-as-request', { ...observe(sessionEnd('e-or')), id: 'e-or' }],
   ['no-params', { jsonrpc: '2.0', id: 'e-np', method: 'hooks/intercept' }],
-  ['no-event', { jsonrpc: '2.0', id: 'e-ne', method: 'hooks/intercept', params: { protocolVersion: 'draft', capabilities: DENY_CAPS } }],
+  [
+    'no-event',
+    {
+      jsonrpc: '2.0',
+      id: 'e-ne',
+      method: 'hooks/intercept',
+      params: { protocolVersion: 'draft', capabilities: DENY_CAPS },
+    },
+  ],
   ['id-mismatch', { ...intercept(toolBefore('e-mm', 'rm_rf')), id: 'e-other' }],
   ['turn-start', intercept(turnStart('e-ts'))],
 ];
@@ -391,15 +497,22 @@ const effectsOf = (r: Reply | null): unknown => (r?.result as Obj | undefined)?.
 const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?: Check }> = {
   'no-jsonrpc-member': {
     changes: REPLIED,
-    check: (f, c) => { const { jsonrpc: _j, ...rest } = c!; expect(f).toEqual(rest); },
+    check: (f, c) => {
+      const { jsonrpc: _j, ...rest } = c!;
+      expect(f).toEqual(rest);
+    },
   },
   'no-result-version': {
     changes: SUCCEEDED,
-    check: (f, c) => { expect(f).toEqual({ ...c, result: { effects: effectsOf(c) } }); },
+    check: (f, c) => {
+      expect(f).toEqual({ ...c, result: { effects: effectsOf(c) } });
+    },
   },
   'accept-any-version': {
     changes: ['bad-version'],
-    check: (f) => { expect(f).toEqual({ jsonrpc: '2.0', id: 'e-bv', result: { protocolVersion: 'draft', effects: [] } }); },
+    check: (f) => {
+      expect(f).toEqual({ jsonrpc: '2.0', id: 'e-bv', result: { protocolVersion: 'draft', effects: [] } });
+    },
   },
   'reject-unknown-fields': {
     changes: ['unknown-fields'],
@@ -411,53 +524,84 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   },
   'deny-code-not-reverse-dns': {
     changes: ['rm_rf', 'rm_rf-again', 'unknown-fields'],
-    check: (f) => { expect(effectsOf(f)).toEqual([{ ...RM_DENY, code: 'dangerous_delete' }]); },
+    check: (f) => {
+      expect(effectsOf(f)).toEqual([{ ...RM_DENY, code: 'dangerous_delete' }]);
+    },
   },
   'unknown-method-result': {
     changes: ['unknown-method', 'integer-id', 'capabilities-method', 'observe-as-request'],
-    check: (f, c) => { expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, result: { protocolVersion: 'draft', effects: [] } }); },
+    check: (f, c) => {
+      expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, result: { protocolVersion: 'draft', effects: [] } });
+    },
   },
   'reply-to-bad-notifications': {
-    changes: ['observe-bad-version', 'observe-unknown-event', 'notification-unknown-method', 'intercept-notification-bad-version'],
+    changes: [
+      'observe-bad-version',
+      'observe-unknown-event',
+      'notification-unknown-method',
+      'intercept-notification-bad-version',
+    ],
     check: (f, c, name) => {
       expect(c).toBeNull();
-      const code = { 'observe-bad-version': -32001, 'observe-unknown-event': -32002, 'notification-unknown-method': -32601, 'intercept-notification-bad-version': -32001 }[name];
+      const code = {
+        'observe-bad-version': -32001,
+        'observe-unknown-event': -32002,
+        'notification-unknown-method': -32601,
+        'intercept-notification-bad-version': -32001,
+      }[name];
       expectError(f, code!, null);
     },
   },
   'lenient-params': {
     changes: ['no-params', 'no-event', 'id-mismatch'],
-    check: (f, c) => { expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, result: { protocolVersion: 'draft', effects: [] } }); },
+    check: (f, c) => {
+      expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, result: { protocolVersion: 'draft', effects: [] } });
+    },
   },
   'parse-error-with-id': {
     changes: ['not-json', 'bad-utf8'],
-    check: (f) => { expect(f).toEqual({ jsonrpc: '2.0', id: 0, error: { code: -32700, message: 'parse error' } }); },
+    check: (f) => {
+      expect(f).toEqual({ jsonrpc: '2.0', id: 0, error: { code: -32700, message: 'parse error' } });
+    },
   },
   'echo-authorization': {
     changes: SUCCEEDED,
     check: (f, c) => {
-      expect(f).toEqual({ ...c, result: { ...(c!.result as Obj), extensions: { 'com.example.debug': { authorization: AUTH } } } });
+      expect(f).toEqual({
+        ...c,
+        result: { ...(c!.result as Obj), extensions: { 'com.example.debug': { authorization: AUTH } } },
+      });
     },
   },
   'effects-not-array': {
     changes: ['rm_rf-unadvertised', 'write-deny-only', 'other-tool'],
-    check: (f, c) => { expect(effectsOf(c)).toEqual([]); expect(effectsOf(f)).toEqual({}); },
+    check: (f, c) => {
+      expect(effectsOf(c)).toEqual([]);
+      expect(effectsOf(f)).toEqual({});
+    },
   },
   'wrong-id': {
     changes: SUCCEEDED,
-    check: (f, c) => { expect(f).toEqual({ ...c, id: `${c!.id}-reply` }); },
+    check: (f, c) => {
+      expect(f).toEqual({ ...c, id: `${c!.id}-reply` });
+    },
   },
   'ignore-capabilities': {
     changes: ['rm_rf-unadvertised', 'write-deny-only'],
     check: (f, c, name) => {
       expect(effectsOf(c)).toEqual([]);
-      expect(effectsOf(f)).toEqual(name === 'rm_rf-unadvertised'
-        ? [RM_DENY] : [{ type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } }]);
+      expect(effectsOf(f)).toEqual(
+        name === 'rm_rf-unadvertised'
+          ? [RM_DENY]
+          : [{ type: 'modify', target: 'input', operation: 'merge', value: { mode: '0644' } }],
+      );
     },
   },
   'deny-empty-reason': {
     changes: ['rm_rf', 'rm_rf-again', 'unknown-fields'],
-    check: (f) => { expect(effectsOf(f)).toEqual([{ ...RM_DENY, reason: '' }]); },
+    check: (f) => {
+      expect(effectsOf(f)).toEqual([{ ...RM_DENY, reason: '' }]);
+    },
   },
   'modify-wrong-shape': {
     changes: ['write-merge', 'write-replace'],
@@ -468,11 +612,16 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   },
   'flaky-duplicates': {
     changes: ['rm_rf-again'],
-    check: (f, c) => { expect(effectsOf(c)).toEqual([RM_DENY]); expect(f).toEqual({ ...c, result: { protocolVersion: 'draft', effects: [] } }); },
+    check: (f, c) => {
+      expect(effectsOf(c)).toEqual([RM_DENY]);
+      expect(f).toEqual({ ...c, result: { protocolVersion: 'draft', effects: [] } });
+    },
   },
   'ack-observe': {
     changes: ['observe-valid'],
-    check: (f) => { expect(f).toEqual({ jsonrpc: '2.0', id: null, result: { protocolVersion: 'draft', effects: [] } }); },
+    check: (f) => {
+      expect(f).toEqual({ jsonrpc: '2.0', id: null, result: { protocolVersion: 'draft', effects: [] } });
+    },
   },
   'reject-unknown-nested': {
     changes: ['unknown-fields'],
@@ -480,19 +629,28 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   },
   'family-fallback': {
     changes: ['unknown-event'],
-    check: (f) => { expect(f).toEqual({ jsonrpc: '2.0', id: 'e-ue', result: { protocolVersion: 'draft', effects: [] } }); },
+    check: (f) => {
+      expect(f).toEqual({ jsonrpc: '2.0', id: 'e-ue', result: { protocolVersion: 'draft', effects: [] } });
+    },
   },
   'error-no-message': {
     changes: ['unknown-method', 'integer-id', 'capabilities-method', 'observe-as-request'],
-    check: (f, c) => { expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, error: { code: RPC_CODES.methodNotFound } }); },
+    check: (f, c) => {
+      expect(f).toEqual({ jsonrpc: '2.0', id: c!.id, error: { code: RPC_CODES.methodNotFound } });
+    },
   },
   'integer-id-as-string': {
     changes: ['integer-id'],
-    check: (f, c) => { expect(f).toEqual({ ...c, id: '7' }); },
+    check: (f, c) => {
+      expect(f).toEqual({ ...c, id: '7' });
+    },
   },
   'reply-to-malformed-notifications': {
     changes: ['observe-garbage-params'],
-    check: (f, c) => { expect(c).toBeNull(); expectError(f, RPC_CODES.invalidParams, null); },
+    check: (f, c) => {
+      expect(c).toBeNull();
+      expectError(f, RPC_CODES.invalidParams, null);
+    },
   },
   'duplicate-error': {
     changes: ['rm_rf-again'],
@@ -500,12 +658,17 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   },
   'duplicate-silent': {
     changes: ['rm_rf-again'],
-    check: (f) => { expect(f).toBeNull(); },
+    check: (f) => {
+      expect(f).toBeNull();
+    },
   },
   'deny-once': {
     // The corpus asks about rm_rf {path: "/"} again in a later event (with unknown members).
     changes: ['unknown-fields'],
-    check: (f, c) => { expect(effectsOf(c)).toEqual([RM_DENY]); expect(f).toEqual({ ...c, result: { protocolVersion: 'draft', effects: [] } }); },
+    check: (f, c) => {
+      expect(effectsOf(c)).toEqual([RM_DENY]);
+      expect(f).toEqual({ ...c, result: { protocolVersion: 'draft', effects: [] } });
+    },
   },
   // Fewer than 20 success replies in the corpus: wrong-id-late is shown by its own test below.
   'wrong-id-late': { changes: [] },
@@ -541,12 +704,28 @@ test.describe('faults that carry state across requests', () => {
 test.describe('faults change exactly the replies they describe', () => {
   test('the conforming corpus replies are what the rules say', () => {
     expect(REPLIED).toEqual(expect.arrayContaining(['not-json', 'rm_rf', 'no-params']));
-    for (const n of ['batch', 'observe-valid', 'observe-bad-version', 'observe-unknown-event', 'notification-unknown-method',
-      'observe-garbage-params', 'intercept-notification-bad-version']) {
+    for (const n of [
+      'batch',
+      'observe-valid',
+      'observe-bad-version',
+      'observe-unknown-event',
+      'notification-unknown-method',
+      'observe-garbage-params',
+      'intercept-notification-bad-version',
+    ]) {
       expect(CONFORMING.get(n), n).toBeNull();
     }
-    expect(SUCCEEDED).toEqual(['rm_rf', 'rm_rf-again', 'rm_rf-unadvertised', 'write-merge', 'write-replace', 'write-deny-only',
-      'other-tool', 'unknown-fields', 'turn-start']);
+    expect(SUCCEEDED).toEqual([
+      'rm_rf',
+      'rm_rf-again',
+      'rm_rf-unadvertised',
+      'write-merge',
+      'write-replace',
+      'write-deny-only',
+      'other-tool',
+      'unknown-fields',
+      'turn-start',
+    ]);
     for (const n of SUCCEEDED) {
       expect(isWireValid(validate('intercept-response', CONFORMING.get(n), { wireOnly: true })), n).toBe(true);
     }
@@ -555,7 +734,9 @@ test.describe('faults change exactly the replies they describe', () => {
   for (const mode of FAULT_MODES) {
     test(mode, () => {
       const faulty = runCorpus(mode);
-      const changed = CORPUS.map(([n]) => n).filter((n) => JSON.stringify(faulty.get(n)) !== JSON.stringify(CONFORMING.get(n)));
+      const changed = CORPUS.map(([n]) => n).filter(
+        (n) => JSON.stringify(faulty.get(n)) !== JSON.stringify(CONFORMING.get(n)),
+      );
       const want = FAULT_EXPECTATIONS[mode];
       expect(changed).toEqual([...want.changes]);
       for (const n of changed) want.check?.(faulty.get(n) ?? null, CONFORMING.get(n) ?? null, n);
@@ -567,29 +748,66 @@ test.describe('faults change exactly the replies they describe', () => {
 
 test.describe('command line', () => {
   test('valid argument sets', () => {
-    expect(parseBackendArgs(['--transport', 'stdio', '--lifecycle', 'persistent']))
-      .toEqual({ ok: true, options: { transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY } });
-    expect(parseBackendArgs(['--transport', 'http', '--port', '8080']))
-      .toEqual({ ok: true, options: { transport: 'http', port: 8080, host: '127.0.0.1', path: '/hooks', policy: DEFAULT_POLICY } });
-    const full = parseBackendArgs(['--transport', 'http', '--port', '0', '--host', '::1', '--path', '/x/y', '--token-env', 'AHP_TOKEN', '--fault', 'wrong-id']);
+    expect(parseBackendArgs(['--transport', 'stdio', '--lifecycle', 'persistent'])).toEqual({
+      ok: true,
+      options: { transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY },
+    });
+    expect(parseBackendArgs(['--transport', 'http', '--port', '8080'])).toEqual({
+      ok: true,
+      options: { transport: 'http', port: 8080, host: '127.0.0.1', path: '/hooks', policy: DEFAULT_POLICY },
+    });
+    const full = parseBackendArgs([
+      '--transport',
+      'http',
+      '--port',
+      '0',
+      '--host',
+      '::1',
+      '--path',
+      '/x/y',
+      '--token-env',
+      'AHP_TOKEN',
+      '--fault',
+      'wrong-id',
+    ]);
     expect(full).toEqual({
       ok: true,
-      options: { transport: 'http', port: 0, host: '::1', path: '/x/y', tokenEnv: 'AHP_TOKEN', fault: 'wrong-id', policy: DEFAULT_POLICY },
+      options: {
+        transport: 'http',
+        port: 0,
+        host: '::1',
+        path: '/x/y',
+        tokenEnv: 'AHP_TOKEN',
+        fault: 'wrong-id',
+        policy: DEFAULT_POLICY,
+      },
     });
-    expect(parseBackendArgs(['--transport', 'stdio', '--lifecycle', 'per_event', '--fault', 'per-event-exit-1']).ok).toBe(true);
+    expect(
+      parseBackendArgs(['--transport', 'stdio', '--lifecycle', 'per_event', '--fault', 'per-event-exit-1']).ok,
+    ).toBe(true);
     // The lifecycle defaults to persistent, which also serves a per_event exchange.
-    expect(parseBackendArgs(['--transport', 'stdio']))
-      .toEqual({ ok: true, options: { transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY } });
+    expect(parseBackendArgs(['--transport', 'stdio'])).toEqual({
+      ok: true,
+      options: { transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY },
+    });
     expect(parseBackendArgs(['--transport', 'stdio', '--fault', 'exit-after-first']).ok).toBe(true);
   });
 
   test('bad argument sets give one line', () => {
     const bad = [
-      [], ['--transport', 'ftp'], ['--transport', 'stdio', '--lifecycle', 'forever'], ['--transport', 'stdio', '--fault', 'per-event-exit-1'],
-      ['--transport', 'stdio', '--lifecycle', 'persistent', '--port', '1'], ['--transport', 'http'],
-      ['--transport', 'http', '--port', '70000'], ['--transport', 'http', '--port', 'x'],
-      ['--transport', 'http', '--port', '1', '--lifecycle', 'persistent'], ['--transport', 'http', '--port', '1', '--path', 'hooks'],
-      ['--transport', 'http', '--port', '1', '--token-env', 'NOT-A-NAME'], ['--bogus'], ['--transport', 'stdio', 'extra'],
+      [],
+      ['--transport', 'ftp'],
+      ['--transport', 'stdio', '--lifecycle', 'forever'],
+      ['--transport', 'stdio', '--fault', 'per-event-exit-1'],
+      ['--transport', 'stdio', '--lifecycle', 'persistent', '--port', '1'],
+      ['--transport', 'http'],
+      ['--transport', 'http', '--port', '70000'],
+      ['--transport', 'http', '--port', 'x'],
+      ['--transport', 'http', '--port', '1', '--lifecycle', 'persistent'],
+      ['--transport', 'http', '--port', '1', '--path', 'hooks'],
+      ['--transport', 'http', '--port', '1', '--token-env', 'NOT-A-NAME'],
+      ['--bogus'],
+      ['--transport', 'stdio', 'extra'],
       ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'nope'],
       ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'text-content-type'],
       ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'per-event-exit-1'],
@@ -606,11 +824,20 @@ test.describe('command line', () => {
 
 // ------------------------------------------------------------------ processes
 
-interface Exit { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   expect(existsSync(MAIN), `${MAIN} is missing: run npx tsc -p tsconfig.json first`).toBe(true);
-  return spawn(process.execPath, [MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [MAIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
 }
 
 function stop(child: ChildProcess | undefined): void {
@@ -620,16 +847,24 @@ function stop(child: ChildProcess | undefined): void {
 function collect(child: ChildProcess): { out: () => string; err: () => string; exit: Promise<Exit> } {
   let stdout = '';
   let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   const exit = new Promise<Exit>((res) => child.on('close', (code, signal) => res({ code, signal, stdout, stderr })));
   return { out: () => stdout, err: () => stderr, exit };
 }
 
 function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([p, new Promise<T>((_, rej) => { timer = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms); })])
-    .finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<T>((_, rej) => {
+      timer = setTimeout(() => rej(new Error(`timed out: ${what}`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** Run to completion with this stdin. */
@@ -637,7 +872,9 @@ async function run(args: string[], input: string, env: NodeJS.ProcessEnv = {}): 
   const child = start(args, env);
   try {
     const c = collect(child);
-    child.stdin!.on('error', () => { /* the process may exit before reading everything */ });
+    child.stdin!.on('error', () => {
+      /* the process may exit before reading everything */
+    });
     child.stdin!.end(input);
     return await within(c.exit, 20_000, args.join(' '));
   } finally {
@@ -650,8 +887,11 @@ const lines = (text: string): string[] => text.split('\n');
 
 test.describe('stdio process', () => {
   test('persistent: answers each request line in order, nothing for notifications, exit 0 on EOF', async () => {
-    const input = line(intercept(toolBefore('p-1', 'rm_rf'))) + line(observe(sessionEnd('p-obs'))) +
-      line(intercept(toolBefore('p-2', 'read_file'))) + line({ jsonrpc: '2.0', id: 'p-3', method: 'hooks/bogus' });
+    const input =
+      line(intercept(toolBefore('p-1', 'rm_rf'))) +
+      line(observe(sessionEnd('p-obs'))) +
+      line(intercept(toolBefore('p-2', 'read_file'))) +
+      line({ jsonrpc: '2.0', id: 'p-3', method: 'hooks/bogus' });
     const r = await run(['--transport', 'stdio', '--lifecycle', 'persistent'], input);
     expect(r.code).toBe(0);
     const out = lines(r.stdout);
@@ -684,10 +924,17 @@ test.describe('stdio process', () => {
   });
 
   test('per_event: one request, one reply line, exit 0', async () => {
-    const r = await run(['--transport', 'stdio', '--lifecycle', 'per_event'], line(intercept(toolBefore('pe-1', 'rm_rf'))));
+    const r = await run(
+      ['--transport', 'stdio', '--lifecycle', 'per_event'],
+      line(intercept(toolBefore('pe-1', 'rm_rf'))),
+    );
     expect(r.code).toBe(0);
     expect(lines(r.stdout)).toHaveLength(2);
-    expect(JSON.parse(lines(r.stdout)[0]!)).toEqual({ jsonrpc: '2.0', id: 'pe-1', result: { protocolVersion: 'draft', effects: [RM_DENY] } });
+    expect(JSON.parse(lines(r.stdout)[0]!)).toEqual({
+      jsonrpc: '2.0',
+      id: 'pe-1',
+      result: { protocolVersion: 'draft', effects: [RM_DENY] },
+    });
   });
 
   test('without --lifecycle (persistent) a per_event-style exchange still gets one line and exit 0', async () => {
@@ -707,8 +954,14 @@ test.describe('stdio process', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ahp-ref-'));
     try {
       const file = join(dir, 'policy.json');
-      writeFileSync(file, JSON.stringify({ rules: [{ event: 'tool.before', tool: 'curl', deny: { reason: 'no network' } }] }));
-      const r = await run(['--transport', 'stdio', '--lifecycle', 'per_event', '--policy', file], line(intercept(toolBefore('pe-3', 'curl'))));
+      writeFileSync(
+        file,
+        JSON.stringify({ rules: [{ event: 'tool.before', tool: 'curl', deny: { reason: 'no network' } }] }),
+      );
+      const r = await run(
+        ['--transport', 'stdio', '--lifecycle', 'per_event', '--policy', file],
+        line(intercept(toolBefore('pe-3', 'curl'))),
+      );
       expect(r.code).toBe(0);
       expect(effectsOf(JSON.parse(r.stdout) as Reply)).toEqual([{ type: 'deny', reason: 'no network' }]);
       writeFileSync(file, '{"rules": [');
@@ -721,7 +974,10 @@ test.describe('stdio process', () => {
   });
 
   test('bad arguments and an unknown fault: one stderr line, exit 2, nothing on stdout', async () => {
-    for (const args of [['--transport', 'pigeon'], ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'nope']]) {
+    for (const args of [
+      ['--transport', 'pigeon'],
+      ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'nope'],
+    ]) {
       const r = await run(args, '');
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
@@ -746,20 +1002,29 @@ test.describe('stdio process', () => {
     expect(lines(first.stdout)).toHaveLength(2);
     expect(JSON.parse(lines(first.stdout)[0]!).id).toBe('f-1');
 
-    const exit1 = await run(['--transport', 'stdio', '--lifecycle', 'per_event', '--fault', 'per-event-exit-1'], line(intercept(toolBefore('f-3', 'rm_rf'))));
+    const exit1 = await run(
+      ['--transport', 'stdio', '--lifecycle', 'per_event', '--fault', 'per-event-exit-1'],
+      line(intercept(toolBefore('f-3', 'rm_rf'))),
+    );
     expect(exit1.code).toBe(1);
     expect(JSON.parse(exit1.stdout).id).toBe('f-3');
   });
 });
 
-interface HttpBackend { base: string; child: ChildProcess; exit: Promise<Exit> }
+interface HttpBackend {
+  base: string;
+  child: ChildProcess;
+  exit: Promise<Exit>;
+}
 
 async function startHttp(extra: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<HttpBackend> {
   const port = await getPort({ host: '127.0.0.1' });
   const child = start(['--transport', 'http', '--port', String(port), ...extra], env);
   const c = collect(child);
   try {
-    await expect.poll(() => c.err().includes('listening on') || child.exitCode !== null, { timeout: 15_000 }).toBe(true);
+    await expect
+      .poll(() => c.err().includes('listening on') || child.exitCode !== null, { timeout: 15_000 })
+      .toBe(true);
     expect(c.err()).toContain(`listening on http://127.0.0.1:${port}/`);
   } catch (e) {
     stop(child);
@@ -769,7 +1034,11 @@ async function startHttp(extra: string[] = [], env: NodeJS.ProcessEnv = {}): Pro
 }
 
 const post = (url: string, body: string | Obj, headers: Record<string, string> = {}): Promise<Response> =>
-  fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 
 test.describe('http process', () => {
   test('intercept 200 JSON, observe 204 empty, errors 200, wrong path 404, wrong method 405, SIGTERM exits 0', async () => {
@@ -779,7 +1048,11 @@ test.describe('http process', () => {
       const r1 = await post(`${b.base}/hooks`, intercept(toolBefore('h-1', 'rm_rf')));
       expect(r1.status).toBe(200);
       expect(r1.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await r1.json()).toEqual({ jsonrpc: '2.0', id: 'h-1', result: { protocolVersion: 'draft', effects: [RM_DENY] } });
+      expect(await r1.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 'h-1',
+        result: { protocolVersion: 'draft', effects: [RM_DENY] },
+      });
 
       const r2 = await post(`${b.base}/hooks`, observe(sessionEnd('h-2')));
       expect(r2.status).toBe(204);
@@ -846,7 +1119,10 @@ test.describe('http process', () => {
     const backends: HttpBackend[] = [];
     try {
       const started = await Promise.allSettled(
-        ['text-content-type', 'observe-200-body', 'error-status-400', 'echo-authorization'].map((f) => startHttp(['--fault', f])));
+        ['text-content-type', 'observe-200-body', 'error-status-400', 'echo-authorization'].map((f) =>
+          startHttp(['--fault', f]),
+        ),
+      );
       for (const s of started) if (s.status === 'fulfilled') backends.push(s.value);
       expect(backends).toHaveLength(4);
       const [text, obs, err, echo] = backends;
@@ -867,10 +1143,14 @@ test.describe('http process', () => {
       expect(r3b.status).toBe(200);
       await r3b.text();
 
-      const r4 = await post(`${echo!.base}/hooks`, intercept(toolBefore('hf-4', 'read_file')), { Authorization: 'Bearer leak-me' });
+      const r4 = await post(`${echo!.base}/hooks`, intercept(toolBefore('hf-4', 'read_file')), {
+        Authorization: 'Bearer leak-me',
+      });
       expect(r4.status).toBe(200);
       expect(((await r4.json()) as Obj).result).toEqual({
-        protocolVersion: 'draft', effects: [], extensions: { 'com.example.debug': { authorization: 'Bearer leak-me' } },
+        protocolVersion: 'draft',
+        effects: [],
+        extensions: { 'com.example.debug': { authorization: 'Bearer leak-me' } },
       });
     } finally {
       for (const b of backends) stop(b.child);

@@ -12,8 +12,16 @@ import { CHECKS, checkSpec } from '../../src/checks/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { FAULTS, FAULT_MODES } from '../../reference/harness/faults.js';
 import {
-  HARNESS, SOURCE, TOOL_BEFORE_CAPABILITIES, newCallId, newEventId, sessionEndEvent, sessionStartEvent, toolAfterEvent,
-  toolBeforeEvent, withInput,
+  HARNESS,
+  SOURCE,
+  TOOL_BEFORE_CAPABILITIES,
+  newCallId,
+  newEventId,
+  sessionEndEvent,
+  sessionStartEvent,
+  toolAfterEvent,
+  toolBeforeEvent,
+  withInput,
 } from '../../reference/harness/events.js';
 import { interceptMessage, observeMessage, stdioFrame } from '../../reference/harness/messages.js';
 import { ROOT } from '../support/paths.js';
@@ -66,18 +74,26 @@ function expectClean(kind: string, value: unknown): void {
   expect(findings, `${kind}: ${JSON.stringify(findings)}`).toEqual([]);
 }
 
-function writeConfig(dir: string, registration: unknown, steps: unknown[], cwd?: string): { path: string; report: string } {
+function writeConfig(
+  dir: string,
+  registration: unknown,
+  steps: unknown[],
+  cwd?: string,
+): { path: string; report: string } {
   const report = join(dir, 'report.json');
   const path = join(dir, 'config.json');
   const session = cwd === undefined ? { id: 'sess-ref' } : { id: 'sess-ref', cwd };
-  writeFileSync(path, JSON.stringify({
-    adapterContract: 1,
-    registration,
-    sentinel: { tool: 'ahp_sentinel' },
-    scenario: { session, steps },
-    report,
-    futureMember: 'ignored', // unknown config members are ignored (contract section 2)
-  }));
+  writeFileSync(
+    path,
+    JSON.stringify({
+      adapterContract: 1,
+      registration,
+      sentinel: { tool: 'ahp_sentinel' },
+      scenario: { session, steps },
+      report,
+      futureMember: 'ignored', // unknown config members are ignored (contract section 2)
+    }),
+  );
   return { path, report };
 }
 
@@ -111,8 +127,18 @@ process.stdin.on('data', (chunk) => {
 function stdioHook(id: string, command: string, args: string[], subscriptions: unknown[]): Obj {
   return { id, transport: { type: 'stdio', command, args, lifecycle: 'persistent' }, subscriptions };
 }
-const INTERCEPT = { events: ['tool.before'], mode: 'intercept', timeoutMs: 5000, failurePolicy: 'fail-closed', content: { default: 'body' } };
-const OBSERVE = { events: ['tool.after', 'session.start', 'session.end'], mode: 'observe', content: { default: 'body' } };
+const INTERCEPT = {
+  events: ['tool.before'],
+  mode: 'intercept',
+  timeoutMs: 5000,
+  failurePolicy: 'fail-closed',
+  content: { default: 'body' },
+};
+const OBSERVE = {
+  events: ['tool.after', 'session.start', 'session.end'],
+  mode: 'observe',
+  content: { default: 'body' },
+};
 
 const state = { dirs: [] as string[] };
 test.afterAll(() => {
@@ -130,7 +156,10 @@ test.describe('events and messages', () => {
     const built: [string, Obj][] = [
       ['session.start', sessionStartEvent(session)],
       ['session.start', sessionStartEvent({ id: 'no-cwd' })],
-      ...(['completed', 'cancelled', 'error', 'unknown'] as const).map((o): [string, Obj] => ['session.end', sessionEndEvent(session, o)]),
+      ...(['completed', 'cancelled', 'error', 'unknown'] as const).map((o): [string, Obj] => [
+        'session.end',
+        sessionEndEvent(session, o),
+      ]),
       ['tool.before', toolBeforeEvent(session, ids, tool)],
       ['tool.before', withInput(toolBeforeEvent(session, ids, tool), { path: 'a.txt', mode: '0644' })],
       ['tool.after', toolAfterEvent(session, ids.callId, tool, 'executed')],
@@ -164,7 +193,12 @@ test.describe('events and messages', () => {
     expect((intercept.params as Obj).capabilities).toEqual(TOOL_BEFORE_CAPABILITIES);
     // The advertisement is valid where it is used, and tells the backend deny and input edits are enforced.
     expectClean('capabilities:tool.before', TOOL_BEFORE_CAPABILITIES);
-    for (const event of [sessionStartEvent(session), sessionEndEvent(session, 'completed'), before, toolAfterEvent(session, ids.callId, tool, 'executed')]) {
+    for (const event of [
+      sessionStartEvent(session),
+      sessionEndEvent(session, 'completed'),
+      before,
+      toolAfterEvent(session, ids.callId, tool, 'executed'),
+    ]) {
       const observe = observeMessage(event);
       expectClean('observe-notification', observe);
       expect(observe).not.toHaveProperty('id');
@@ -184,15 +218,32 @@ test.describe('registration refused', () => {
     const started = join(dir, 'started.txt');
     const script = join(dir, 'would-start.js');
     writeFileSync(script, `require('node:fs').writeFileSync(${JSON.stringify(started)}, 'started');\n`);
-    const step = { id: 't1', kind: 'tool', tool: { name: 'ahp_sentinel', input: { n: 1 } }, marker: join(dir, 't1.json'), host: 'allow' };
+    const step = {
+      id: 't1',
+      kind: 'tool',
+      tool: { name: 'ahp_sentinel', input: { n: 1 } },
+      marker: join(dir, 't1.json'),
+      host: 'allow',
+    };
     const registrations = [
       { protocolVersion: 'draft', hooks: [] },
       // valid apart from the intercept subscription's missing failurePolicy
-      { protocolVersion: 'draft', hooks: [stdioHook('dev.test.refused', process.execPath, [script], [{ ...INTERCEPT, failurePolicy: undefined }])] },
+      {
+        protocolVersion: 'draft',
+        hooks: [
+          stdioHook('dev.test.refused', process.execPath, [script], [{ ...INTERCEPT, failurePolicy: undefined }]),
+        ],
+      },
       // plain http to a host that is not loopback
       {
         protocolVersion: 'draft',
-        hooks: [{ id: 'dev.test.remote', transport: { type: 'http', url: 'http://example.com/hooks' }, subscriptions: [INTERCEPT] }],
+        hooks: [
+          {
+            id: 'dev.test.remote',
+            transport: { type: 'http', url: 'http://example.com/hooks' },
+            subscriptions: [INTERCEPT],
+          },
+        ],
       },
     ];
     for (const registration of registrations) {
@@ -213,7 +264,12 @@ test.describe('registration refused', () => {
     const dir = tempDir(state);
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{"adapterContract": 1,');
-    for (const args of [[], ['--config', join(dir, 'absent.json')], ['--config', broken], ['--config', broken, '--fault', 'no-such-mode']]) {
+    for (const args of [
+      [],
+      ['--config', join(dir, 'absent.json')],
+      ['--config', broken],
+      ['--config', broken, '--fault', 'no-such-mode'],
+    ]) {
       const run = await runHarness(args);
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr.trim().split('\n')).toHaveLength(1);
@@ -229,21 +285,31 @@ test('a scenario against a persistent stdio backend: denials, edits, host refusa
   const wire = join(dir, 'wire.jsonl');
   writeFileSync(backend, BACKEND_SOURCE);
   const marker = (id: string): string => join(dir, `${id}.json`);
-  const toolStep = (id: string, input: Obj, host = 'allow', name = 'ahp_sentinel'): Obj =>
-    ({ id, kind: 'tool', tool: { name, input }, marker: marker(id), host });
+  const toolStep = (id: string, input: Obj, host = 'allow', name = 'ahp_sentinel'): Obj => ({
+    id,
+    kind: 'tool',
+    tool: { name, input },
+    marker: marker(id),
+    host,
+  });
   const registration = {
     protocolVersion: 'draft',
     hooks: [stdioHook('dev.test.backend', process.execPath, [backend, wire], [INTERCEPT, OBSERVE])],
   };
-  const { path, report } = writeConfig(dir, registration, [
-    { id: 'start', kind: 'session.start' },
-    toolStep('t1', { path: 'a.txt' }),
-    { id: 'both', kind: 'parallel', steps: [toolStep('t2', { n: 2 }), toolStep('t3', { n: 3 })] },
-    toolStep('t4', { n: 4 }, 'ask-refuse'),
-    toolStep('t5', { n: 5 }, 'deny'),
-    toolStep('t6', { n: 6 }, 'allow', 'other_tool'),
-    { id: 'end', kind: 'session.end', outcome: 'completed' },
-  ], dir);
+  const { path, report } = writeConfig(
+    dir,
+    registration,
+    [
+      { id: 'start', kind: 'session.start' },
+      toolStep('t1', { path: 'a.txt' }),
+      { id: 'both', kind: 'parallel', steps: [toolStep('t2', { n: 2 }), toolStep('t3', { n: 3 })] },
+      toolStep('t4', { n: 4 }, 'ask-refuse'),
+      toolStep('t5', { n: 5 }, 'deny'),
+      toolStep('t6', { n: 6 }, 'allow', 'other_tool'),
+      { id: 'end', kind: 'session.end', outcome: 'completed' },
+    ],
+    dir,
+  );
 
   const run = await runHarness(['--config', path]);
   expect(run.code, run.stderr).toBe(0);
@@ -266,7 +332,10 @@ test('a scenario against a persistent stdio backend: denials, edits, host refusa
   for (const id of ['t2', 't4', 't5', 't6']) expect(existsSync(marker(id)), id).toBe(false);
 
   // What the backend received: valid messages only, on one process, for the subscribed events.
-  const lines = readFileSync(wire, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { pid: number; line: string });
+  const lines = readFileSync(wire, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { pid: number; line: string });
   expect(new Set(lines.map((l) => l.pid)).size).toBe(1);
   const messages = lines.map((l) => JSON.parse(l.line) as Obj);
   const intercepts = messages.filter((m) => m.method === 'hooks/intercept');
@@ -278,7 +347,8 @@ test('a scenario against a persistent stdio backend: denials, edits, host refusa
   expect(types.filter((t) => t === 'tool.after')).toHaveLength(6);
   expect(types.filter((t) => t !== 'tool.after').sort()).toEqual(['session.end', 'session.start']);
   // tool.after of an edited call carries the input the tool ran with.
-  const afterT1 = observed.map((m) => (m.params as Obj).event as Obj)
+  const afterT1 = observed
+    .map((m) => (m.params as Obj).event as Obj)
     .find((e) => e.type === 'tool.after' && ((e.tool as Obj).input as Obj).path === 'a.txt');
   expect((afterT1!.tool as Obj).input).toEqual({ path: 'a.txt', mode: '0644' });
 });
@@ -297,7 +367,8 @@ test.describe('fault modes', () => {
       }
     }
     // Several modes may target one check (issue 10: each false pass is a mode of its own).
-    for (const c of CHECKS.filter((c) => c.roles.includes('harness'))) expect(targeted.get(c.id)?.length ?? 0, c.id).toBeGreaterThanOrEqual(1);
+    for (const c of CHECKS.filter((c) => c.roles.includes('harness')))
+      expect(targeted.get(c.id)?.length ?? 0, c.id).toBeGreaterThanOrEqual(1);
   });
 
   test('the command line accepts every fault mode, by flag and by environment', async () => {
@@ -309,11 +380,16 @@ test.describe('fault modes', () => {
     // No tool steps: the hook's backend is started lazily, so these runs start nothing.
     const { path, report } = writeConfig(dir, registration, [{ id: 'start', kind: 'session.start' }]);
     const queue = [...FAULT_MODES.map((m) => ({ args: ['--config', path, '--fault', m], env: process.env, mode: m }))];
-    queue.push({ args: ['--config', path], env: { ...process.env, AHP_REFERENCE_HARNESS_FAULT: 'jsonrpc-1' }, mode: 'jsonrpc-1' });
+    queue.push({
+      args: ['--config', path],
+      env: { ...process.env, AHP_REFERENCE_HARNESS_FAULT: 'jsonrpc-1' },
+      mode: 'jsonrpc-1',
+    });
     // A few at a time: each run is a node start-up.
     const results: { mode: string; run: HarnessRun }[] = [];
     const worker = async (): Promise<void> => {
-      for (let job = queue.shift(); job; job = queue.shift()) results.push({ mode: job.mode, run: await runHarness(job.args, job.env) });
+      for (let job = queue.shift(); job; job = queue.shift())
+        results.push({ mode: job.mode, run: await runHarness(job.args, job.env) });
     };
     // One report file for all runs: only the exit status and stderr are compared here.
     await Promise.all(Array.from({ length: 6 }, worker));

@@ -19,7 +19,8 @@ import type { CheckResult, ClaimResults } from '../../src/results/model.js';
 import { ROOT } from './paths.js';
 
 /** What this run of the matrix proves (see the top of this file). */
-export const MATRIX_SCOPE: 'targets' | 'every-check' = process.env.AHP_FAULT_MATRIX === 'every-check' ? 'every-check' : 'targets';
+export const MATRIX_SCOPE: 'targets' | 'every-check' =
+  process.env.AHP_FAULT_MATRIX === 'every-check' ? 'every-check' : 'targets';
 
 /** How a matrix test says what it proves in this scope. */
 export const matrixClaim = (implementation: string): string =>
@@ -29,7 +30,10 @@ const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 
 /** In the targets scope: the grep that keeps the conforming claim whole and each mode's own checks. */
 function targetsGrep(table: FaultTable, modes: readonly string[]): string {
-  const perMode = modes.map((m) => `(^| )fault-${escapeRe(m)}:\\S* .*(^| )(${[...table.targets(m), ...table.alsoFails(m)].map(escapeRe).join('|')}): `);
+  const perMode = modes.map(
+    (m) =>
+      `(^| )fault-${escapeRe(m)}:\\S* .*(^| )(${[...table.targets(m), ...table.alsoFails(m)].map(escapeRe).join('|')}): `,
+  );
   return ['(^| )conforming:', ...perMode].join('|');
 }
 
@@ -40,13 +44,22 @@ export interface FaultTable {
 }
 
 /** The table of a reference implementation's fault modes (its targets) and their documented overlaps. */
-export function faultTable(faults: Readonly<Record<string, { readonly targets: readonly string[] }>>, alsoFails: Readonly<Partial<Record<string, { checks: string[] }>>>): FaultTable {
-  return { modes: Object.keys(faults), targets: (m) => faults[m]!.targets, alsoFails: (m) => alsoFails[m]?.checks ?? [] };
+export function faultTable(
+  faults: Readonly<Record<string, { readonly targets: readonly string[] }>>,
+  alsoFails: Readonly<Partial<Record<string, { checks: string[] }>>>,
+): FaultTable {
+  return {
+    modes: Object.keys(faults),
+    targets: (m) => faults[m]!.targets,
+    alsoFails: (m) => alsoFails[m]?.checks ?? [],
+  };
 }
 
 /** Reads reports/<name>/results.json, checked against schemas/results.schema.json. */
 export function resultsReader(reports: string): (name: string) => ClaimResults {
-  const validate = new Ajv2020({ allErrors: true, strict: false, logger: false }).compile(JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object);
+  const validate = new Ajv2020({ allErrors: true, strict: false, logger: false }).compile(
+    JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
+  );
   return (name) => {
     const r = JSON.parse(readFileSync(join(reports, name, 'results.json'), 'utf8')) as ClaimResults;
     expect(validate(r), `${name}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).toBe(true);
@@ -59,11 +72,18 @@ const bad = (r: ClaimResults): CheckResult[] => r.checks.filter((c) => c.status 
 export function expectConforming(r: ClaimResults): void {
   expect(bad(r).map((c) => `${c.id} ${c.role} ${c.transport}/${c.lifecycle ?? ''}: ${c.message}`)).toEqual([]);
   expect(r.verdict).toBe('conformant');
-  expect(r.checks.filter((c) => c.status === 'not-applicable').map((c) => `${c.id} ${c.transport}/${c.lifecycle ?? ''}: ${c.message}`)).toEqual([]);
+  expect(
+    r.checks
+      .filter((c) => c.status === 'not-applicable')
+      .map((c) => `${c.id} ${c.transport}/${c.lifecycle ?? ''}: ${c.message}`),
+  ).toEqual([]);
 }
 
 /** Problems of the fault matrix (empty when every mode fails exactly what it should), and the checks caught. */
-export function faultMatrixProblems(table: FaultTable, results: (name: string) => ClaimResults): { problems: string[]; caught: Set<string> } {
+export function faultMatrixProblems(
+  table: FaultTable,
+  results: (name: string) => ClaimResults,
+): { problems: string[]; caught: Set<string> } {
   const problems: string[] = [];
   const caught = new Set<string>();
   for (const mode of table.modes) {
@@ -72,11 +92,14 @@ export function faultMatrixProblems(table: FaultTable, results: (name: string) =
     const got = bad(r);
     for (const c of got) {
       const wantStatus = checkSpec(c.id).level === 'SHOULD' ? 'warning' : 'failed';
-      if (!expected.has(c.id)) problems.push(`${mode}: ${c.id} ${c.status} but the mode does not target it: ${c.message.split('\n')[0]}`);
+      if (!expected.has(c.id))
+        problems.push(`${mode}: ${c.id} ${c.status} but the mode does not target it: ${c.message.split('\n')[0]}`);
       else if (c.status !== wantStatus) problems.push(`${mode}: ${c.id} is ${c.status}, expected ${wantStatus}`);
       else caught.add(c.id);
     }
-    for (const id of expected) if (!got.some((c) => c.id === id)) problems.push(`${mode}: ${id} was not caught (${r.checks.find((c) => c.id === id)?.status ?? 'not run'})`);
+    for (const id of expected)
+      if (!got.some((c) => c.id === id))
+        problems.push(`${mode}: ${id} was not caught (${r.checks.find((c) => c.id === id)?.status ?? 'not run'})`);
     const wantVerdict = verdictOf(table, mode);
     if (r.verdict !== wantVerdict) problems.push(`${mode}: verdict ${r.verdict}, expected ${wantVerdict}`);
   }
@@ -85,7 +108,9 @@ export function faultMatrixProblems(table: FaultTable, results: (name: string) =
 
 /** A mode is nonconformant when it breaks a MUST; breaking only SHOULDs leaves warnings. */
 function verdictOf(table: FaultTable, mode: string): 'conformant' | 'nonconformant' {
-  return [...table.targets(mode), ...table.alsoFails(mode)].some((id) => checkSpec(id).level === 'MUST') ? 'nonconformant' : 'conformant';
+  return [...table.targets(mode), ...table.alsoFails(mode)].some((id) => checkSpec(id).level === 'MUST')
+    ? 'nonconformant'
+    : 'conformant';
 }
 
 /** One `ahp-conformance run` of a fault matrix. */
@@ -130,9 +155,26 @@ export function checkFaultMatrix(m: FaultMatrix): void {
       }
       if (!files.length) continue;
       const scope = MATRIX_SCOPE === 'targets' ? ['--grep', targetsGrep(m.table, Object.keys(run.faults))] : [];
-      const r = spawnSync(process.execPath, [resolve(ROOT, 'bin', 'ahp-conformance.js'), 'run', ...files, '--reports', reports, '--workers', String(m.workers), ...scope, ...(run.args ?? [])], {
-        encoding: 'utf8', cwd: ROOT, timeout: m.timeoutMs, env: { ...process.env, AHP_PROGRESS: 'line' },
-      });
+      const r = spawnSync(
+        process.execPath,
+        [
+          resolve(ROOT, 'bin', 'ahp-conformance.js'),
+          'run',
+          ...files,
+          '--reports',
+          reports,
+          '--workers',
+          String(m.workers),
+          ...scope,
+          ...(run.args ?? []),
+        ],
+        {
+          encoding: 'utf8',
+          cwd: ROOT,
+          timeout: m.timeoutMs,
+          env: { ...process.env, AHP_PROGRESS: 'line' },
+        },
+      );
       // Exit 1 when some claim in the run is nonconformant, else 0; the verdicts are judged below.
       const wantExit = Object.keys(run.faults).some((mode) => verdictOf(m.table, mode) === 'nonconformant') ? 1 : 0;
       expect(r.status, r.stderr + r.stdout.slice(-3000)).toBe(wantExit);
@@ -140,7 +182,10 @@ export function checkFaultMatrix(m: FaultMatrix): void {
     const results = resultsReader(reports);
     const conformingResults = conforming ? results('conforming') : undefined;
     if (conformingResults) expectConforming(conformingResults);
-    const { problems, caught } = faultMatrixProblems({ ...m.table, modes: m.runs.flatMap((r) => Object.keys(r.faults)) }, results);
+    const { problems, caught } = faultMatrixProblems(
+      { ...m.table, modes: m.runs.flatMap((r) => Object.keys(r.faults)) },
+      results,
+    );
     expect(problems).toEqual([]);
     if (m.everyCheck) {
       expect(conformingResults, 'the every-check assertion needs the conforming claim').toBeDefined();

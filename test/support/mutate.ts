@@ -19,10 +19,14 @@ export interface Mutant {
  * schema names in a `const` or `enum` (the values worth swapping), `other` the rest
  * (free-form text, identities, times, …), of which one stands in for "any other string".
  */
-export type StringPool = ReadonlyMap<string, { readonly enumLike: readonly string[]; readonly other: readonly string[] }>;
+export type StringPool = ReadonlyMap<
+  string,
+  { readonly enumLike: readonly string[]; readonly other: readonly string[] }
+>;
 
 const escapeToken = (token: string): string => token.replace(/~/g, '~0').replace(/\//g, '~1');
-const pointerOf = (path: readonly (string | number)[]): string => path.map((p) => `/${escapeToken(String(p))}`).join('');
+const pointerOf = (path: readonly (string | number)[]): string =>
+  path.map((p) => `/${escapeToken(String(p))}`).join('');
 const show = (v: Json, max = Infinity): string => {
   const text = JSON.stringify(v);
   return text.length > max ? `${text.slice(0, max)}…` : text;
@@ -129,25 +133,41 @@ export function mutantsOf(doc: Json, pool: StringPool): Mutant[] {
   };
   const swap = (path: (string | number)[], node: Json, to: Json): void => {
     if (JSON.stringify(node) === JSON.stringify(to)) return;
-    push(path, `replace ${show(node, 60)} with ${show(to)}`, replaceAt(doc, path, () => to));
+    push(
+      path,
+      `replace ${show(node, 60)} with ${show(to)}`,
+      replaceAt(doc, path, () => to),
+    );
   };
 
   visit(doc, (node, path, name) => {
     if (isObject(node)) {
       for (const key of Object.keys(node)) {
-        push([...path, key], `drop member ${show(key)}`, replaceAt(doc, path, (n) => {
-          const { [key]: _dropped, ...rest } = n as { [key: string]: Json };
-          return rest;
-        }));
+        push(
+          [...path, key],
+          `drop member ${show(key)}`,
+          replaceAt(doc, path, (n) => {
+            const { [key]: _dropped, ...rest } = n as { [key: string]: Json };
+            return rest;
+          }),
+        );
       }
       if (!(UNKNOWN_MEMBER in node)) {
-        push(path, `add member "${UNKNOWN_MEMBER}": 1`, replaceAt(doc, path, (n) => ({ ...(n as object), [UNKNOWN_MEMBER]: 1 })));
+        push(
+          path,
+          `add member "${UNKNOWN_MEMBER}": 1`,
+          replaceAt(doc, path, (n) => ({ ...(n as object), [UNKNOWN_MEMBER]: 1 })),
+        );
       }
       for (const to of OBJECT_SWAPS) swap(path, node, to);
     } else if (Array.isArray(node)) {
       if (node.length > 0) {
         swap(path, node, []);
-        push(path, 'duplicate the first element', replaceAt(doc, path, (n) => [(n as Json[])[0] as Json, ...(n as Json[])]));
+        push(
+          path,
+          'duplicate the first element',
+          replaceAt(doc, path, (n) => [(n as Json[])[0] as Json, ...(n as Json[])]),
+        );
       }
     } else if (typeof node === 'string') {
       const values = name === undefined ? undefined : pool.get(name);

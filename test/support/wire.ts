@@ -55,11 +55,15 @@ export function without(value: Obj, key: string): Obj {
 
 const show = (findings: readonly Finding[]): string => JSON.stringify(findings, null, 1);
 
-const under = (path: string, prefix: string): boolean => prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
+const under = (path: string, prefix: string): boolean =>
+  prefix === '' || path === prefix || path.startsWith(`${prefix}/`);
 
 /** Wire-valid: no wire findings at all. */
 export function expectWireValid(findings: readonly Finding[]): void {
-  expect(findings.filter((f) => f.layer === 'wire'), show(findings)).toEqual([]);
+  expect(
+    findings.filter((f) => f.layer === 'wire'),
+    show(findings),
+  ).toEqual([]);
   expect(isWireValid(findings)).toBe(true);
 }
 
@@ -69,6 +73,11 @@ export function expectWireValid(findings: readonly Finding[]): void {
  */
 export function expectWireInvalidAt(findings: readonly Finding[], prefix: string, code?: string): void {
   expect(isWireValid(findings), show(findings)).toBe(false);
-  const hit = findings.some((f) => f.layer === 'wire' && under(f.path, prefix) && (code === undefined || f.code === code));
-  expect(hit, `expected a wire finding under "${prefix}"${code ? ` with code ${code}` : ''}; got ${show(findings)}`).toBe(true);
+  const hit = findings.some(
+    (f) => f.layer === 'wire' && under(f.path, prefix) && (code === undefined || f.code === code),
+  );
+  expect(
+    hit,
+    `expected a wire finding under "${prefix}"${code ? ` with code ${code}` : ''}; got ${show(findings)}`,
+  ).toBe(true);
 }

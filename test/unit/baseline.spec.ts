@@ -10,7 +10,13 @@ test('one injected regression is reported as exactly one new failure', () => {
   const after = run({ a: 'failed', b: 'failed', c: 'passed', d: 'passed', added: 'passed', 'added-bad': 'failed' });
   const changes = compareRuns(before, after);
   expect(Object.fromEntries(changes.map((c) => [c.id, c.change]))).toEqual({
-    a: 'new-failure', b: 'still-failing', c: 'fixed', d: 'unchanged', gone: 'removed-check', added: 'new-check', 'added-bad': 'new-failure',
+    a: 'new-failure',
+    b: 'still-failing',
+    c: 'fixed',
+    d: 'unchanged',
+    gone: 'removed-check',
+    added: 'new-check',
+    'added-bad': 'new-failure',
   });
   expect(hasNewFailures(changes)).toBe(true);
   expect(hasNewFailures(compareRuns(before, before))).toBe(false);

@@ -28,7 +28,8 @@ function claimFile(yaml: string): { dir: string; file: string } {
 const head = (role: string, transports = '[stdio, http]'): string =>
   `implementation: { name: demo, version: 1.0.0 }\nrole: ${role}\ntransports: ${transports}\nprofiles: [tool-interception]\n`;
 const harnessBlock = 'harness:\n  command: ./adapter.sh\n  args: [--config, "{config}"]\n';
-const backendBlock = `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [b.js], lifecycle: [persistent, per_event] }\n` +
+const backendBlock =
+  `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [b.js], lifecycle: [persistent, per_event] }\n` +
   `  http: { command: ${JSON.stringify(process.execPath)}, args: [b.js], url: "http://127.0.0.1:{port}/hooks" }\n`;
 
 function ok(o: ClaimOutcome): ResolvedClaim {
@@ -42,8 +43,11 @@ function errorLine(o: ClaimOutcome): string {
 }
 
 const plan = (...claims: ResolvedClaim[]): RunPlan => ({
-  runnerVersion: '0.0.0', createdAt: '2026-01-01T00:00:00Z', reportsDir: '/tmp/reports',
-  workDir: '/tmp/work', containment: { kind: 'pid-namespace' },
+  runnerVersion: '0.0.0',
+  createdAt: '2026-01-01T00:00:00Z',
+  reportsDir: '/tmp/reports',
+  workDir: '/tmp/work',
+  containment: { kind: 'pid-namespace' },
   claims: claims.map((claim) => ({ claim, reportDir: `/tmp/reports/${claim.implementation.name}` })),
 });
 
@@ -53,14 +57,28 @@ test.describe('loadClaim, role harness', () => {
     const claim = ok(loadClaim(file));
     expect(claim.role).toBe('harness');
     expect(claim.harness).toEqual({
-      command: join(dir, 'adapter.sh'), args: ['--config', '{config}'], cwd: dir, env: {}, passEnv: [], lifecycles: ['persistent', 'per_event'],
+      command: join(dir, 'adapter.sh'),
+      args: ['--config', '{config}'],
+      cwd: dir,
+      env: {},
+      passEnv: [],
+      lifecycles: ['persistent', 'per_event'],
     });
     expect(claim.backend).toBeUndefined();
   });
 
   test('keeps cwd, env and lifecycles as given; a command without a slash is looked up on PATH', () => {
-    const { dir, file } = claimFile(`${head('harness')}harness:\n  command: sh\n  args: [adapter.sh]\n  cwd: work\n  env: { HOME_X: a }\n  lifecycles: [per_event]\n`);
-    expect(ok(loadClaim(file)).harness).toEqual({ command: 'sh', args: ['adapter.sh'], cwd: join(dir, 'work'), env: { HOME_X: 'a' }, passEnv: [], lifecycles: ['per_event'] });
+    const { dir, file } = claimFile(
+      `${head('harness')}harness:\n  command: sh\n  args: [adapter.sh]\n  cwd: work\n  env: { HOME_X: a }\n  lifecycles: [per_event]\n`,
+    );
+    expect(ok(loadClaim(file)).harness).toEqual({
+      command: 'sh',
+      args: ['adapter.sh'],
+      cwd: join(dir, 'work'),
+      env: { HOME_X: 'a' },
+      passEnv: [],
+      lifecycles: ['per_event'],
+    });
   });
 
   test('does not require {config} in the args', () => {
@@ -77,7 +95,9 @@ test.describe('loadClaim, role harness', () => {
   });
 
   test('a backend block is not needed (and is ignored)', () => {
-    const { file } = claimFile(`${head('harness')}${harnessBlock}backend:\n  stdio: { command: no-such-backend-binary-xyz }\n`);
+    const { file } = claimFile(
+      `${head('harness')}${harnessBlock}backend:\n  stdio: { command: no-such-backend-binary-xyz }\n`,
+    );
     expect(ok(loadClaim(file)).backend).toBeUndefined();
   });
 
@@ -105,7 +125,9 @@ test.describe('loadClaim, role harness', () => {
   });
 
   test('an incomplete harness claim is still incomplete, not an error', () => {
-    const { file } = claimFile(`implementation: { name: demo, version: 1.0.0 }\nrole: harness\ntransports: [stdio]\n${harnessBlock}`);
+    const { file } = claimFile(
+      `implementation: { name: demo, version: 1.0.0 }\nrole: harness\ntransports: [stdio]\n${harnessBlock}`,
+    );
     expect(loadClaim(file).kind).toBe('incomplete');
   });
 });
@@ -133,7 +155,9 @@ test.describe('loadClaim, roles backend and both', () => {
   });
 
   test('role backend ignores a harness block and has no harness target', () => {
-    const claim = ok(loadClaim(claimFile(`${head('backend')}${backendBlock}harness: { command: no-such-adapter-binary-xyz }\n`).file));
+    const claim = ok(
+      loadClaim(claimFile(`${head('backend')}${backendBlock}harness: { command: no-such-adapter-binary-xyz }\n`).file),
+    );
     expect(claim.harness).toBeUndefined();
     expect(claim.backend?.stdio).toBeDefined();
   });
@@ -142,11 +166,19 @@ test.describe('loadClaim, roles backend and both', () => {
 test.describe('plannedProjects', () => {
   test('role harness: one project per harness lifecycle on stdio, one for http', () => {
     const claim = ok(loadClaim(claimFile(head('harness') + harnessBlock).file));
-    expect(plannedProjects(plan(claim)).map((p) => p.name)).toEqual(['demo:harness:stdio:persistent', 'demo:harness:stdio:per_event', 'demo:harness:http']);
+    expect(plannedProjects(plan(claim)).map((p) => p.name)).toEqual([
+      'demo:harness:stdio:persistent',
+      'demo:harness:stdio:per_event',
+      'demo:harness:http',
+    ]);
   });
 
   test('role harness: the lifecycles of the harness block, and none for http only', () => {
-    const perEvent = ok(loadClaim(claimFile(`${head('harness', '[stdio]')}harness: { command: ./adapter.sh, lifecycles: [per_event] }\n`).file));
+    const perEvent = ok(
+      loadClaim(
+        claimFile(`${head('harness', '[stdio]')}harness: { command: ./adapter.sh, lifecycles: [per_event] }\n`).file,
+      ),
+    );
     const httpOnly = ok(loadClaim(claimFile(head('harness', '[http]') + harnessBlock).file));
     const projects = plannedProjects(plan(perEvent, { ...httpOnly, implementation: { name: 'web', version: '1' } }));
     expect(projects.map((p) => p.name)).toEqual(['demo:harness:stdio:per_event', 'web:harness:http']);
@@ -157,15 +189,26 @@ test.describe('plannedProjects', () => {
   });
 
   test('role both: the backend targets, then the harness targets', () => {
-    const claim = ok(loadClaim(claimFile(`${head('both')}${backendBlock}harness: { command: ./adapter.sh, lifecycles: [persistent] }\n`).file));
+    const claim = ok(
+      loadClaim(
+        claimFile(`${head('both')}${backendBlock}harness: { command: ./adapter.sh, lifecycles: [persistent] }\n`).file,
+      ),
+    );
     expect(plannedProjects(plan(claim)).map((p) => p.name)).toEqual([
-      'demo:backend:stdio:persistent', 'demo:backend:stdio:per_event', 'demo:backend:http',
-      'demo:harness:stdio:persistent', 'demo:harness:http',
+      'demo:backend:stdio:persistent',
+      'demo:backend:stdio:per_event',
+      'demo:backend:http',
+      'demo:harness:stdio:persistent',
+      'demo:harness:http',
     ]);
   });
 
   test('role backend: unchanged (the backend stdio lifecycles, then http)', () => {
     const claim = ok(loadClaim(claimFile(head('backend') + backendBlock + harnessBlock).file));
-    expect(plannedProjects(plan(claim)).map((p) => p.name)).toEqual(['demo:backend:stdio:persistent', 'demo:backend:stdio:per_event', 'demo:backend:http']);
+    expect(plannedProjects(plan(claim)).map((p) => p.name)).toEqual([
+      'demo:backend:stdio:persistent',
+      'demo:backend:stdio:per_event',
+      'demo:backend:http',
+    ]);
   });
 });

@@ -36,12 +36,27 @@ function errorLine(o: ClaimOutcome): string {
   return o.message;
 }
 
-const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'claim.schema.json'), 'utf8')) as { properties: { implementation: object } };
+const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'claim.schema.json'), 'utf8')) as {
+  properties: { implementation: object };
+};
 const validateImplementation = new Ajv2020({ strict: false }).compile(schema.properties.implementation);
 const schemaAccepts = (name: string, version = '1.0.0'): boolean => validateImplementation({ name, version });
 
 test.describe('implementation names', () => {
-  const allowed = ['acme', 'acme-policy', 'Acme_Policy.2', 'reference-backend', 'acme+beta', 'team@acme', 'a', '7z', 'x'.repeat(100), 'blob2', 'index', 'con-tool'];
+  const allowed = [
+    'acme',
+    'acme-policy',
+    'Acme_Policy.2',
+    'reference-backend',
+    'acme+beta',
+    'team@acme',
+    'a',
+    '7z',
+    'x'.repeat(100),
+    'blob2',
+    'index',
+    'con-tool',
+  ];
   const refused: [string, RegExp][] = [
     ['index.html', /is reserved: reports\/index\.html/],
     ['INDEX.HTML', /is reserved/],
@@ -99,11 +114,14 @@ test.describe('implementation names', () => {
   });
 
   test('the claims shipped in claims/ keep valid names and versions', () => {
-    const files = [...readdirSync(resolve(ROOT, 'claims')).map((f) => resolve(ROOT, 'claims', f)), ...readdirSync(resolve(ROOT, 'claims', 'examples')).map((f) => resolve(ROOT, 'claims', 'examples', f))]
-      .filter((f) => f.endsWith('.yaml'));
+    const files = [
+      ...readdirSync(resolve(ROOT, 'claims')).map((f) => resolve(ROOT, 'claims', f)),
+      ...readdirSync(resolve(ROOT, 'claims', 'examples')).map((f) => resolve(ROOT, 'claims', 'examples', f)),
+    ].filter((f) => f.endsWith('.yaml'));
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) {
-      const impl = (parse(readFileSync(f, 'utf8')) as { implementation: { name: string; version: string } }).implementation;
+      const impl = (parse(readFileSync(f, 'utf8')) as { implementation: { name: string; version: string } })
+        .implementation;
       expect(nameProblem(impl.name), f).toBeUndefined();
       expect(versionProblem(impl.version), f).toBeUndefined();
       expect(schemaAccepts(impl.name, impl.version), f).toBe(true);
@@ -167,7 +185,12 @@ test.describe('claim files that cannot hurt the loader', () => {
   });
 
   test('deep nesting and other parser failures are one claim error line', () => {
-    for (const text of ['['.repeat(100_000) + ']'.repeat(100_000), `a: ${'{'.repeat(50_000)}`, 'a: *undefined_anchor\n', '\uFEFF\u0000\u0001']) {
+    for (const text of [
+      '['.repeat(100_000) + ']'.repeat(100_000),
+      `a: ${'{'.repeat(50_000)}`,
+      'a: *undefined_anchor\n',
+      '\uFEFF\u0000\u0001',
+    ]) {
       const o = loadClaim(claimFile(text));
       expect(errorLine(o)).toMatch(/claim\.yaml: /);
     }

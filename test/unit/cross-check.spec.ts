@@ -17,7 +17,17 @@ test.afterAll(() => {
 const noEffect = { jsonrpc: '2.0', id: 'e1', result: { protocolVersion: 'draft', effects: [] } };
 const badVersion = { jsonrpc: '2.0', id: 'e1', result: { protocolVersion: '0.1', effects: [] } };
 
-interface Case { id: string; file: string; body: string | Buffer; binding?: string; schema?: string; expectedValid: boolean; aggregateExpectedValid?: boolean; sha256?: string; extra?: Record<string, unknown> }
+interface Case {
+  id: string;
+  file: string;
+  body: string | Buffer;
+  binding?: string;
+  schema?: string;
+  expectedValid: boolean;
+  aggregateExpectedValid?: boolean;
+  sha256?: string;
+  extra?: Record<string, unknown>;
+}
 
 /** A snapshot directory with our own fixture files and a manifest listing them. */
 function snapshot(cases: Case[], manifestCases?: unknown[]): string {
@@ -28,7 +38,9 @@ function snapshot(cases: Case[], manifestCases?: unknown[]): string {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), c.body);
     return {
-      id: c.id, path, binding: c.binding ?? 'http-json',
+      id: c.id,
+      path,
+      binding: c.binding ?? 'http-json',
       schema: c.schema ?? 'schema/draft/intercept-response.schema.json',
       expectedValid: c.expectedValid,
       ...(c.aggregateExpectedValid === undefined ? {} : { aggregateExpectedValid: c.aggregateExpectedValid }),
@@ -44,19 +56,44 @@ function snapshot(cases: Case[], manifestCases?: unknown[]): string {
 
 test('agreeing cases are counted and nothing is reported', () => {
   const dir = snapshot([
-    { id: 'ok', file: 'http/ok.json', body: JSON.stringify(noEffect), expectedValid: true, aggregateExpectedValid: true },
-    { id: 'bad', file: 'http/bad.json', body: JSON.stringify(badVersion), expectedValid: false, aggregateExpectedValid: false },
+    {
+      id: 'ok',
+      file: 'http/ok.json',
+      body: JSON.stringify(noEffect),
+      expectedValid: true,
+      aggregateExpectedValid: true,
+    },
+    {
+      id: 'bad',
+      file: 'http/bad.json',
+      body: JSON.stringify(badVersion),
+      expectedValid: false,
+      aggregateExpectedValid: false,
+    },
   ]);
   const r = crossCheck(dir);
   expect(r).toMatchObject({ total: 2, agree: 2, disagree: 0, disagreements: [] });
 });
 
 test('a wrong expectation is one disagreement naming the case, the expectation and our findings', () => {
-  const dir = snapshot([{ id: 'claims-valid', file: 'http/v.json', body: JSON.stringify(badVersion), expectedValid: true, aggregateExpectedValid: false }]);
+  const dir = snapshot([
+    {
+      id: 'claims-valid',
+      file: 'http/v.json',
+      body: JSON.stringify(badVersion),
+      expectedValid: true,
+      aggregateExpectedValid: false,
+    },
+  ]);
   const r = crossCheck(dir);
   expect(r.disagree).toBe(1);
   expect(r.disagreements).toHaveLength(1);
-  expect(r.disagreements[0]).toMatchObject({ caseId: 'claims-valid', expectation: 'expectedValid', expected: true, got: false });
+  expect(r.disagreements[0]).toMatchObject({
+    caseId: 'claims-valid',
+    expectation: 'expectedValid',
+    expected: true,
+    got: false,
+  });
   expect(r.disagreements[0]?.detail).toContain('/result/protocolVersion');
 });
 
@@ -82,19 +119,52 @@ test('stdio framing: exactly one LF-terminated physical line, no CR', () => {
 
 test('a badly framed stdio case is invalid for the declared and the aggregate schema', () => {
   const dir = snapshot([
-    { id: 'multi', file: 'stdio/m.jsonl', binding: 'stdio-jsonl', body: `${JSON.stringify(noEffect, null, 2)}\n`, expectedValid: false, aggregateExpectedValid: false },
+    {
+      id: 'multi',
+      file: 'stdio/m.jsonl',
+      binding: 'stdio-jsonl',
+      body: `${JSON.stringify(noEffect, null, 2)}\n`,
+      expectedValid: false,
+      aggregateExpectedValid: false,
+    },
   ]);
   expect(crossCheck(dir).disagreements).toEqual([]);
 });
 
 test('manifest paths must stay inside the snapshot and its fixture or schema root', () => {
   const base = '/snap';
-  expect(confinedPath(base, 'fixtures/draft/http/a.json', 'fixtures/draft')).toEqual({ ok: true, abs: '/snap/fixtures/draft/http/a.json' });
-  for (const bad of ['', '/etc/passwd', '../x', 'fixtures/draft/../../x', 'fixtures/draft//a.json', 'fixtures\\draft\\a.json',
-    'https://example.com/a.json', 'file:///etc/passwd', 'schema/draft/a.json', 'fixtures/draft/./a.json', 42]) {
+  expect(confinedPath(base, 'fixtures/draft/http/a.json', 'fixtures/draft')).toEqual({
+    ok: true,
+    abs: '/snap/fixtures/draft/http/a.json',
+  });
+  for (const bad of [
+    '',
+    '/etc/passwd',
+    '../x',
+    'fixtures/draft/../../x',
+    'fixtures/draft//a.json',
+    'fixtures\\draft\\a.json',
+    'https://example.com/a.json',
+    'file:///etc/passwd',
+    'schema/draft/a.json',
+    'fixtures/draft/./a.json',
+    42,
+  ]) {
     expect(confinedPath(base, bad, 'fixtures/draft').ok, String(bad)).toBe(false);
   }
-  const dir = snapshot([], [{ id: 'escape', path: 'fixtures/draft/../../../etc/passwd', binding: 'http-json', schema: 'schema/draft/schema.json', expectedValid: false, aggregateExpectedValid: false }]);
+  const dir = snapshot(
+    [],
+    [
+      {
+        id: 'escape',
+        path: 'fixtures/draft/../../../etc/passwd',
+        binding: 'http-json',
+        schema: 'schema/draft/schema.json',
+        expectedValid: false,
+        aggregateExpectedValid: false,
+      },
+    ],
+  );
   const r = crossCheck(dir);
   expect(r.disagreements[0]).toMatchObject({ caseId: 'escape', expectation: 'case' });
   expect(r.disagreements[0]?.detail).toContain('non-canonical');
@@ -103,9 +173,23 @@ test('manifest paths must stay inside the snapshot and its fixture or schema roo
 test('hash drift, a missing aggregate expectation and an unknown schema are each reported', () => {
   const body = JSON.stringify(noEffect);
   const dir = snapshot([
-    { id: 'drift', file: 'http/d.json', body, expectedValid: true, aggregateExpectedValid: true, sha256: '0'.repeat(64) },
+    {
+      id: 'drift',
+      file: 'http/d.json',
+      body,
+      expectedValid: true,
+      aggregateExpectedValid: true,
+      sha256: '0'.repeat(64),
+    },
     { id: 'no-aggregate', file: 'http/n.json', body, expectedValid: true },
-    { id: 'unknown-schema', file: 'http/u.json', body, expectedValid: true, aggregateExpectedValid: true, schema: 'schema/draft/nonexistent.schema.json' },
+    {
+      id: 'unknown-schema',
+      file: 'http/u.json',
+      body,
+      expectedValid: true,
+      aggregateExpectedValid: true,
+      schema: 'schema/draft/nonexistent.schema.json',
+    },
   ]);
   const r = crossCheck(dir);
   const by = Object.fromEntries(r.disagreements.map((d) => [d.caseId, d]));
@@ -117,21 +201,57 @@ test('hash drift, a missing aggregate expectation and an unknown schema are each
 
 test('event expectations and contextual edit expectations are judged', () => {
   const request = {
-    jsonrpc: '2.0', id: 'e1', method: 'hooks/intercept',
+    jsonrpc: '2.0',
+    id: 'e1',
+    method: 'hooks/intercept',
     params: {
-      protocolVersion: 'draft', capabilities: { effects: ['deny'] },
-      event: { id: 'e1', source: 'urn:x', type: 'tool.before', time: '2026-11-30T00:00:00Z', call: { id: 'c' }, tool: { name: 't', input: {}, origin: 'native' } },
+      protocolVersion: 'draft',
+      capabilities: { effects: ['deny'] },
+      event: {
+        id: 'e1',
+        source: 'urn:x',
+        type: 'tool.before',
+        time: '2026-11-30T00:00:00Z',
+        call: { id: 'c' },
+        tool: { name: 't', input: {}, origin: 'native' },
+      },
     },
   };
-  const edit = { jsonrpc: '2.0', id: 'e1', result: { protocolVersion: 'draft', effects: [{ type: 'modify', target: 'input', operation: 'merge', value: { a: null } }] } };
+  const edit = {
+    jsonrpc: '2.0',
+    id: 'e1',
+    result: {
+      protocolVersion: 'draft',
+      effects: [{ type: 'modify', target: 'input', operation: 'merge', value: { a: null } }],
+    },
+  };
   const dir = snapshot([
     // The event lacks `path`: invalid against the tool.before event schema, as expected.
-    { id: 'ev', file: 'http/ev.json', body: JSON.stringify(request), schema: 'schema/draft/intercept-request.schema.json', expectedValid: false, aggregateExpectedValid: false,
-      extra: { eventSchema: 'schema/draft/tool-before.schema.json', eventExpectedValid: false } },
-    { id: 'ctx-ok', file: 'http/c1.json', body: JSON.stringify(edit), expectedValid: true, aggregateExpectedValid: true,
-      extra: { editContext: { event: 'tool.before', current: { input: { a: 1 } } }, contextualExpectedValid: true } },
-    { id: 'ctx-wrong', file: 'http/c2.json', body: JSON.stringify(edit), expectedValid: true, aggregateExpectedValid: true,
-      extra: { editContext: { event: 'tool.after', current: { input: { a: 1 } } }, contextualExpectedValid: true } },
+    {
+      id: 'ev',
+      file: 'http/ev.json',
+      body: JSON.stringify(request),
+      schema: 'schema/draft/intercept-request.schema.json',
+      expectedValid: false,
+      aggregateExpectedValid: false,
+      extra: { eventSchema: 'schema/draft/tool-before.schema.json', eventExpectedValid: false },
+    },
+    {
+      id: 'ctx-ok',
+      file: 'http/c1.json',
+      body: JSON.stringify(edit),
+      expectedValid: true,
+      aggregateExpectedValid: true,
+      extra: { editContext: { event: 'tool.before', current: { input: { a: 1 } } }, contextualExpectedValid: true },
+    },
+    {
+      id: 'ctx-wrong',
+      file: 'http/c2.json',
+      body: JSON.stringify(edit),
+      expectedValid: true,
+      aggregateExpectedValid: true,
+      extra: { editContext: { event: 'tool.after', current: { input: { a: 1 } } }, contextualExpectedValid: true },
+    },
   ]);
   const r = crossCheck(dir);
   expect(r.disagreements.map((d) => [d.caseId, d.expectation])).toEqual([['ctx-wrong', 'contextualExpectedValid']]);

@@ -48,10 +48,27 @@ import { wireSchemas } from '../../src/protocol/schema-build/index.js';
 
 type Obj = Record<string, unknown>;
 
-const text = (v = 'hello', id = 'p1'): Obj => ({ id, kind: 'text', mediaType: 'text/plain', selection: 'body', text: v });
+const text = (v = 'hello', id = 'p1'): Obj => ({
+  id,
+  kind: 'text',
+  mediaType: 'text/plain',
+  selection: 'body',
+  text: v,
+});
 const message = (parts: unknown[] = [text()], id = 'm1'): Obj => ({ id, role: 'user', parts });
-const edit = (value: unknown, target = 'prompt', operation = 'replace'): Obj => ({ type: 'modify', target, operation, value });
-const attachment = (): Obj => ({ id: 'a1', kind: 'attachment', mediaType: 'image/png', selection: 'body', body: { ref: 'opaque' } });
+const edit = (value: unknown, target = 'prompt', operation = 'replace'): Obj => ({
+  type: 'modify',
+  target,
+  operation,
+  value,
+});
+const attachment = (): Obj => ({
+  id: 'a1',
+  kind: 'attachment',
+  mediaType: 'image/png',
+  selection: 'body',
+  body: { ref: 'opaque' },
+});
 
 const baseCurrent = (): Obj => ({
   prompt: [message()],
@@ -213,8 +230,10 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
     const ctx = baseContext({ event: 'user.elicitation.result', elicitationMode: 'form', elicitationAction: 'accept' });
     const cur = (): Obj => ({ content: { keep: true, choices: ['old'] } });
     expect(apply(cur(), [edit({ choices: ['new'] }, 'content')], ctx).content).toEqual({ choices: ['new'] });
-    expect(apply(cur(), [edit({ choices: ['new', 'new'] }, 'content', 'merge')], ctx).content)
-      .toEqual({ keep: true, choices: ['new', 'new'] });
+    expect(apply(cur(), [edit({ choices: ['new', 'new'] }, 'content', 'merge')], ctx).content).toEqual({
+      keep: true,
+      choices: ['new', 'new'],
+    });
     expect(apply(cur(), [edit({}, 'content')], ctx).content).toEqual({});
 
     // A valid first edit does not survive a bad second one.
@@ -231,7 +250,12 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
     }
     for (const [value, rule] of bad.slice(1)) rejects(cur(), [edit(value, 'content', 'merge')], ctx, rule);
 
-    for (const [mode, action] of [['', ''], ['url', 'accept'], ['form', 'cancel'], ['form', 'decline']] as const) {
+    for (const [mode, action] of [
+      ['', ''],
+      ['url', 'accept'],
+      ['form', 'cancel'],
+      ['form', 'decline'],
+    ] as const) {
       rejects(cur(), [edit({}, 'content')], { ...ctx, elicitationMode: mode, elicitationAction: action }, 'R12');
     }
     // The current answer must itself be an MCP answer object (R13).
@@ -242,12 +266,20 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
   });
 
   test('case 7: ordinary content and request types, elicitation request bounds (R15, R11)', () => {
-    const boundaries: [string, string][] = [['user.message.outbound', 'content'], ['model.request.before', 'request']];
+    const boundaries: [string, string][] = [
+      ['user.message.outbound', 'content'],
+      ['model.request.before', 'request'],
+    ];
     for (const [event, target] of boundaries) {
       const ctx = baseContext({ event });
       for (const op of ['replace', 'merge']) {
         // `content` admits an object in the effect schema, so only the runtime rule R15 stops it.
-        const err = rejects({ [target]: [message()] }, [edit({}, target, op)], ctx, target === 'content' ? 'R15' : 'R3');
+        const err = rejects(
+          { [target]: [message()] },
+          [edit({}, target, op)],
+          ctx,
+          target === 'content' ? 'R15' : 'R3',
+        );
         expect(err.effectIndex).toBe(0);
       }
       expect(apply({ [target]: [message()] }, [edit([message()], target)], ctx)[target]).toEqual([message()]);
@@ -295,13 +327,19 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
     }
     // An attachment that also carries text is not canonical at all.
     const withText = { ...attachment(), text: 'bytes' };
-    rejects(cur(), [edit([message([text(), withText])])], baseContext({ authorizedAttachments: [attachment(), withText] }), 'R3');
+    rejects(
+      cur(),
+      [edit([message([text(), withText])])],
+      baseContext({ authorizedAttachments: [attachment(), withText] }),
+      'R3',
+    );
 
     // A new attachment id still needs exact authorization; one without a body needs none.
     const fresh = { ...attachment(), id: 'a2' };
     rejects(cur(), [edit([message([fresh])])], authorized, 'R20');
-    expect(apply(cur(), [edit([message([fresh])])], baseContext({ authorizedAttachments: [fresh] })).prompt)
-      .toEqual([message([fresh])]);
+    expect(apply(cur(), [edit([message([fresh])])], baseContext({ authorizedAttachments: [fresh] })).prompt).toEqual([
+      message([fresh]),
+    ]);
     const { body: _b, ...metadataView } = { ...attachment(), id: 'a3', selection: 'metadata' } as Obj;
     expect(apply(cur(), [edit([message([metadataView])])]).prompt).toEqual([message([metadataView])]);
   });
@@ -347,8 +385,16 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
     expect(apply({ prompt: [message([hiddenAttachment])] }, [edit([])]).prompt).toEqual([]);
     // Resubmitting a hidden part under its id must leave it exactly as it was (R19).
     const hidden = hiddenViews()[0]!.canonical;
-    rejects({ instructions: [hidden] }, [edit([{ ...hidden, sha256: 'a'.repeat(64) }], 'instructions', 'merge')], baseContext(), 'R19');
-    expect(apply({ instructions: [hidden] }, [edit([hidden], 'instructions', 'merge')]).instructions).toEqual([hidden, hidden]);
+    rejects(
+      { instructions: [hidden] },
+      [edit([{ ...hidden, sha256: 'a'.repeat(64) }], 'instructions', 'merge')],
+      baseContext(),
+      'R19',
+    );
+    expect(apply({ instructions: [hidden] }, [edit([hidden], 'instructions', 'merge')]).instructions).toEqual([
+      hidden,
+      hidden,
+    ]);
   });
 
   test('case 12: atomic failure and serial chaining', () => {
@@ -363,7 +409,7 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
 
     const next = apply(accepted, [edit([message()], 'prompt', 'merge')]);
     expect(next.prompt).toHaveLength(2);
-    expect((((next.prompt as Obj[])[0]!.parts as Obj[])[0]!).text).toBe('first');
+    expect(((next.prompt as Obj[])[0]!.parts as Obj[])[0]!.text).toBe('first');
     expect(accepted).toEqual(snapshot);
 
     // Serial inside one response: the merge sees the replace before it.
@@ -374,10 +420,19 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
   });
 
   test('case 13: content unions reuse distinct canonical definitions', () => {
-    const content = wireSchemas()['content.schema.json'] as { $ref: string; $defs: Record<string, { oneOf?: { $ref: string }[] }> };
+    const content = wireSchemas()['content.schema.json'] as {
+      $ref: string;
+      $defs: Record<string, { oneOf?: { $ref: string }[] }>;
+    };
     const eight = [
-      'textBodyPart', 'textGapPart', 'textMetadataPart', 'textOmittedPart',
-      'attachmentBodyPart', 'attachmentGapPart', 'attachmentMetadataPart', 'attachmentOmittedPart',
+      'textBodyPart',
+      'textGapPart',
+      'textMetadataPart',
+      'textOmittedPart',
+      'attachmentBodyPart',
+      'attachmentGapPart',
+      'attachmentMetadataPart',
+      'attachmentOmittedPart',
     ].map((n) => ({ $ref: `#/$defs/${n}` }));
     expect(content.$ref).toBe('#/$defs/part');
     expect(content.$defs.part!.oneOf).toEqual(eight);
@@ -387,7 +442,9 @@ test.describe('edit engine: checker.md 4.1 behaviour cases', () => {
     for (const kind of ['text', 'attachment']) {
       const head = { id: `${kind}-x`, kind, mediaType: kind === 'text' ? 'text/plain' : 'image/png' };
       samples.push(
-        kind === 'text' ? { ...head, selection: 'body', text: 'hi' } : { ...head, selection: 'body', body: { ref: 'r1' } },
+        kind === 'text'
+          ? { ...head, selection: 'body', text: 'hi' }
+          : { ...head, selection: 'body', body: { ref: 'r1' } },
         { ...head, selection: 'body', gap: { reason: 'too_large' } },
         { ...head, selection: 'metadata', size: 3, sha256: 'b'.repeat(64) },
         { ...head, selection: 'omit' },
@@ -524,11 +581,19 @@ test.describe('edit engine: rules', () => {
     ];
     for (const [event, target, current, value] of allowed) {
       for (const op of ['replace', 'merge']) {
-        expect(() => apply({ [target]: current }, [edit(value, target, op)], baseContext({ event })), `${event} ${target}`).not.toThrow();
+        expect(
+          () => apply({ [target]: current }, [edit(value, target, op)], baseContext({ event })),
+          `${event} ${target}`,
+        ).not.toThrow();
       }
     }
-    expect(apply({ content: {} }, [edit({ a: 'b' }, 'content')],
-      baseContext({ event: 'user.elicitation.result', elicitationMode: 'form', elicitationAction: 'accept' })).content).toEqual({ a: 'b' });
+    expect(
+      apply(
+        { content: {} },
+        [edit({ a: 'b' }, 'content')],
+        baseContext({ event: 'user.elicitation.result', elicitationMode: 'form', elicitationAction: 'accept' }),
+      ).content,
+    ).toEqual({ a: 'b' });
 
     const refused: [string, string, unknown, unknown][] = [
       ['context.compact.before', 'summary', [text()], [text()]],
@@ -551,13 +616,21 @@ test.describe('edit engine: rules', () => {
 
 test.describe('edit engine: API surface', () => {
   test('EditRejected carries the rule, the effect index and a readable message', () => {
-    const err = rejects(baseCurrent(), [edit([], 'input', 'merge'), edit([message()], 'prompt', 'merge')],
-      baseContext({ capabilities: [['input', 'merge']] }), 'R3');
+    const err = rejects(
+      baseCurrent(),
+      [edit([], 'input', 'merge'), edit([message()], 'prompt', 'merge')],
+      baseContext({ capabilities: [['input', 'merge']] }),
+      'R3',
+    );
     expect(err).toBeInstanceOf(Error);
     expect(err.name).toBe('EditRejected');
     expect(err.effectIndex).toBe(0);
-    const r7 = rejects(baseCurrent(), [edit({}, 'input', 'merge'), edit([message()], 'prompt', 'merge')],
-      baseContext({ capabilities: [['input', 'merge']] }), 'R7');
+    const r7 = rejects(
+      baseCurrent(),
+      [edit({}, 'input', 'merge'), edit([message()], 'prompt', 'merge')],
+      baseContext({ capabilities: [['input', 'merge']] }),
+      'R7',
+    );
     expect(r7.effectIndex).toBe(1);
     expect(rejects(baseCurrent(), 'x', baseContext(), 'R1').effectIndex).toBeUndefined();
   });
@@ -592,7 +665,12 @@ test.describe('edit engine: API surface', () => {
 
   test('permissiveEditContext grants every current key (checker.md 1.6 step 4)', () => {
     const ctx = permissiveEditContext({ event: 'tool.after', current: { output: [], input: {} } });
-    expect(ctx.capabilities).toEqual([['output', 'replace'], ['output', 'merge'], ['input', 'replace'], ['input', 'merge']]);
+    expect(ctx.capabilities).toEqual([
+      ['output', 'replace'],
+      ['output', 'merge'],
+      ['input', 'replace'],
+      ['input', 'merge'],
+    ]);
     expect(ctx.selection).toEqual({ output: 'body', input: 'body' });
     expect([...ctx.readable]).toEqual(['output', 'input']);
     expect([...ctx.writable]).toEqual(['output', 'input']);
@@ -632,7 +710,9 @@ interface ContextualCase {
 test.describe('edit engine: contextual fixtures (checker.md 4.1 case 5, 4.3)', () => {
   test('every editContext case agrees with contextualExpectedValid under the permissive host context', () => {
     test.skip(!existsSync(MANIFEST), `upstream snapshot not found at ${SPEC_DIR}`);
-    const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as { cases: (ContextualCase & { editContext?: unknown })[] };
+    const manifest = JSON.parse(readFileSync(MANIFEST, 'utf8')) as {
+      cases: (ContextualCase & { editContext?: unknown })[];
+    };
     const cases = manifest.cases.filter((c): c is ContextualCase => c.editContext !== undefined);
     expect(cases.length).toBeGreaterThan(0);
     for (const c of cases) {
@@ -651,7 +731,9 @@ test.describe('edit engine: contextual fixtures (checker.md 4.1 case 5, 4.3)', (
       }
       expect(c.editContext.current, `${c.id}: editContext.current mutated`).toEqual(currentBefore);
       if (rejection !== undefined) expect(rejection, c.id).toBeInstanceOf(EditRejected);
-      expect(result !== undefined, `${c.id}: ${(rejection as Error | undefined)?.message ?? 'accepted'}`).toBe(c.contextualExpectedValid);
+      expect(result !== undefined, `${c.id}: ${(rejection as Error | undefined)?.message ?? 'accepted'}`).toBe(
+        c.contextualExpectedValid,
+      );
       // A schema-invalid response is never contextually valid.
       if (!c.expectedValid) expect(c.contextualExpectedValid, c.id).toBe(false);
       if (result === undefined) continue;
@@ -661,11 +743,12 @@ test.describe('edit engine: contextual fixtures (checker.md 4.1 case 5, 4.3)', (
       const target = effect!.target as string;
       const old = currentBefore[target];
       const value = effect!.value;
-      const expected = effect!.operation === 'replace'
-        ? value
-        : Array.isArray(old)
-          ? [...old, ...(value as unknown[])]
-          : { ...(old as Obj), ...(value as Obj) };
+      const expected =
+        effect!.operation === 'replace'
+          ? value
+          : Array.isArray(old)
+            ? [...old, ...(value as unknown[])]
+            : { ...(old as Obj), ...(value as Obj) };
       expect(result[target], c.id).toEqual(expected);
     }
   });

@@ -3,7 +3,14 @@
 import { test, expect } from '@playwright/test';
 import { elicitationFindings, isWireValid, validate } from '../../src/protocol/validator.js';
 import {
-  copy, expectWireInvalidAt, expectWireValid, makeEvent, observeOf, textBody, without, type Obj,
+  copy,
+  expectWireInvalidAt,
+  expectWireValid,
+  makeEvent,
+  observeOf,
+  textBody,
+  without,
+  type Obj,
 } from '../support/wire.js';
 
 type Which = 'request' | 'result';
@@ -22,10 +29,19 @@ const checkObserved = (ev: Obj) => validate('observe-notification', observeOf(ev
 
 /** A form request asking for one field. */
 function formRequest(field: Obj, extra: Obj = {}): Obj {
-  return { message: 'Please answer', requestedSchema: { type: 'object', properties: { value: field }, required: ['value'] }, ...extra };
+  return {
+    message: 'Please answer',
+    requestedSchema: { type: 'object', properties: { value: field }, required: ['value'] },
+    ...extra,
+  };
 }
 
-const urlRequest = (): Obj => ({ mode: 'url', message: 'Open this page', url: 'https://auth.example.com/start', elicitationId: 'el-1' });
+const urlRequest = (): Obj => ({
+  mode: 'url',
+  message: 'Open this page',
+  url: 'https://auth.example.com/start',
+  elicitationId: 'el-1',
+});
 
 test.describe('4.1b inline elicitation events', () => {
   const choose = { message: 'Choose', requestedSchema: { type: 'object', properties: {} } };
@@ -67,7 +83,9 @@ test.describe('4.1b inline elicitation events', () => {
   test('15f (also): content on a declined form result is rejected, on an accepted form result it is fine', () => {
     const declined = elicitationEvent('result', { action: 'decline', content: { a: 'x' } }, { action: 'decline' });
     expectWireInvalidAt(checkEvent(declined), '/elicitation/result/text', 'elicitation.content-not-allowed');
-    expectWireValid(checkEvent(elicitationEvent('result', { action: 'accept', content: { a: 'x' } }, { action: 'accept' })));
+    expectWireValid(
+      checkEvent(elicitationEvent('result', { action: 'accept', content: { a: 'x' } }, { action: 'accept' })),
+    );
   });
 
   test('15g: request text that is not JSON is rejected', () => {
@@ -83,29 +101,57 @@ test.describe('4.1b inline elicitation events', () => {
   });
 
   test('15 (also): a non-finite number literal in the text is rejected', () => {
-    const ev = elicitationEvent('request', '{"message":"m","requestedSchema":{"type":"object","properties":{}},"n":NaN}');
+    const ev = elicitationEvent(
+      'request',
+      '{"message":"m","requestedSchema":{"type":"object","properties":{}},"n":NaN}',
+    );
     expectWireInvalidAt(checkEvent(ev), '/elicitation/request/text', 'elicitation.invalid-json');
   });
 
   test('15 (also): strict JSON edges of the inline text', () => {
     const nestedDuplicate = '{"message":"m","requestedSchema":{"type":"object","type":"object","properties":{}}}';
-    expectWireInvalidAt(checkEvent(elicitationEvent('request', nestedDuplicate)), '/elicitation/request/text', 'elicitation.invalid-json');
-    expectWireInvalidAt(checkEvent(elicitationEvent('request', '')), '/elicitation/request/text', 'elicitation.invalid-json');
-    expectWireInvalidAt(checkEvent(elicitationEvent('result', '{"action":"accept"} trailing')), '/elicitation/result/text', 'elicitation.invalid-json');
+    expectWireInvalidAt(
+      checkEvent(elicitationEvent('request', nestedDuplicate)),
+      '/elicitation/request/text',
+      'elicitation.invalid-json',
+    );
+    expectWireInvalidAt(
+      checkEvent(elicitationEvent('request', '')),
+      '/elicitation/request/text',
+      'elicitation.invalid-json',
+    );
+    expectWireInvalidAt(
+      checkEvent(elicitationEvent('result', '{"action":"accept"} trailing')),
+      '/elicitation/result/text',
+      'elicitation.invalid-json',
+    );
     // Surrounding JSON whitespace is fine.
     expectWireValid(checkEvent(elicitationEvent('result', '\n  {"action":"accept"}  \n')));
     // Valid JSON that is not an MCP object breaks the contract instead.
-    expectWireInvalidAt(checkEvent(elicitationEvent('result', '["accept"]')), '/elicitation/result/text', 'elicitation.mcp-contract');
+    expectWireInvalidAt(
+      checkEvent(elicitationEvent('result', '["accept"]')),
+      '/elicitation/result/text',
+      'elicitation.mcp-contract',
+    );
   });
 
   test('15 (also): the inline check applies to hooks/intercept requests and the aggregate kind', () => {
     const caps = { effects: ['deny', 'message'] };
     const good = elicitationEvent('request', choose);
     const bad = elicitationEvent('request', choose, { mode: 'url' });
-    const request = (ev: Obj): Obj => ({ jsonrpc: '2.0', id: ev.id, method: 'hooks/intercept', params: { protocolVersion: 'draft', event: ev, capabilities: caps } });
+    const request = (ev: Obj): Obj => ({
+      jsonrpc: '2.0',
+      id: ev.id,
+      method: 'hooks/intercept',
+      params: { protocolVersion: 'draft', event: ev, capabilities: caps },
+    });
     expectWireValid(validate('intercept-request', request(good)));
     expectWireValid(validate('ahp', request(good)));
-    expectWireInvalidAt(validate('intercept-request', request(bad)), '/params/event/elicitation/mode', 'elicitation.mode-mismatch');
+    expectWireInvalidAt(
+      validate('intercept-request', request(bad)),
+      '/params/event/elicitation/mode',
+      'elicitation.mode-mismatch',
+    );
     expectWireInvalidAt(validate('ahp', request(bad)), '/params/event/elicitation/mode', 'elicitation.mode-mismatch');
     expectWireInvalidAt(validate('ahp', observeOf(bad)), '/params/event/elicitation/mode', 'elicitation.mode-mismatch');
     expectWireInvalidAt(validate('event', bad), '/elicitation/mode', 'elicitation.mode-mismatch');
@@ -113,8 +159,16 @@ test.describe('4.1b inline elicitation events', () => {
 
   test('15 (also): an explicit payload mode must match too', () => {
     expectWireValid(checkEvent(elicitationEvent('request', { ...choose, mode: 'form' }, { mode: 'form' })));
-    expectWireInvalidAt(checkEvent(elicitationEvent('request', { ...choose, mode: 'form' }, { mode: 'url' })), '/elicitation/mode', 'elicitation.mode-mismatch');
-    expectWireInvalidAt(checkEvent(elicitationEvent('request', urlRequest(), { mode: 'form' })), '/elicitation/mode', 'elicitation.mode-mismatch');
+    expectWireInvalidAt(
+      checkEvent(elicitationEvent('request', { ...choose, mode: 'form' }, { mode: 'url' })),
+      '/elicitation/mode',
+      'elicitation.mode-mismatch',
+    );
+    expectWireInvalidAt(
+      checkEvent(elicitationEvent('request', urlRequest(), { mode: 'form' })),
+      '/elicitation/mode',
+      'elicitation.mode-mismatch',
+    );
   });
 
   test('15 (also): elicitationFindings works on bare events and on messages alike', () => {
@@ -132,9 +186,24 @@ test.describe('4.1b inline elicitation events', () => {
     test(`17: ${which} metadata, omit and gap views are never parsed`, () => {
       const base = elicitationEvent(which, '', { action: 'accept' });
       const views: [string, (part: Obj) => void][] = [
-        ['metadata', (p) => { p.selection = 'metadata'; }],
-        ['omit', (p) => { p.selection = 'omit'; }],
-        ['gap', (p) => { p.gap = { reason: 'permission_withheld' }; }],
+        [
+          'metadata',
+          (p) => {
+            p.selection = 'metadata';
+          },
+        ],
+        [
+          'omit',
+          (p) => {
+            p.selection = 'omit';
+          },
+        ],
+        [
+          'gap',
+          (p) => {
+            p.gap = { reason: 'permission_withheld' };
+          },
+        ],
       ];
       for (const [name, change] of views) {
         const ev = copy(base);
@@ -151,19 +220,48 @@ test.describe('4.1b inline elicitation events', () => {
 
 test.describe('4.2 pinned MCP elicitation contract', () => {
   const forms: [string, Obj][] = [
-    ['string with email format, minLength and default', { type: 'string', format: 'email', minLength: 3, default: 'a@example.com' }],
+    [
+      'string with email format, minLength and default',
+      { type: 'string', format: 'email', minLength: 3, default: 'a@example.com' },
+    ],
     ['integer with minimum, maximum and default', { type: 'integer', minimum: 1, maximum: 9, default: 4 }],
     ['number with a fractional default', { type: 'number', default: 1.5 }],
     ['boolean with a default', { type: 'boolean', default: true }],
     ['string enum', { type: 'string', enum: ['red', 'green'] }],
-    ['string oneOf const/title', { type: 'string', oneOf: [{ const: 'r', title: 'Red' }, { const: 'g', title: 'Green' }] }],
+    [
+      'string oneOf const/title',
+      {
+        type: 'string',
+        oneOf: [
+          { const: 'r', title: 'Red' },
+          { const: 'g', title: 'Green' },
+        ],
+      },
+    ],
     ['string enum with enumNames', { type: 'string', enum: ['r', 'g'], enumNames: ['Red', 'Green'] }],
-    ['array of string-enum items with min/max items and default', {
-      type: 'array', items: { type: 'string', enum: ['a', 'b', 'c'] }, minItems: 1, maxItems: 2, default: ['a'],
-    }],
-    ['array of anyOf const/title items with a default', {
-      type: 'array', items: { anyOf: [{ const: 'a', title: 'A' }, { const: 'b', title: 'B' }] }, default: ['b'],
-    }],
+    [
+      'array of string-enum items with min/max items and default',
+      {
+        type: 'array',
+        items: { type: 'string', enum: ['a', 'b', 'c'] },
+        minItems: 1,
+        maxItems: 2,
+        default: ['a'],
+      },
+    ],
+    [
+      'array of anyOf const/title items with a default',
+      {
+        type: 'array',
+        items: {
+          anyOf: [
+            { const: 'a', title: 'A' },
+            { const: 'b', title: 'B' },
+          ],
+        },
+        default: ['b'],
+      },
+    ],
   ];
 
   test('3: all nine published form field shapes are valid with and without mode form', () => {
@@ -194,18 +292,37 @@ test.describe('4.2 pinned MCP elicitation contract', () => {
     for (const [name, field] of outsideVocabulary) {
       expect(isWireValid(validate('mcp-elicitation-request', formRequest(field))), name).toBe(false);
       // With the mode stated the form branch is unambiguous, so the finding names the field.
-      expectWireInvalidAt(validate('mcp-elicitation-request', formRequest(field, { mode: 'form' })), '/requestedSchema/properties/value');
-      expectWireInvalidAt(checkEvent(elicitationEvent('request', formRequest(field))), '/elicitation/request/text', 'elicitation.mcp-contract');
+      expectWireInvalidAt(
+        validate('mcp-elicitation-request', formRequest(field, { mode: 'form' })),
+        '/requestedSchema/properties/value',
+      );
+      expectWireInvalidAt(
+        checkEvent(elicitationEvent('request', formRequest(field))),
+        '/elicitation/request/text',
+        'elicitation.mcp-contract',
+      );
     }
   });
 
   test('4: requestedSchema true and a form request without message are rejected', () => {
     expect(isWireValid(validate('mcp-elicitation-request', { message: 'm', requestedSchema: true }))).toBe(false);
-    expectWireInvalidAt(validate('mcp-elicitation-request', { mode: 'form', message: 'm', requestedSchema: true }), '/requestedSchema', 'schema.type');
-    expect(isWireValid(validate('mcp-elicitation-request', without(formRequest({ type: 'string' }), 'message')))).toBe(false);
-    const noMessage = validate('mcp-elicitation-request', without(formRequest({ type: 'string' }, { mode: 'form' }), 'message'));
+    expectWireInvalidAt(
+      validate('mcp-elicitation-request', { mode: 'form', message: 'm', requestedSchema: true }),
+      '/requestedSchema',
+      'schema.type',
+    );
+    expect(isWireValid(validate('mcp-elicitation-request', without(formRequest({ type: 'string' }), 'message')))).toBe(
+      false,
+    );
+    const noMessage = validate(
+      'mcp-elicitation-request',
+      without(formRequest({ type: 'string' }, { mode: 'form' }), 'message'),
+    );
     expectWireInvalidAt(noMessage, '', 'schema.required');
-    expect(noMessage.some((f) => f.message.includes('"message"')), JSON.stringify(noMessage)).toBe(true);
+    expect(
+      noMessage.some((f) => f.message.includes('"message"')),
+      JSON.stringify(noMessage),
+    ).toBe(true);
   });
 
   test('4/8: a mode-less form request is reported against the form branch', () => {
@@ -214,9 +331,16 @@ test.describe('4.2 pinned MCP elicitation contract', () => {
     for (const [, field] of outsideVocabulary) {
       expectWireInvalidAt(validate('mcp-elicitation-request', formRequest(field)), '/requestedSchema/properties/value');
     }
-    expectWireInvalidAt(validate('mcp-elicitation-request', { message: 'm', requestedSchema: true }), '/requestedSchema', 'schema.type');
+    expectWireInvalidAt(
+      validate('mcp-elicitation-request', { message: 'm', requestedSchema: true }),
+      '/requestedSchema',
+      'schema.type',
+    );
     const noMessage = validate('mcp-elicitation-request', without(formRequest({ type: 'string' }), 'message'));
-    expect(noMessage.some((f) => f.message.includes('"message"')), JSON.stringify(noMessage)).toBe(true);
+    expect(
+      noMessage.some((f) => f.message.includes('"message"')),
+      JSON.stringify(noMessage),
+    ).toBe(true);
     const closed = formRequest({ type: 'string' });
     (closed.requestedSchema as Obj)['vendor.extension'] = true;
     expectWireInvalidAt(validate('mcp-elicitation-request', closed), '/requestedSchema/vendor.extension');
@@ -229,7 +353,10 @@ test.describe('4.2 pinned MCP elicitation contract', () => {
       const findings = validate('mcp-elicitation-request', without(urlRequest(), key));
       expect(isWireValid(findings), key).toBe(false);
       // Either the missing member is named, or (mode removed) the form branch is chosen and rejects the url fields.
-      expect(findings.some((f) => f.message.includes(`"${key}"`) || f.message.includes('"requestedSchema"')), key).toBe(true);
+      expect(
+        findings.some((f) => f.message.includes(`"${key}"`) || f.message.includes('"requestedSchema"')),
+        key,
+      ).toBe(true);
     }
   });
 
@@ -244,7 +371,12 @@ test.describe('4.2 pinned MCP elicitation contract', () => {
     for (const action of ['accept', 'decline', 'cancel']) {
       expectWireValid(validate('mcp-elicitation-result', { action }));
     }
-    expectWireValid(validate('mcp-elicitation-result', { action: 'accept', content: { text: 'yes', number: 1.5, flag: false, choices: ['a'] } }));
+    expectWireValid(
+      validate('mcp-elicitation-result', {
+        action: 'accept',
+        content: { text: 'yes', number: 1.5, flag: false, choices: ['a'] },
+      }),
+    );
   });
 
   test('6: an unknown action, list content, nested content and non-string lists are rejected', () => {
@@ -270,33 +402,88 @@ test.describe('4.2 pinned MCP elicitation contract', () => {
       const check = (msg: Obj) => validate('observe-notification', msg);
 
       expectWireValid(check(observeOf(samples[which])));
-      expectWireValid(check(mutate((_, p) => { delete p.text; p.selection = 'metadata'; })));
-      expectWireValid(check(mutate((_, p) => { delete p.text; p.selection = 'omit'; })));
-      expectWireInvalidAt(check(mutate((_, p) => { delete p.text; })), at);
-      expectWireValid(check(mutate((_, p) => { delete p.text; p.gap = { reason: 'permission_withheld' }; })));
-      expectWireValid(check(mutate((e) => { delete e[which]; })));
+      expectWireValid(
+        check(
+          mutate((_, p) => {
+            delete p.text;
+            p.selection = 'metadata';
+          }),
+        ),
+      );
+      expectWireValid(
+        check(
+          mutate((_, p) => {
+            delete p.text;
+            p.selection = 'omit';
+          }),
+        ),
+      );
+      expectWireInvalidAt(
+        check(
+          mutate((_, p) => {
+            delete p.text;
+          }),
+        ),
+        at,
+      );
+      expectWireValid(
+        check(
+          mutate((_, p) => {
+            delete p.text;
+            p.gap = { reason: 'permission_withheld' };
+          }),
+        ),
+      );
+      expectWireValid(
+        check(
+          mutate((e) => {
+            delete e[which];
+          }),
+        ),
+      );
       // An inline MCP object is not a content part.
       const raw = which === 'request' ? formRequest({ type: 'string' }) : { action: 'accept' };
-      expectWireInvalidAt(check(mutate((e) => { e[which] = raw; })), at);
+      expectWireInvalidAt(
+        check(
+          mutate((e) => {
+            e[which] = raw;
+          }),
+        ),
+        at,
+      );
     }
   });
 
   test('8: MCP params and results stay open; the requested schema is closed', () => {
-    const extended = formRequest({ type: 'string' }, { _meta: { 'vendor.custom': { x: 1 } }, 'vendor.extension': true });
+    const extended = formRequest(
+      { type: 'string' },
+      { _meta: { 'vendor.custom': { x: 1 } }, 'vendor.extension': true },
+    );
     expectWireValid(validate('mcp-elicitation-request', extended));
     expectWireValid(checkEvent(elicitationEvent('request', extended)));
 
     const closed = copy(extended);
     (closed.requestedSchema as Obj)['vendor.extension'] = true;
     expect(isWireValid(validate('mcp-elicitation-request', closed))).toBe(false);
-    expectWireInvalidAt(validate('mcp-elicitation-request', { ...closed, mode: 'form' }), '/requestedSchema/vendor.extension', 'schema.unknown-member');
-    expectWireInvalidAt(checkEvent(elicitationEvent('request', closed)), '/elicitation/request/text', 'elicitation.mcp-contract');
+    expectWireInvalidAt(
+      validate('mcp-elicitation-request', { ...closed, mode: 'form' }),
+      '/requestedSchema/vendor.extension',
+      'schema.unknown-member',
+    );
+    expectWireInvalidAt(
+      checkEvent(elicitationEvent('request', closed)),
+      '/elicitation/request/text',
+      'elicitation.mcp-contract',
+    );
 
     expectWireValid(validate('mcp-elicitation-result', { action: 'cancel', 'vendor.extension': { y: 2 } }));
   });
 
   test('9: compaction boundaries offer different modify targets and return only before', () => {
-    const modify = (target: string): Obj => ({ effects: ['modify'], modify: { [target]: { replace: true, merge: false } } });
+    const modify = (target: string): Obj => ({
+      effects: ['modify'],
+      modify: { [target]: { replace: true, merge: false } },
+    });
     expectWireValid(validate('capabilities:context.compact.before', modify('instructions')));
     expectWireInvalidAt(validate('capabilities:context.compact.before', modify('summary')), '/modify');
     expectWireValid(validate('capabilities:context.compact.after', modify('summary')));

@@ -2,7 +2,12 @@
 // the list must stay true: expired entries and entries whose check passes fail the run.
 import { test, expect } from '@playwright/test';
 import { resultsWith } from '../support/results-fixture.js';
-import { applyExpectedFailures, ExpectedFailuresError, expectedFailuresFail, parseExpectedFailures } from '../../src/results/expected-failures.js';
+import {
+  applyExpectedFailures,
+  ExpectedFailuresError,
+  expectedFailuresFail,
+  parseExpectedFailures,
+} from '../../src/results/expected-failures.js';
 
 const run = (statuses: Parameters<typeof resultsWith>[0]) => resultsWith(statuses);
 
@@ -14,20 +19,36 @@ const FILE = `expected:
 test('matched failures do not fail the run; unexpected ones do', () => {
   const list = parseExpectedFailures(FILE, 'x.yaml');
   expect(list[0]).toEqual({ check: 'base.unknown-method', reason: 'fix in 2.1', expires: '2026-12-31' });
-  const ok = applyExpectedFailures(run({ 'base.unknown-method': 'failed', 'ti.deny-samples': 'failed', 'base.protocol-version': 'passed' }), list, '2026-11-30');
+  const ok = applyExpectedFailures(
+    run({ 'base.unknown-method': 'failed', 'ti.deny-samples': 'failed', 'base.protocol-version': 'passed' }),
+    list,
+    '2026-11-30',
+  );
   expect(ok.matched).toHaveLength(2);
   expect(expectedFailuresFail(ok)).toBe(false);
-  const more = applyExpectedFailures(run({ 'base.unknown-method': 'failed', 'ti.deny-samples': 'failed', 'base.protocol-version': 'failed' }), list, '2026-11-30');
+  const more = applyExpectedFailures(
+    run({ 'base.unknown-method': 'failed', 'ti.deny-samples': 'failed', 'base.protocol-version': 'failed' }),
+    list,
+    '2026-11-30',
+  );
   expect(more.unexpected.map((c) => c.id)).toEqual(['base.protocol-version']);
   expect(expectedFailuresFail(more)).toBe(true);
 });
 
 test('an expired entry, or one whose check now passes, fails the run', () => {
   const list = parseExpectedFailures(FILE, 'x.yaml');
-  const expired = applyExpectedFailures(run({ 'base.unknown-method': 'failed', 'ti.deny-samples': 'failed' }), list, '2027-01-01');
+  const expired = applyExpectedFailures(
+    run({ 'base.unknown-method': 'failed', 'ti.deny-samples': 'failed' }),
+    list,
+    '2027-01-01',
+  );
   expect(expired.expired.map((e) => e.check)).toEqual(['base.unknown-method']);
   expect(expectedFailuresFail(expired)).toBe(true);
-  const fixed = applyExpectedFailures(run({ 'base.unknown-method': 'passed', 'ti.deny-samples': 'failed' }), list, '2026-11-30');
+  const fixed = applyExpectedFailures(
+    run({ 'base.unknown-method': 'passed', 'ti.deny-samples': 'failed' }),
+    list,
+    '2026-11-30',
+  );
   expect(fixed.stale.map((e) => e.check)).toEqual(['base.unknown-method']);
   expect(expectedFailuresFail(fixed)).toBe(true);
   // A check the run did not include (--grep) says nothing about its entry.

@@ -19,14 +19,48 @@ const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)">'"\`&`;
 function results(): ClaimResults {
   const base = { level: 'MUST' as const, role: 'harness' as const, transport: 'http' as const, durationMs: 5 };
   const checks: CheckResult[] = [
-    { ...base, id: 'ti.deny-stops', title: 'A valid deny stops the chain and the tool', profile: 'tool-interception', requirements: ['AHP-DEC-002', 'AHP-COMP-001'], status: 'failed',
-      message: `the tool ran; reason ${HOSTILE}`, evidence: { sent: { reason: HOSTILE }, received: HOSTILE, expected: HOSTILE },
-      transcript: [{ t: 1, at: '2026-01-01T00:00:00Z', dir: 'recv', channel: 'http', text: HOSTILE, http: { headers: { 'x-evil': HOSTILE } }, note: HOSTILE }] },
-    { ...base, id: 'base.harness-version', title: 'Every request carries protocolVersion', profile: 'base', requirements: ['AHP-VER-001'], status: 'passed', message: '' },
+    {
+      ...base,
+      id: 'ti.deny-stops',
+      title: 'A valid deny stops the chain and the tool',
+      profile: 'tool-interception',
+      requirements: ['AHP-DEC-002', 'AHP-COMP-001'],
+      status: 'failed',
+      message: `the tool ran; reason ${HOSTILE}`,
+      evidence: { sent: { reason: HOSTILE }, received: HOSTILE, expected: HOSTILE },
+      transcript: [
+        {
+          t: 1,
+          at: '2026-01-01T00:00:00Z',
+          dir: 'recv',
+          channel: 'http',
+          text: HOSTILE,
+          http: { headers: { 'x-evil': HOSTILE } },
+          note: HOSTILE,
+        },
+      ],
+    },
+    {
+      ...base,
+      id: 'base.harness-version',
+      title: 'Every request carries protocolVersion',
+      profile: 'base',
+      requirements: ['AHP-VER-001'],
+      status: 'passed',
+      message: '',
+    },
   ];
   return buildClaimResults({
-    runnerVersion: '0.0.0', generatedAt: '2026-01-01T00:00:00Z',
-    claim: { file: `/claims/${HOSTILE}.yaml`, implementation: { name: `evil${HOSTILE}`, version: HOSTILE }, snapshot: 'draft', role: 'harness', transports: ['http'], profiles: ['tool-interception'] },
+    runnerVersion: '0.0.0',
+    generatedAt: '2026-01-01T00:00:00Z',
+    claim: {
+      file: `/claims/${HOSTILE}.yaml`,
+      implementation: { name: `evil${HOSTILE}`, version: HOSTILE },
+      snapshot: 'draft',
+      role: 'harness',
+      transports: ['http'],
+      profiles: ['tool-interception'],
+    },
     targets: [{ role: 'harness', transport: 'http' }],
     checks,
   });
@@ -71,24 +105,54 @@ test('the rerun command selects exactly that check of that target', () => {
   const re = new RegExp(grep);
   // Playwright matches --grep against "<project> <file> <describe> <title>".
   const project = `${r.claim.implementation.name}:harness:http`;
-  expect(re.test(`${project} suites/harness/tool-interception.spec.ts tool-interception (harness) ti.deny-stops: A valid deny stops the chain and the tool`)).toBe(true);
-  expect(re.test(`${project} suites/harness/tool-interception.spec.ts tool-interception (harness) ti.deadline: Deadlines are enforced`)).toBe(false);
-  expect(re.test(`${r.claim.implementation.name}:harness:stdio:persistent suites/harness/tool-interception.spec.ts x ti.deny-stops: A valid deny`)).toBe(false);
+  expect(
+    re.test(
+      `${project} suites/harness/tool-interception.spec.ts tool-interception (harness) ti.deny-stops: A valid deny stops the chain and the tool`,
+    ),
+  ).toBe(true);
+  expect(
+    re.test(
+      `${project} suites/harness/tool-interception.spec.ts tool-interception (harness) ti.deadline: Deadlines are enforced`,
+    ),
+  ).toBe(false);
+  expect(
+    re.test(
+      `${r.claim.implementation.name}:harness:stdio:persistent suites/harness/tool-interception.spec.ts x ti.deny-stops: A valid deny`,
+    ),
+  ).toBe(false);
 });
 
-test('every requirement id the checks name is described, and (with the snapshot) the list is the snapshot\'s', () => {
+test("every requirement id the checks name is described, and (with the snapshot) the list is the snapshot's", () => {
   const known = new Set(REQUIREMENTS.map((r) => r.id));
   expect(CHECKS.flatMap((c) => c.requirements).filter((id) => !known.has(id))).toEqual([]);
   test.skip(!HAVE_SPEC, 'no upstream snapshot beside this checkout');
-  const upstream = JSON.parse(readFileSync(join(SPEC_DIR, 'spec', 'draft', 'requirements.json'), 'utf8')) as { requirements: { id: string }[] };
+  const upstream = JSON.parse(readFileSync(join(SPEC_DIR, 'spec', 'draft', 'requirements.json'), 'utf8')) as {
+    requirements: { id: string }[];
+  };
   expect([...known].sort()).toEqual(upstream.requirements.map((r) => r.id).sort());
 });
 
 test('a judged run shows its baseline comparison and expected failures, escaped, beside the verdict', () => {
-  const before = resultsWith({ 'ti.deny-stops': 'passed', 'ti.modify-input': 'failed', 'base.harness-version': 'failed', 'lo.gone': 'passed' });
-  const now = resultsWith({ 'ti.deny-stops': 'failed', 'ti.modify-input': 'failed', 'base.harness-version': 'passed', 'lo.new': 'passed' });
-  const entries = parseExpectedFailures(`expected:\n  - { check: ti.modify-input, reason: "${HOSTILE.replace(/"/g, '\\"')}", expires: 2099-01-01 }\n  - { check: base.harness-version, reason: fixed already }\n`, 'x.yaml');
-  const html = claimPage(now, { regression: { baseline: 'last-night', changes: compareRuns(before, now) }, expected: applyExpectedFailures(now, entries, '2026-01-01') });
+  const before = resultsWith({
+    'ti.deny-stops': 'passed',
+    'ti.modify-input': 'failed',
+    'base.harness-version': 'failed',
+    'lo.gone': 'passed',
+  });
+  const now = resultsWith({
+    'ti.deny-stops': 'failed',
+    'ti.modify-input': 'failed',
+    'base.harness-version': 'passed',
+    'lo.new': 'passed',
+  });
+  const entries = parseExpectedFailures(
+    `expected:\n  - { check: ti.modify-input, reason: "${HOSTILE.replace(/"/g, '\\"')}", expires: 2099-01-01 }\n  - { check: base.harness-version, reason: fixed already }\n`,
+    'x.yaml',
+  );
+  const html = claimPage(now, {
+    regression: { baseline: 'last-night', changes: compareRuns(before, now) },
+    expected: applyExpectedFailures(now, entries, '2026-01-01'),
+  });
   const section = html.slice(html.indexOf('id="baseline"'), html.indexOf('<h2>What was claimed'));
   expect(section).toContain('1 new failure, 1 fixed, 1 still failing, 1 new check, 1 removed');
   expect(section).toMatch(/data-change="new-failure"><td><code>ti\.deny-stops<\/code><\/td><td>backend\/http<\/td>/);

@@ -115,10 +115,14 @@ test.describe('parseJsonStrict: invalid-json', () => {
   test('message names the offset and what was expected', () => {
     const r = parseJsonStrict('{"a":1 "b":2}');
     expect(findings(r)).toEqual([
-      { path: '', code: 'invalid-json', message: expect.stringContaining("invalid JSON at offset 7: expected ',' or '}'") },
+      {
+        path: '',
+        code: 'invalid-json',
+        message: expect.stringContaining("invalid JSON at offset 7: expected ',' or '}'"),
+      },
     ]);
     expect(findings(parseJsonStrict('[1 2]'))[0]!.message).toContain("offset 3: expected ',' or ']'");
-    expect(findings(parseJsonStrict('[1')) [0]!.message).toContain('end of input');
+    expect(findings(parseJsonStrict('[1'))[0]!.message).toContain('end of input');
     expect(findings(parseJsonStrict('1 2'))[0]!.message).toContain('offset 2: expected end of input');
   });
 
@@ -248,7 +252,10 @@ test.describe('parseJsonStrict: robustness', () => {
     if (!r.ok) return;
     let v: unknown = r.value;
     let n = 0;
-    while (Array.isArray(v) && v.length > 0) { v = v[0]; n++; }
+    while (Array.isArray(v) && v.length > 0) {
+      v = v[0];
+      n++;
+    }
     expect(n).toBe(depth - 1);
   });
 
@@ -283,7 +290,11 @@ test.describe('parseJsonStrict: robustness', () => {
       // Where JSON.parse has no complaint and there is no duplicate/non-finite issue, we agree.
       let native: unknown;
       let nativeOk = true;
-      try { native = JSON.parse(s); } catch { nativeOk = false; }
+      try {
+        native = JSON.parse(s);
+      } catch {
+        nativeOk = false;
+      }
       if (!nativeOk) expect(r.ok, s).toBe(false);
       if (r.ok) expect(r.value, s).toEqual(native);
     }
@@ -293,7 +304,13 @@ test.describe('parseJsonStrict: robustness', () => {
   test('a 1 MB document parses to the same value as JSON.parse', () => {
     const items = [];
     for (let i = 0; i < 12_000; i++) {
-      items.push({ id: `evt-${i}`, n: i * 1.5, ok: i % 2 === 0, tags: ['a', 'b\n', 'c\u00e9'], nested: { x: null, y: [1, 2, 3] } });
+      items.push({
+        id: `evt-${i}`,
+        n: i * 1.5,
+        ok: i % 2 === 0,
+        tags: ['a', 'b\n', 'c\u00e9'],
+        nested: { x: null, y: [1, 2, 3] },
+      });
     }
     const text = JSON.stringify({ items });
     expect(text.length).toBeGreaterThan(1_000_000);
@@ -322,8 +339,16 @@ test.describe('decodeUtf8 / parseJsonBytes', () => {
     test(`invalid UTF-8: ${name}`, () => {
       const d = decodeUtf8(new Uint8Array(bytes));
       expect(d.ok).toBe(false);
-      if (!d.ok) expect(d.finding).toEqual({ path: '', code: 'invalid-utf8', message: expect.stringContaining('invalid UTF-8') });
-      expect(parseJsonBytes(new Uint8Array(bytes))).toEqual({ ok: false, findings: [expect.objectContaining({ code: 'invalid-utf8' })] });
+      if (!d.ok)
+        expect(d.finding).toEqual({
+          path: '',
+          code: 'invalid-utf8',
+          message: expect.stringContaining('invalid UTF-8'),
+        });
+      expect(parseJsonBytes(new Uint8Array(bytes))).toEqual({
+        ok: false,
+        findings: [expect.objectContaining({ code: 'invalid-utf8' })],
+      });
     });
   }
 
@@ -385,7 +410,9 @@ test.describe('isPlainJson', () => {
   cyclic['self'] = cyclic;
   const cyclicArray: unknown[] = [];
   cyclicArray.push([cyclicArray]);
-  class Point { x = 1; }
+  class Point {
+    x = 1;
+  }
   const withGetter = Object.defineProperty({}, 'g', { get: () => 1, enumerable: true });
   const withSymbol = { [Symbol('s')]: 1 };
   const sparse = [1, , 3];
@@ -469,7 +496,10 @@ test.describe('deepEqualJson', () => {
   test('deep values and cycles terminate', () => {
     let a: unknown = 1;
     let b: unknown = 1;
-    for (let i = 0; i < 100_000; i++) { a = { k: a }; b = { k: b }; }
+    for (let i = 0; i < 100_000; i++) {
+      a = { k: a };
+      b = { k: b };
+    }
     expect(deepEqualJson(a, b)).toBe(true);
     const c: Record<string, unknown> = {};
     c['self'] = c;

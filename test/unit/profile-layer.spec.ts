@@ -112,11 +112,22 @@ test('a wire-invalid message still gets its profile finding, in the profile laye
 
 test('session.start: the wire schema itself requires harness, the profile finding comes on top', () => {
   const manifest = {
-    events: [], gaps: [], transports: ['stdio'], authentication: [], toolPaths: ['native'], contentCategories: ['text'],
-    limits: {}, managedPolicy: { scopes: ['user'], disableable: true }, correlationIdentityFields: ['id'],
+    events: [],
+    gaps: [],
+    transports: ['stdio'],
+    authentication: [],
+    toolPaths: ['native'],
+    contentCategories: ['text'],
+    limits: {},
+    managedPolicy: { scopes: ['user'], disableable: true },
+    correlationIdentityFields: ['id'],
   };
   const start = makeEvent('session.start', {
-    session: { id: 'sess-1' }, trigger: 'startup', permissionMode: 'default', manifest, items: [],
+    session: { id: 'sess-1' },
+    trigger: 'startup',
+    permissionMode: 'default',
+    manifest,
+    items: [],
   });
   expectWireValid(validate('event:session.start', start));
   expect(profile(validate('event:session.start', start))).toEqual([]);
@@ -126,7 +137,15 @@ test('session.start: the wire schema itself requires harness, the profile findin
 });
 
 test('values that carry no event get no profile finding', () => {
-  expect(profile(validate('intercept-response', { jsonrpc: '2.0', id: 'evt-1', result: { protocolVersion: 'draft', effects: [] } }))).toEqual([]);
+  expect(
+    profile(
+      validate('intercept-response', {
+        jsonrpc: '2.0',
+        id: 'evt-1',
+        result: { protocolVersion: 'draft', effects: [] },
+      }),
+    ),
+  ).toEqual([]);
   expect(profile(validate('capabilities', { effects: [] }))).toEqual([]);
   expect(profileFindings('registration', { protocolVersion: 'draft', hooks: [] })).toEqual([]);
   // An event-shaped value judged as a non-event kind is not an event here either.

@@ -9,18 +9,42 @@ import type { Lifecycle, Role, Transport } from '../../src/checks/catalogue.js';
 import { summaryLine } from '../../src/cli/run-command.js';
 import { junitXml } from '../../src/results/junit.js';
 import {
-  buildClaimResults, claimVerdict, stableJson, targetKey, targetResults,
-  type CheckResult, type CheckStatus, type ClaimResults, type LaunchRecord, type TargetKey,
+  buildClaimResults,
+  claimVerdict,
+  stableJson,
+  targetKey,
+  targetResults,
+  type CheckResult,
+  type CheckStatus,
+  type ClaimResults,
+  type LaunchRecord,
+  type TargetKey,
 } from '../../src/results/model.js';
 import { ROOT } from '../support/paths.js';
 
 const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object;
 const validateResults = new Ajv2020({ strict: false, logger: false }).compile(schema);
 
-function check(id: string, role: Role, transport: Transport, lifecycle: Lifecycle | undefined, status: CheckStatus, level: 'MUST' | 'SHOULD' = 'MUST'): CheckResult {
+function check(
+  id: string,
+  role: Role,
+  transport: Transport,
+  lifecycle: Lifecycle | undefined,
+  status: CheckStatus,
+  level: 'MUST' | 'SHOULD' = 'MUST',
+): CheckResult {
   return {
-    id, title: id, level, profile: 'base', requirements: ['AHP-RPC-001'], role, transport,
-    ...(lifecycle ? { lifecycle } : {}), status, message: status === 'failed' ? 'it did not hold' : '', durationMs: 3,
+    id,
+    title: id,
+    level,
+    profile: 'base',
+    requirements: ['AHP-RPC-001'],
+    role,
+    transport,
+    ...(lifecycle ? { lifecycle } : {}),
+    status,
+    message: status === 'failed' ? 'it did not hold' : '',
+    durationMs: 3,
   };
 }
 
@@ -33,7 +57,14 @@ function results(targets: TargetKey[], checks: CheckResult[], launches?: Map<str
   return buildClaimResults({
     runnerVersion: '0.0.0',
     generatedAt: '2026-01-01T00:00:00.000Z',
-    claim: { file: '/claims/demo.yaml', implementation: { name: 'demo', version: '1.0.0' }, snapshot: 'draft', role: 'both', transports: ['stdio', 'http'], profiles: ['tool-interception'] },
+    claim: {
+      file: '/claims/demo.yaml',
+      implementation: { name: 'demo', version: '1.0.0' },
+      snapshot: 'draft',
+      role: 'both',
+      transports: ['stdio', 'http'],
+      profiles: ['tool-interception'],
+    },
     targets,
     checks,
     ...(launches ? { launches } : {}),
@@ -45,32 +76,66 @@ function expectValid(r: ClaimResults): void {
   expect(validateResults(written), JSON.stringify(validateResults.errors)).toBe(true);
 }
 
-const verdicts = (r: ClaimResults): string[] => r.targets.map((t) => `${[t.role, t.transport, t.lifecycle].filter(Boolean).join('/')} ${t.verdict}`);
+const verdicts = (r: ClaimResults): string[] =>
+  r.targets.map((t) => `${[t.role, t.transport, t.lifecycle].filter(Boolean).join('/')} ${t.verdict}`);
 
 test('each target gets the verdict of its own checks, sorted by role, transport and lifecycle', () => {
-  const r = results([BS, BH, HS, HH], [
-    check('base.a', 'harness', 'http', undefined, 'failed'),
-    check('base.a', 'harness', 'stdio', 'per_event', 'passed'),
-    check('base.b', 'harness', 'stdio', 'per_event', 'failed', 'SHOULD'),
-    check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
-    check('base.a', 'backend', 'http', undefined, 'warning'),
-    check('base.b', 'backend', 'http', undefined, 'not-applicable'),
+  const r = results(
+    [BS, BH, HS, HH],
+    [
+      check('base.a', 'harness', 'http', undefined, 'failed'),
+      check('base.a', 'harness', 'stdio', 'per_event', 'passed'),
+      check('base.b', 'harness', 'stdio', 'per_event', 'failed', 'SHOULD'),
+      check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
+      check('base.a', 'backend', 'http', undefined, 'warning'),
+      check('base.b', 'backend', 'http', undefined, 'not-applicable'),
+    ],
+  );
+  expect(verdicts(r)).toEqual([
+    'backend/http conformant',
+    'backend/stdio/persistent conformant',
+    'harness/http nonconformant',
+    'harness/stdio/per_event conformant',
   ]);
-  expect(verdicts(r)).toEqual(['backend/http conformant', 'backend/stdio/persistent conformant', 'harness/http nonconformant', 'harness/stdio/per_event conformant']);
-  expect(r.targets.find((t) => t.role === 'backend' && t.transport === 'http')?.counts).toEqual({ passed: 0, failed: 0, warning: 1, skipped: 0, 'not-applicable': 1, incomplete: 0 });
-  expect(r.targets.find((t) => t.role === 'harness' && t.transport === 'stdio')?.counts).toEqual({ passed: 1, failed: 1, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 });
+  expect(r.targets.find((t) => t.role === 'backend' && t.transport === 'http')?.counts).toEqual({
+    passed: 0,
+    failed: 0,
+    warning: 1,
+    skipped: 0,
+    'not-applicable': 1,
+    incomplete: 0,
+  });
+  expect(r.targets.find((t) => t.role === 'harness' && t.transport === 'stdio')?.counts).toEqual({
+    passed: 1,
+    failed: 1,
+    warning: 0,
+    skipped: 0,
+    'not-applicable': 0,
+    incomplete: 0,
+  });
   expect(r.verdict).toBe('nonconformant');
   expect(r.reason).toBeUndefined();
   expect(r.counts).toEqual({ passed: 2, failed: 2, warning: 1, skipped: 0, 'not-applicable': 1, incomplete: 0 });
   expect(r.claim.lifecycles).toEqual(['persistent', 'per_event']);
   expect(r.checks.map((c) => `${c.id} ${c.role} ${c.transport}`)).toEqual([
-    'base.a backend http', 'base.a backend stdio', 'base.a harness http', 'base.a harness stdio', 'base.b backend http', 'base.b harness stdio',
+    'base.a backend http',
+    'base.a backend stdio',
+    'base.a harness http',
+    'base.a harness stdio',
+    'base.b backend http',
+    'base.b harness stdio',
   ]);
   expectValid(r);
 });
 
 test('every target passing its MUST checks makes the claim conformant', () => {
-  const r = results([BS, HH], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.a', 'harness', 'http', undefined, 'failed', 'SHOULD')]);
+  const r = results(
+    [BS, HH],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
+      check('base.a', 'harness', 'http', undefined, 'failed', 'SHOULD'),
+    ],
+  );
   expect(verdicts(r)).toEqual(['backend/stdio/persistent conformant', 'harness/http conformant']);
   expect(r.verdict).toBe('conformant');
   expectValid(r);
@@ -81,11 +146,15 @@ test('a target whose implementation never started is incomplete, and so is the c
     [targetKey(BS), { started: true }],
     [targetKey(HH), { failure: 'adapter: spawn ENOENT', started: false }],
   ]);
-  const r = results([BS, HH], [
-    check('base.a', 'backend', 'stdio', 'persistent', 'failed'),
-    check('base.a', 'harness', 'http', undefined, 'failed'),
-    check('base.b', 'harness', 'http', undefined, 'not-applicable'),
-  ], launches);
+  const r = results(
+    [BS, HH],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'failed'),
+      check('base.a', 'harness', 'http', undefined, 'failed'),
+      check('base.b', 'harness', 'http', undefined, 'not-applicable'),
+    ],
+    launches,
+  );
   expect(verdicts(r)).toEqual(['backend/stdio/persistent nonconformant', 'harness/http incomplete']);
   expect(r.targets[1]?.reason).toBe('could not start the implementation: adapter: spawn ENOENT');
   expect(r.verdict).toBe('incomplete');
@@ -95,13 +164,19 @@ test('a target whose implementation never started is incomplete, and so is the c
 
 test('a launch failure in a target where other checks started is a failed check, not an incomplete target', () => {
   const launches = new Map<string, LaunchRecord>([[targetKey(BH), { failure: 'connection refused', started: true }]]);
-  const r = results([BH], [check('base.a', 'backend', 'http', undefined, 'failed'), check('base.b', 'backend', 'http', undefined, 'passed')], launches);
+  const r = results(
+    [BH],
+    [check('base.a', 'backend', 'http', undefined, 'failed'), check('base.b', 'backend', 'http', undefined, 'passed')],
+    launches,
+  );
   expect(verdicts(r)).toEqual(['backend/http nonconformant']);
   expect(r.verdict).toBe('nonconformant');
 });
 
 test('with one target, the claim reason is the target reason as it is', () => {
-  const launches = new Map<string, LaunchRecord>([[targetKey(BH), { failure: 'connect ECONNREFUSED 127.0.0.1:9', started: false }]]);
+  const launches = new Map<string, LaunchRecord>([
+    [targetKey(BH), { failure: 'connect ECONNREFUSED 127.0.0.1:9', started: false }],
+  ]);
   const r = results([BH], [check('base.a', 'backend', 'http', undefined, 'failed')], launches);
   expect(r.verdict).toBe('incomplete');
   expect(r.reason).toBe('could not start the implementation: connect ECONNREFUSED 127.0.0.1:9');
@@ -112,7 +187,14 @@ test('with one target, the claim reason is the target reason as it is', () => {
 test('a planned target where no check ran is incomplete; a claim where nothing ran is incomplete', () => {
   const partial = results([BS, HS], [check('base.a', 'backend', 'stdio', 'persistent', 'passed')]);
   expect(verdicts(partial)).toEqual(['backend/stdio/persistent conformant', 'harness/stdio/per_event incomplete']);
-  expect(partial.targets[1]?.counts).toEqual({ passed: 0, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 });
+  expect(partial.targets[1]?.counts).toEqual({
+    passed: 0,
+    failed: 0,
+    warning: 0,
+    skipped: 0,
+    'not-applicable': 0,
+    incomplete: 0,
+  });
   expect(partial.verdict).toBe('incomplete');
   expect(partial.reason).toMatch(/^harness\/stdio\/per_event: no check ran/);
   expectValid(partial);
@@ -126,7 +208,14 @@ test('a planned target where no check ran is incomplete; a claim where nothing r
 test('targets named only by checks are reported too, and claimVerdict agrees with buildClaimResults', () => {
   const checks = [check('base.a', 'harness', 'http', undefined, 'passed')];
   const targets = targetResults([], checks);
-  expect(targets).toEqual([{ role: 'harness', transport: 'http', verdict: 'conformant', counts: { passed: 1, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 } }]);
+  expect(targets).toEqual([
+    {
+      role: 'harness',
+      transport: 'http',
+      verdict: 'conformant',
+      counts: { passed: 1, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 },
+    },
+  ]);
   expect(claimVerdict(targets, checks)).toEqual({ verdict: 'conformant' });
 });
 
@@ -139,9 +228,17 @@ test('results without targets (an incomplete claim) are still valid; targets is 
 });
 
 test('JUnit: one testsuite per target with its verdict; harness checks appear with their role', () => {
-  const r = results([BS, HH], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.a', 'harness', 'http', undefined, 'failed')]);
+  const r = results(
+    [BS, HH],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
+      check('base.a', 'harness', 'http', undefined, 'failed'),
+    ],
+  );
   const xml = junitXml(r);
-  const suites = [...xml.matchAll(/<testsuite name="([^"]+)" tests="(\d+)" failures="(\d+)"/g)].map((m) => `${m[1]} ${m[2]}/${m[3]}`);
+  const suites = [...xml.matchAll(/<testsuite name="([^"]+)" tests="(\d+)" failures="(\d+)"/g)].map(
+    (m) => `${m[1]} ${m[2]}/${m[3]}`,
+  );
   expect(suites).toEqual(['demo 1.0.0 backend/stdio/persistent 1/0', 'demo 1.0.0 harness/http 1/1']);
   expect(xml).toContain('<property name="verdict" value="nonconformant"/>');
   expect(xml).toContain('<property name="role" value="harness"/>');
@@ -149,26 +246,59 @@ test('JUnit: one testsuite per target with its verdict; harness checks appear wi
   expect(xml).toMatch(/<testsuites name="ahp-conformance: demo 1.0.0" tests="2" failures="1"/);
 });
 
-test('the summary line: unchanged for one target, with each target\'s verdict for several', () => {
-  const one = results([BS], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.b', 'backend', 'stdio', 'persistent', 'failed')]);
+test("the summary line: unchanged for one target, with each target's verdict for several", () => {
+  const one = results(
+    [BS],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
+      check('base.b', 'backend', 'stdio', 'persistent', 'failed'),
+    ],
+  );
   expect(summaryLine(one, 'reports/demo')).toBe('demo 1.0.0: nonconformant (1 passed, 1 failed) -> reports/demo');
-  const several = results([BS, HH], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.a', 'harness', 'http', undefined, 'failed')]);
+  const several = results(
+    [BS, HH],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
+      check('base.a', 'harness', 'http', undefined, 'failed'),
+    ],
+  );
   expect(summaryLine(several, 'reports/demo')).toBe(
-    'demo 1.0.0: nonconformant (1 passed, 1 failed; backend/stdio/persistent conformant, harness/http nonconformant) -> reports/demo');
+    'demo 1.0.0: nonconformant (1 passed, 1 failed; backend/stdio/persistent conformant, harness/http nonconformant) -> reports/demo',
+  );
   const launches = new Map<string, LaunchRecord>([[targetKey(HH), { failure: 'spawn ENOENT', started: false }]]);
-  const incomplete = results([BS, HH], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.a', 'harness', 'http', undefined, 'failed')], launches);
+  const incomplete = results(
+    [BS, HH],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
+      check('base.a', 'harness', 'http', undefined, 'failed'),
+    ],
+    launches,
+  );
   expect(summaryLine(incomplete, 'reports/demo')).toBe(
-    'demo 1.0.0: incomplete: harness/http: could not start the implementation: spawn ENOENT (backend/stdio/persistent conformant, harness/http incomplete) -> reports/demo');
+    'demo 1.0.0: incomplete: harness/http: could not start the implementation: spawn ENOENT (backend/stdio/persistent conformant, harness/http incomplete) -> reports/demo',
+  );
 });
 
 test('a MUST check that could not judge leaves its target and the claim incomplete, never conformant; a failure still wins', () => {
-  const open = results([BS], [check('base.a', 'backend', 'stdio', 'persistent', 'passed'), check('base.b', 'backend', 'stdio', 'persistent', 'incomplete')]);
+  const open = results(
+    [BS],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'passed'),
+      check('base.b', 'backend', 'stdio', 'persistent', 'incomplete'),
+    ],
+  );
   expect(verdicts(open)).toEqual(['backend/stdio/persistent incomplete']);
   expect(open.verdict).toBe('incomplete');
   expect(open.reason).toMatch(/^base\.b could not judge/);
   expect(open.counts.incomplete).toBe(1);
   expectValid(open);
-  const failed = results([BS], [check('base.a', 'backend', 'stdio', 'persistent', 'failed'), check('base.b', 'backend', 'stdio', 'persistent', 'incomplete')]);
+  const failed = results(
+    [BS],
+    [
+      check('base.a', 'backend', 'stdio', 'persistent', 'failed'),
+      check('base.b', 'backend', 'stdio', 'persistent', 'incomplete'),
+    ],
+  );
   expect(failed.verdict).toBe('nonconformant');
   expect(junitXml(open)).toContain('<error message="incomplete: ');
 });

@@ -24,12 +24,20 @@ test('the catalogue has the 32 draft events, 19 of them interceptable', () => {
     if (!e.interceptable) expect([e.effects, e.modifyTargets, e.flowOperations].flat(), e.type).toEqual([]);
     if (e.modifyTargets.length) expect(e.effects, e.type).toContain('modify');
     if (e.flowOperations.length) expect(e.effects, e.type).toContain('flow');
-    expect(e.effects.includes('message') || !e.interceptable, `${e.type}: message is valid at every interceptable event`).toBe(true);
+    expect(
+      e.effects.includes('message') || !e.interceptable,
+      `${e.type}: message is valid at every interceptable event`,
+    ).toBe(true);
   }
 });
 
 test('return and continue are allowed only where the capability rules say', () => {
-  expect([...RETURN_EVENTS].sort()).toEqual(['context.compact.before', 'model.request.before', 'tool.before', 'user.elicitation.request']);
+  expect([...RETURN_EVENTS].sort()).toEqual([
+    'context.compact.before',
+    'model.request.before',
+    'tool.before',
+    'user.elicitation.request',
+  ]);
   expect([...CONTINUE_EVENTS].sort()).toEqual(['tool.after', 'turn.finish.before']);
 });
 

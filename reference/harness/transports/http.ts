@@ -58,7 +58,9 @@ export class HttpTransport implements Transport {
     if (!posted.ok) return fail(posted.failure, posted.retryable);
     if (posted.status !== 200) return fail(`HTTP status ${posted.status}`, posted.status === 503);
     if (!isJsonMediaType(posted.contentType)) {
-      return fail(`response Content-Type ${JSON.stringify((posted.contentType ?? 'none').slice(0, 80))} is not application/json`);
+      return fail(
+        `response Content-Type ${JSON.stringify((posted.contentType ?? 'none').slice(0, 80))} is not application/json`,
+      );
     }
     const parsed = parseJsonBytes(posted.body);
     if (!parsed.ok) return fail(`response body is not JSON: ${parsed.findings[0]?.message ?? 'invalid'}`);
@@ -87,12 +89,16 @@ export class HttpTransport implements Transport {
     if (auth === undefined) return { ok: true };
     if (auth.type === 'bearer' && typeof auth.tokenEnv === 'string') {
       const token = process.env[auth.tokenEnv];
-      if (token === undefined || token === '') return { ok: false, failure: `bearer token variable ${auth.tokenEnv} is not set` };
+      if (token === undefined || token === '')
+        return { ok: false, failure: `bearer token variable ${auth.tokenEnv} is not set` };
       return { ok: true, header: `Bearer ${token}`, token };
     }
     const kind = typeof auth.type === 'string' ? auth.type : 'unknown';
     const detail = auth.type === 'bearer' ? 'bearer tokenRef' : kind;
-    return { ok: false, failure: `authentication ${JSON.stringify(detail.slice(0, 40))} is not supported by this harness` };
+    return {
+      ok: false,
+      failure: `authentication ${JSON.stringify(detail.slice(0, 40))} is not supported by this harness`,
+    };
   }
 
   private async post(body: string, timeoutMs: number, credential: Extract<Credential, { ok: true }>): Promise<Posted> {
@@ -116,7 +122,12 @@ export class HttpTransport implements Transport {
     }
   }
 
-  private async postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Posted> {
+  private async postOnce(
+    url: string,
+    body: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<Posted> {
     if (timeoutMs <= 0) return { ok: false, failure: 'deadline exceeded before sending', retryable: false };
     const controller = new AbortController();
     let timedOut = false;
@@ -158,7 +169,11 @@ export class HttpTransport implements Transport {
         return { ok: false, failure: 'no reply within the deadline', retryable: false };
       }
       // Only the error code: messages can carry URLs, and a URL may carry credentials.
-      return { ok: false, failure: `HTTP request failed (${code ?? 'error'})`, retryable: code !== undefined && RETRYABLE_CODES.has(code) };
+      return {
+        ok: false,
+        failure: `HTTP request failed (${code ?? 'error'})`,
+        retryable: code !== undefined && RETRYABLE_CODES.has(code),
+      };
     } finally {
       clearTimeout(timer);
     }

@@ -18,9 +18,10 @@ export type Launched = { ok: true; child: ChildProcess } | { ok: false; failure:
 
 export function launch(cfg: StdioTransportConfig, fault: FaultMode | undefined): Launched {
   const cwd = resolve(cfg.cwd ?? process.cwd());
-  const [command, args] = fault === 'shell-launch'
-    ? ['/bin/sh', ['-c', [cfg.command, ...cfg.args].join(' ')]] as const
-    : [cfg.command, [...cfg.args]] as const;
+  const [command, args] =
+    fault === 'shell-launch'
+      ? (['/bin/sh', ['-c', [cfg.command, ...cfg.args].join(' ')]] as const)
+      : ([cfg.command, [...cfg.args]] as const);
   let child: ChildProcess;
   try {
     child = spawnTracked(command, [...args], { cwd, env: environment(), stdio: ['pipe', 'pipe', 'inherit'] });

@@ -8,11 +8,14 @@ const LF = 0x0a;
 
 export type LineParse = { ok: true; value: JsonValue } | { ok: false; failure: string };
 
-
 /** One stdout line as a reply: strict UTF-8 JSON, and an object. */
 export function parseReplyLine(line: Uint8Array): LineParse {
   const parsed = parseJsonBytes(line);
-  if (!parsed.ok) return { ok: false, failure: `reply line is not one JSON object: ${parsed.findings[0]?.message ?? 'invalid JSON'}` };
+  if (!parsed.ok)
+    return {
+      ok: false,
+      failure: `reply line is not one JSON object: ${parsed.findings[0]?.message ?? 'invalid JSON'}`,
+    };
   if (!isObject(parsed.value)) return { ok: false, failure: 'reply line is JSON but not an object' };
   return { ok: true, value: parsed.value };
 }

@@ -33,7 +33,10 @@ export class PerEventStdio implements Transport {
   private readonly reaping = new Set<Promise<void>>();
   private readonly live = new Set<ChildProcess>();
 
-  constructor(private readonly cfg: StdioTransportConfig, private readonly fault: FaultMode | undefined) {}
+  constructor(
+    private readonly cfg: StdioTransportConfig,
+    private readonly fault: FaultMode | undefined,
+  ) {}
 
   intercept(message: Message, _rpcId: string, deadline: Deadline): Promise<Exchange> {
     deadline.start();
@@ -122,7 +125,10 @@ export class PerEventStdio implements Transport {
   private judgeOutput(lines: Buffer[], code: number | null, signal: NodeJS.Signals | null): Exchange {
     if (code !== 0) {
       // Exited without a word: the process may have crashed before reading; worth one retry.
-      return fail(`backend exited with ${code !== null ? `status ${code}` : signal ?? 'an unknown status'}`, lines.length === 0);
+      return fail(
+        `backend exited with ${code !== null ? `status ${code}` : (signal ?? 'an unknown status')}`,
+        lines.length === 0,
+      );
     }
     if (lines.length === 0) return fail('backend exited without a reply');
     if (this.fault === 'lenient-framing') {

@@ -40,7 +40,10 @@ export class PersistentStdio implements Transport {
   /** retire-after-timeout fault: the process was retired; the next intercept fails locally. */
   private retired = false;
 
-  constructor(private readonly cfg: StdioTransportConfig, private readonly fault: FaultMode | undefined) {}
+  constructor(
+    private readonly cfg: StdioTransportConfig,
+    private readonly fault: FaultMode | undefined,
+  ) {}
 
   intercept(message: Message, rpcId: string, deadline: Deadline): Promise<Exchange> {
     return this.serial(() => this.exchange(message, rpcId, deadline));
@@ -141,7 +144,11 @@ export class PersistentStdio implements Transport {
     child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
       const tail = splitter.tail();
       if (tail) this.onLine(proc, tail);
-      this.onGone(proc, `backend exited before replying (${code !== null ? `status ${code}` : signal ?? 'closed'})`, true);
+      this.onGone(
+        proc,
+        `backend exited before replying (${code !== null ? `status ${code}` : (signal ?? 'closed')})`,
+        true,
+      );
     });
     return proc;
   }

@@ -8,12 +8,12 @@ import type { Deadline } from './deadline.js';
 export type Exchange =
   | { readonly ok: true; readonly reply: JsonValue }
   | {
-    readonly ok: false;
-    /** One line, for local audit; never holds a credential or backend output. */
-    readonly failure: string;
-    /** AHP-CORE-004: the exchange may be sent again (same bytes) within the deadline. */
-    readonly retryable: boolean;
-  };
+      readonly ok: false;
+      /** One line, for local audit; never holds a credential or backend output. */
+      readonly failure: string;
+      /** AHP-CORE-004: the exchange may be sent again (same bytes) within the deadline. */
+      readonly retryable: boolean;
+    };
 
 export interface Transport {
   /** Send one hooks/intercept and wait for its reply, at the latest until `deadline`. */

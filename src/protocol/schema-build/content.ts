@@ -1,7 +1,20 @@
 // Canonical content model: messages own id/role/parts; parts are one of eight closed
 // variants (text|attachment × body|gap|metadata|omit); attachment bodies are `{ref}`.
 import { CONTENT_SELECTION_MODES, MESSAGE_ROLES } from '../catalogue.js';
-import { array, bool, constant, document, int, nonEmpty, object, oneOfValues, pattern, ref, str, type Schema } from './dsl.js';
+import {
+  array,
+  bool,
+  constant,
+  document,
+  int,
+  nonEmpty,
+  object,
+  oneOfValues,
+  pattern,
+  ref,
+  str,
+  type Schema,
+} from './dsl.js';
 
 const SHA256_PATTERN = '^[a-f0-9]{64}$';
 /** Media types an attachment may not use: text/* and JSON (incl. +json suffixes). */
@@ -19,7 +32,8 @@ function part(kind: Kind, view: View): Schema {
   const props: Record<string, Schema> = {
     id: nonEmpty(),
     kind: constant(kind),
-    mediaType: kind === 'text' ? constant('text/plain') : str({ minLength: 1, not: { pattern: TEXT_OR_JSON_MEDIA_TYPE } }),
+    mediaType:
+      kind === 'text' ? constant('text/plain') : str({ minLength: 1, not: { pattern: TEXT_OR_JSON_MEDIA_TYPE } }),
     selection: constant(view === 'gap' ? 'body' : view),
     category: nonEmpty(),
     synthesized: bool(),
@@ -69,9 +83,13 @@ export function contentSchema(): Record<string, unknown> {
     ),
     messages: array(ref('#/$defs/message')),
     contentReference: object({ ref: nonEmpty() }, { required: ['ref'], closed: true }),
-    uploadReceipt: object({ ref: nonEmpty(), size: int(0), sha256: sha256() }, {
-      required: ['ref', 'size', 'sha256'], closed: true,
-    }),
+    uploadReceipt: object(
+      { ref: nonEmpty(), size: int(0), sha256: sha256() },
+      {
+        required: ['ref', 'size', 'sha256'],
+        closed: true,
+      },
+    ),
     // Flat per-category selection; unknown categories are allowed and use the same modes.
     selection: { type: 'object', required: ['default'], additionalProperties: selectionMode() },
     upload: object(

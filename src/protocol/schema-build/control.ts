@@ -1,10 +1,33 @@
 // Effects (what a backend answers), capability advertisements (what a harness
 // allows per event) and the harness manifest (`hooks/capabilities`).
 import {
-  EFFECT_TYPES, EVENT_TYPES, FLOW_OPERATIONS, INTERCEPTABLE_EVENTS, MODIFY_OPERATIONS, MODIFY_TARGETS,
-  REVERSE_DNS_PATTERN, TARGET_FAMILY, type ModifyTarget, type TargetFamily,
+  EFFECT_TYPES,
+  EVENT_TYPES,
+  FLOW_OPERATIONS,
+  INTERCEPTABLE_EVENTS,
+  MODIFY_OPERATIONS,
+  MODIFY_TARGETS,
+  REVERSE_DNS_PATTERN,
+  TARGET_FAMILY,
+  type ModifyTarget,
+  type TargetFamily,
 } from '../catalogue.js';
-import { any, anyObject, array, bool, constant, document, int, nonEmpty, object, oneOfValues, pattern, ref, str, type Schema } from './dsl.js';
+import {
+  any,
+  anyObject,
+  array,
+  bool,
+  constant,
+  document,
+  int,
+  nonEmpty,
+  object,
+  oneOfValues,
+  pattern,
+  ref,
+  str,
+  type Schema,
+} from './dsl.js';
 
 const C = 'content.schema.json#/$defs/';
 
@@ -26,13 +49,23 @@ export function effectSchema(): Record<string, unknown> {
     object(properties, { required, closed: true });
   const defs: Record<string, Schema> = {
     deny: closed(
-      { type: constant('deny'), reason: nonEmpty(), code: pattern(REVERSE_DNS_PATTERN), extensions: ref('extensions.schema.json') },
+      {
+        type: constant('deny'),
+        reason: nonEmpty(),
+        code: pattern(REVERSE_DNS_PATTERN),
+        extensions: ref('extensions.schema.json'),
+      },
       ['type', 'reason'],
     ),
     allow: closed({ type: constant('allow') }, ['type']),
     ask: closed({ type: constant('ask') }, ['type']),
     modify: object(
-      { type: constant('modify'), target: oneOfValues(MODIFY_TARGETS), operation: oneOfValues(MODIFY_OPERATIONS), value: any() },
+      {
+        type: constant('modify'),
+        target: oneOfValues(MODIFY_TARGETS),
+        operation: oneOfValues(MODIFY_OPERATIONS),
+        value: any(),
+      },
       {
         required: ['type', 'target', 'operation', 'value'],
         closed: true,
@@ -47,8 +80,15 @@ export function effectSchema(): Record<string, unknown> {
     ),
     message: closed({ type: constant('message'), text: str() }, ['type', 'text']),
     return: closed({ type: constant('return'), value: any() }, ['type', 'value']),
-    stop: closed({ type: constant('flow'), operation: constant('stop'), reason: nonEmpty() }, ['type', 'operation', 'reason']),
-    continue: closed({ type: constant('flow'), operation: constant('continue'), instruction: nonEmpty() }, ['type', 'operation']),
+    stop: closed({ type: constant('flow'), operation: constant('stop'), reason: nonEmpty() }, [
+      'type',
+      'operation',
+      'reason',
+    ]),
+    continue: closed({ type: constant('flow'), operation: constant('continue'), instruction: nonEmpty() }, [
+      'type',
+      'operation',
+    ]),
     inject: closed(
       {
         type: constant('inject'),
@@ -70,11 +110,14 @@ export function effectSchema(): Record<string, unknown> {
 }
 
 export function capabilitiesSchema(): Record<string, unknown> {
-  const operations = object({ replace: bool(), merge: bool() }, {
-    required: ['replace', 'merge'],
-    // An advertised target grants at least one operation.
-    extra: { anyOf: MODIFY_OPERATIONS.map((op) => ({ required: [op], properties: { [op]: constant(true) } })) },
-  });
+  const operations = object(
+    { replace: bool(), merge: bool() },
+    {
+      required: ['replace', 'merge'],
+      // An advertised target grants at least one operation.
+      extra: { anyOf: MODIFY_OPERATIONS.map((op) => ({ required: [op], properties: { [op]: constant(true) } })) },
+    },
+  );
   const contains = (name: string) => ({ properties: { effects: { contains: constant(name) } } });
   // Each option block and its effect name imply each other.
   const tied = ['flow', 'inject', 'modify'].flatMap((name) => [
@@ -94,41 +137,48 @@ export function capabilitiesSchema(): Record<string, unknown> {
     }
     defs[spec.type] = { allOf: [ref('#'), { properties: narrow }] };
   }
-  return document('capabilities.schema.json', 'AHP draft capability advertisement (per request or per manifest event)', {
-    type: 'object',
-    required: ['effects'],
-    properties: {
-      // Core effect names, or reverse-DNS extension effects advertised by exact name.
-      effects: array({ anyOf: [oneOfValues(EFFECT_TYPES), pattern(REVERSE_DNS_PATTERN)] }, { unique: true }),
-      modify: {
-        type: 'object',
-        properties: Object.fromEntries(MODIFY_TARGETS.map((t) => [t, operations])),
-        minProperties: 1,
+  return document(
+    'capabilities.schema.json',
+    'AHP draft capability advertisement (per request or per manifest event)',
+    {
+      type: 'object',
+      required: ['effects'],
+      properties: {
+        // Core effect names, or reverse-DNS extension effects advertised by exact name.
+        effects: array({ anyOf: [oneOfValues(EFFECT_TYPES), pattern(REVERSE_DNS_PATTERN)] }, { unique: true }),
+        modify: {
+          type: 'object',
+          properties: Object.fromEntries(MODIFY_TARGETS.map((t) => [t, operations])),
+          minProperties: 1,
+        },
+        flow: object(
+          {
+            operations: array(oneOfValues(FLOW_OPERATIONS), { minItems: 1, unique: true }),
+            remainingContinuations: int(0),
+            continuationCount: int(0),
+            maxContinuations: int(0),
+          },
+          { required: ['operations'], extra: { allOf: [continueNeedsCounts] } },
+        ),
+        inject: object(
+          {
+            context: object(
+              {
+                append: constant(true),
+                deliverAt: array(oneOfValues(['now', 'next_turn']), { minItems: 1, unique: true }),
+              },
+              { required: ['append', 'deliverAt'] },
+            ),
+          },
+          { required: ['context'] },
+        ),
+        // Form and URL elicitation are independent opt-ins.
+        elicitation: object({ form: anyObject(), url: anyObject() }),
       },
-      flow: object(
-        {
-          operations: array(oneOfValues(FLOW_OPERATIONS), { minItems: 1, unique: true }),
-          remainingContinuations: int(0),
-          continuationCount: int(0),
-          maxContinuations: int(0),
-        },
-        { required: ['operations'], extra: { allOf: [continueNeedsCounts] } },
-      ),
-      inject: object(
-        {
-          context: object(
-            { append: constant(true), deliverAt: array(oneOfValues(['now', 'next_turn']), { minItems: 1, unique: true }) },
-            { required: ['append', 'deliverAt'] },
-          ),
-        },
-        { required: ['context'] },
-      ),
-      // Form and URL elicitation are independent opt-ins.
-      elicitation: object({ form: anyObject(), url: anyObject() }),
+      allOf: tied,
+      $defs: defs,
     },
-    allOf: tied,
-    $defs: defs,
-  });
+  );
 }
 
 export function manifestSchema(): Record<string, unknown> {
@@ -145,9 +195,15 @@ export function manifestSchema(): Record<string, unknown> {
       extra: {
         allOf: [
           // Observation-only entries claim no effects; intercept entries say what they allow.
-          { if: { properties: { modes: { not: hasIntercept } } }, then: { properties: { capabilities: { properties: { effects: { maxItems: 0 } } } } } },
+          {
+            if: { properties: { modes: { not: hasIntercept } } },
+            then: { properties: { capabilities: { properties: { effects: { maxItems: 0 } } } } },
+          },
           { if: { properties: { modes: hasIntercept } }, then: { required: ['capabilities'] } },
-          { if: { properties: { event: { not: oneOfValues(interceptable) } } }, then: { properties: { modes: { not: hasIntercept } } } },
+          {
+            if: { properties: { event: { not: oneOfValues(interceptable) } } },
+            then: { properties: { modes: { not: hasIntercept } } },
+          },
           ...INTERCEPTABLE_EVENTS.map((e) => ({
             if: { properties: { event: constant(e.type) } },
             then: { properties: { capabilities: ref(`capabilities.schema.json#/$defs/${e.type}`) } },
@@ -160,7 +216,14 @@ export function manifestSchema(): Record<string, unknown> {
   return document('manifest.schema.json', 'AHP draft harness manifest (hooks/capabilities result, session.start)', {
     type: 'object',
     required: [
-      'events', 'gaps', 'transports', 'authentication', 'toolPaths', 'contentCategories', 'limits', 'managedPolicy',
+      'events',
+      'gaps',
+      'transports',
+      'authentication',
+      'toolPaths',
+      'contentCategories',
+      'limits',
+      'managedPolicy',
       'correlationIdentityFields',
     ],
     properties: {
@@ -177,7 +240,14 @@ export function manifestSchema(): Record<string, unknown> {
         {
           required: ['scopes', 'disableable'],
           // Managed policy cannot be switched off by the user.
-          extra: { allOf: [{ if: { properties: { scopes: { contains: constant('managed') } } }, then: { properties: { disableable: constant(false) } } }] },
+          extra: {
+            allOf: [
+              {
+                if: { properties: { scopes: { contains: constant('managed') } } },
+                then: { properties: { disableable: constant(false) } },
+              },
+            ],
+          },
         },
       ),
       correlationIdentityFields: names(),

@@ -3,8 +3,25 @@
 // payload objects are closed.
 import { EVENTS, type EventSpec } from '../catalogue.js';
 import {
-  any, anyObject, array, bool, constant, dateTime, document, forbid, int, nonEmpty, num, object, oneOfValues, pattern,
-  ref, str, uri, whenMember, type Schema,
+  any,
+  anyObject,
+  array,
+  bool,
+  constant,
+  dateTime,
+  document,
+  forbid,
+  int,
+  nonEmpty,
+  num,
+  object,
+  oneOfValues,
+  pattern,
+  ref,
+  str,
+  uri,
+  whenMember,
+  type Schema,
 } from './dsl.js';
 
 const C = 'content.schema.json#/$defs/';
@@ -20,8 +37,10 @@ const identity = (closed = true): Schema =>
   object({ id: nonEmpty(), synthesized: bool() }, { required: ['id'], closed });
 
 const gapList = (closedEntries: boolean, minItems?: number): Schema =>
-  array(object({ path: nonEmpty(), reason: nonEmpty() }, { required: ['path', 'reason'], closed: closedEntries }),
-    minItems === undefined ? {} : { minItems });
+  array(
+    object({ path: nonEmpty(), reason: nonEmpty() }, { required: ['path', 'reason'], closed: closedEntries }),
+    minItems === undefined ? {} : { minItems },
+  );
 
 const OUTCOMES = ['ok', 'error', 'denied', 'cancelled', 'timeout'];
 const TURN_OUTCOMES = ['completed', 'failed', 'cancelled', 'max_iterations'];
@@ -29,20 +48,32 @@ const TURN_OUTCOMES = ['completed', 'failed', 'cancelled', 'max_iterations'];
 /** Shared sub-objects of events. */
 function sharedDefs(): Record<string, Schema> {
   const skipped = (reason: string, detail: boolean): Schema =>
-    object({ status: constant('skipped'), reason: constant(reason), ...(detail ? { detail: nonEmpty() } : {}) }, {
-      required: ['status', 'reason'], closed: true,
-    });
+    object(
+      { status: constant('skipped'), reason: constant(reason), ...(detail ? { detail: nonEmpty() } : {}) },
+      {
+        required: ['status', 'reason'],
+        closed: true,
+      },
+    );
   // A connection descriptor member may be replaced by a gap entry naming it.
   const presentOrGap = (member: string): Schema => ({
     anyOf: [
       { required: [member] },
-      { required: ['gaps'], properties: { gaps: { contains: { required: ['path'], properties: { path: constant(member) } } } } },
+      {
+        required: ['gaps'],
+        properties: { gaps: { contains: { required: ['path'], properties: { path: constant(member) } } } },
+      },
     ],
   });
   const connection = (transport: Schema, members: Record<string, Schema>): Schema =>
-    object({ transport, ...members, gaps: gapList(true, 1) }, {
-      required: ['transport'], closed: true, extra: { allOf: Object.keys(members).map(presentOrGap) },
-    });
+    object(
+      { transport, ...members, gaps: gapList(true, 1) },
+      {
+        required: ['transport'],
+        closed: true,
+        extra: { allOf: Object.keys(members).map(presentOrGap) },
+      },
+    );
   const httpUrl = (): Schema => str({ format: 'uri', pattern: '^https?://' });
   const usageBase = object(
     {
@@ -54,15 +85,23 @@ function sharedDefs(): Record<string, Schema> {
       outputTokens: int(0),
       cacheReadTokens: int(0),
       cacheWriteTokens: int(0),
-      cost: object({ amount: num(0), currency: pattern('^[A-Z]{3}$'), basis: oneOfValues(['billed', 'reported', 'estimated']) }, {
-        required: ['amount', 'currency', 'basis'], closed: true,
-      }),
+      cost: object(
+        { amount: num(0), currency: pattern('^[A-Z]{3}$'), basis: oneOfValues(['billed', 'reported', 'estimated']) },
+        {
+          required: ['amount', 'currency', 'basis'],
+          closed: true,
+        },
+      ),
     },
     { required: ['kind', 'scope', 'completeness', 'provenance'], closed: true },
   );
-  const workspaceState = object({ cwd: nonEmpty(), workspaceRoots: array(nonEmpty(), { unique: true }) }, {
-    closed: true, extra: { minProperties: 1 },
-  });
+  const workspaceState = object(
+    { cwd: nonEmpty(), workspaceRoots: array(nonEmpty(), { unique: true }) },
+    {
+      closed: true,
+      extra: { minProperties: 1 },
+    },
+  );
   return {
     session: object(
       {
@@ -77,9 +116,18 @@ function sharedDefs(): Record<string, Schema> {
     ),
     gaps: gapList(false),
     model: object({ id: nonEmpty(), provider: nonEmpty() }, { required: ['id', 'provider'], closed: true }),
-    attempt: object({ id: nonEmpty(), number: int(1), synthesized: bool() }, { required: ['id', 'number'], closed: true }),
+    attempt: object(
+      { id: nonEmpty(), number: int(1), synthesized: bool() },
+      { required: ['id', 'number'], closed: true },
+    ),
     error: object(
-      { message: nonEmpty(), class: nonEmpty(), code: nonEmpty(), status: { oneOf: [nonEmpty(), int()] }, native: any() },
+      {
+        message: nonEmpty(),
+        class: nonEmpty(),
+        code: nonEmpty(),
+        status: { oneOf: [nonEmpty(), int()] },
+        native: any(),
+      },
       { required: ['message', 'class'], closed: true },
     ),
     execution: {
@@ -92,7 +140,16 @@ function sharedDefs(): Record<string, Schema> {
     },
     usage: usageBase,
     attemptUsage: {
-      allOf: [d('usage'), { properties: { kind: constant('amount'), scope: constant('attempt'), provenance: oneOfValues(['provider', 'estimate']) } }],
+      allOf: [
+        d('usage'),
+        {
+          properties: {
+            kind: constant('amount'),
+            scope: constant('attempt'),
+            provenance: oneOfValues(['provider', 'estimate']),
+          },
+        },
+      ],
     },
     turnUsage: { allOf: [d('usage'), { properties: { kind: constant('total'), scope: constant('turn') } }] },
     mcp: object(
@@ -122,9 +179,13 @@ function sharedDefs(): Record<string, Schema> {
       },
     ),
     call: identity(),
-    batch: object({ id: nonEmpty(), callIds: array(nonEmpty(), { minItems: 1, unique: true }), synthesized: bool() }, {
-      required: ['id', 'callIds'], closed: true,
-    }),
+    batch: object(
+      { id: nonEmpty(), callIds: array(nonEmpty(), { minItems: 1, unique: true }), synthesized: bool() },
+      {
+        required: ['id', 'callIds'],
+        closed: true,
+      },
+    ),
     fileChange: object(
       {
         path: nonEmpty(),
@@ -148,7 +209,12 @@ function sharedDefs(): Record<string, Schema> {
     tokenCounts: object({ before: int(0), after: int(0) }, { closed: true }),
     workspaceState,
     workspaceChange: object(
-      { kind: oneOfValues(['cwd', 'roots', 'switch']), change: d('workspaceState'), prior: d('workspaceState'), reason: str() },
+      {
+        kind: oneOfValues(['cwd', 'roots', 'switch']),
+        change: d('workspaceState'),
+        prior: d('workspaceState'),
+        reason: str(),
+      },
       { required: ['kind', 'change'], closed: true },
     ),
     task: object(
@@ -173,8 +239,13 @@ interface Payload {
 
 /** Rules shared by events that settle an execution. */
 const deniedMeansSkippedByPolicy = (): Schema =>
-  whenMember('outcome', ['denied'], { properties: { execution: { properties: { status: constant('skipped'), reason: constant('policy') } } } });
-const skipped = { required: ['execution'], properties: { execution: { required: ['status'], properties: { status: constant('skipped') } } } };
+  whenMember('outcome', ['denied'], {
+    properties: { execution: { properties: { status: constant('skipped'), reason: constant('policy') } } },
+  });
+const skipped = {
+  required: ['execution'],
+  properties: { execution: { required: ['status'], properties: { status: constant('skipped') } } },
+};
 const whenSkipped = (then: Schema): Schema => ({ if: skipped, then });
 
 function payloads(): Record<string, Payload> {
@@ -189,7 +260,11 @@ function payloads(): Record<string, Payload> {
   const configChange = (applied: boolean): Schema =>
     object(
       {
-        source: nonEmpty(), scope: nonEmpty(), settings: array(nonEmpty()), summary: nonEmpty(), path: nonEmpty(),
+        source: nonEmpty(),
+        scope: nonEmpty(),
+        settings: array(nonEmpty()),
+        summary: nonEmpty(),
+        path: nonEmpty(),
         ...(applied ? { mcpServers: array(anyObject()) } : {}),
       },
       { required: ['source', 'scope', 'settings', 'summary'], closed: true },
@@ -264,8 +339,12 @@ function payloads(): Record<string, Payload> {
     'model.response.after': {
       required: ['model', 'attempt', 'execution', 'items', 'finishReason'],
       properties: {
-        model: d('model'), attempt: d('attempt'), execution: d('execution'), usage: d('attemptUsage'),
-        finishReason: nonEmpty(), latencyMs: num(0),
+        model: d('model'),
+        attempt: d('attempt'),
+        execution: d('execution'),
+        usage: d('attemptUsage'),
+        finishReason: nonEmpty(),
+        latencyMs: num(0),
       },
       rules: [
         forbid('error'),
@@ -277,16 +356,22 @@ function payloads(): Record<string, Payload> {
     'model.error': {
       required: ['model', 'attempt', 'execution', 'error'],
       properties: {
-        model: d('model'), attempt: d('attempt'),
+        model: d('model'),
+        attempt: d('attempt'),
         execution: { allOf: [d('execution'), { properties: { status: constant('executed') } }] },
-        error: d('error'), usage: d('attemptUsage'), latencyMs: num(0), recovery: nonEmpty(),
+        error: d('error'),
+        usage: d('attemptUsage'),
+        latencyMs: num(0),
+        recovery: nonEmpty(),
       },
       rules: [forbid('finishReason')],
     },
     'model.switch.before': {
       required: ['current', 'proposed', 'reason'],
       properties: {
-        current: d('model'), proposed: d('model'), reason: nonEmpty(),
+        current: d('model'),
+        proposed: d('model'),
+        reason: nonEmpty(),
         pricing: object(
           { currency: pattern('^[A-Z]{3}$'), inputPerMillionTokens: num(0), outputPerMillionTokens: num(0) },
           { required: ['currency'], closed: true },
@@ -322,11 +407,14 @@ function payloads(): Record<string, Payload> {
       properties: {
         batch: identity(),
         calls: array(
-          object({ ...toolCall, outcome: oneOfValues(OUTCOMES), execution: d('execution') }, {
-            required: ['call', 'tool', 'path', 'outcome', 'execution'],
-            closed: true,
-            extra: { allOf: [deniedMeansSkippedByPolicy()] },
-          }),
+          object(
+            { ...toolCall, outcome: oneOfValues(OUTCOMES), execution: d('execution') },
+            {
+              required: ['call', 'tool', 'path', 'outcome', 'execution'],
+              closed: true,
+              extra: { allOf: [deniedMeansSkippedByPolicy()] },
+            },
+          ),
           { minItems: 1 },
         ),
       },
@@ -356,39 +444,58 @@ function payloads(): Record<string, Payload> {
     'user.attention': {
       required: ['attention'],
       properties: {
-        attention: object({ kind: nonEmpty(), message: textParts(), title: textParts() }, {
-          required: ['kind', 'message', 'title'], closed: true,
-        }),
+        attention: object(
+          { kind: nonEmpty(), message: textParts(), title: textParts() },
+          {
+            required: ['kind', 'message', 'title'],
+            closed: true,
+          },
+        ),
       },
     },
     'user.elicitation.request': {
       required: ['elicitation'],
       properties: {
-        elicitation: object({ ...elicitationEnvelope, request: textPart() }, { required: ['server', 'mode'], closed: true }),
+        elicitation: object(
+          { ...elicitationEnvelope, request: textPart() },
+          { required: ['server', 'mode'], closed: true },
+        ),
       },
     },
     'user.elicitation.result': {
       required: ['elicitation'],
       properties: {
-        elicitation: object({ ...elicitationEnvelope, action: oneOfValues(['accept', 'decline', 'cancel']), result: textPart() }, {
-          required: ['server', 'mode', 'action'], closed: true,
-        }),
+        elicitation: object(
+          { ...elicitationEnvelope, action: oneOfValues(['accept', 'decline', 'cancel']), result: textPart() },
+          {
+            required: ['server', 'mode', 'action'],
+            closed: true,
+          },
+        ),
       },
     },
     'user.message.inbound': {
       required: ['message'],
       properties: {
-        message: object({ channel: nonEmpty(), sender: nonEmpty(), messages: roleMessages('user') }, {
-          required: ['channel', 'sender', 'messages'], closed: true,
-        }),
+        message: object(
+          { channel: nonEmpty(), sender: nonEmpty(), messages: roleMessages('user') },
+          {
+            required: ['channel', 'sender', 'messages'],
+            closed: true,
+          },
+        ),
       },
     },
     'user.message.outbound': {
       required: ['message'],
       properties: {
-        message: object({ channel: nonEmpty(), messages: roleMessages('assistant') }, {
-          required: ['channel', 'messages'], closed: true,
-        }),
+        message: object(
+          { channel: nonEmpty(), messages: roleMessages('assistant') },
+          {
+            required: ['channel', 'messages'],
+            closed: true,
+          },
+        ),
       },
     },
     'workspace.change.before': { required: ['workspace'], properties: { workspace: d('workspaceChange') } },
@@ -398,7 +505,13 @@ function payloads(): Record<string, Payload> {
       properties: {
         changes: array(
           object(
-            { path: nonEmpty(), operation: oneOfValues(['create', 'update', 'remove']), agentCaused: bool(), before: contentPart(), after: contentPart() },
+            {
+              path: nonEmpty(),
+              operation: oneOfValues(['create', 'update', 'remove']),
+              agentCaused: bool(),
+              before: contentPart(),
+              after: contentPart(),
+            },
             { required: ['path', 'operation', 'agentCaused'], closed: true },
           ),
           { minItems: 1 },
@@ -440,10 +553,13 @@ export function eventSchema(): Record<string, unknown> {
   for (const spec of EVENTS) {
     const p = all[spec.type];
     if (!p) throw new Error(`no payload for ${spec.type}`);
-    defs[spec.type] = object({ ...envelope(spec), ...p.properties }, {
-      required: ['id', 'source', 'type', 'time', ...p.required],
-      extra: p.rules && p.rules.length ? { allOf: p.rules } : {},
-    });
+    defs[spec.type] = object(
+      { ...envelope(spec), ...p.properties },
+      {
+        required: ['id', 'source', 'type', 'time', ...p.required],
+        extra: p.rules && p.rules.length ? { allOf: p.rules } : {},
+      },
+    );
   }
   return document('event.schema.json', `AHP draft event (any of the ${EVENTS.length} event types)`, {
     oneOf: EVENTS.map((e) => d(e.type)),

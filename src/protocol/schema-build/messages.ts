@@ -11,15 +11,26 @@ export function jsonRpcSchema(): Record<string, unknown> {
     id: { anyOf: [nonEmpty(), int()] },
     responseId: { anyOf: [ref('#/$defs/id'), { type: 'null' }] },
     // AHP always sends params, so they are required here although JSON-RPC allows omitting them.
-    request: object({ jsonrpc: version, id: ref('#/$defs/id'), method: nonEmpty(), params: anyObject() }, {
-      required: ['jsonrpc', 'id', 'method', 'params'],
-    }),
-    notification: object({ jsonrpc: version, method: nonEmpty(), params: anyObject() }, {
-      required: ['jsonrpc', 'method', 'params'], extra: { not: { required: ['id'] } },
-    }),
-    success: object({ jsonrpc: version, id: ref('#/$defs/responseId'), result: anyObject() }, {
-      required: ['jsonrpc', 'id', 'result'], extra: { not: { required: ['error'] } },
-    }),
+    request: object(
+      { jsonrpc: version, id: ref('#/$defs/id'), method: nonEmpty(), params: anyObject() },
+      {
+        required: ['jsonrpc', 'id', 'method', 'params'],
+      },
+    ),
+    notification: object(
+      { jsonrpc: version, method: nonEmpty(), params: anyObject() },
+      {
+        required: ['jsonrpc', 'method', 'params'],
+        extra: { not: { required: ['id'] } },
+      },
+    ),
+    success: object(
+      { jsonrpc: version, id: ref('#/$defs/responseId'), result: anyObject() },
+      {
+        required: ['jsonrpc', 'id', 'result'],
+        extra: { not: { required: ['error'] } },
+      },
+    ),
     error: object(
       {
         jsonrpc: version,
@@ -41,7 +52,10 @@ export function ahpMessagesSchema(): Record<string, unknown> {
   const E = 'event.schema.json';
   const result = (effects: Schema, extra: Record<string, unknown> = {}): Schema => ({
     properties: {
-      result: object({ protocolVersion: pv, effects, extensions: ext }, { required: ['protocolVersion', 'effects'], extra }),
+      result: object(
+        { protocolVersion: pv, effects, extensions: ext },
+        { required: ['protocolVersion', 'effects'], extra },
+      ),
     },
   });
   const interceptParams = object(
@@ -55,7 +69,9 @@ export function ahpMessagesSchema(): Record<string, unknown> {
       state: object(
         {
           permission: { enum: ['none', 'allow', 'ask', 'deny'] },
-          candidate: { anyOf: [{ type: 'null' }, object({ value: any(), provenance: anyObject() }, { required: ['value'] })] },
+          candidate: {
+            anyOf: [{ type: 'null' }, object({ value: any(), provenance: anyObject() }, { required: ['value'] })],
+          },
           flow: { enum: ['none', 'stop', 'continue'] },
           instructions: array(nonEmpty()),
           injections: array(any()),
@@ -76,13 +92,27 @@ export function ahpMessagesSchema(): Record<string, unknown> {
   );
   const defs: Record<string, Schema> = {
     interceptRequest: {
-      allOf: [ref(`${J}request`), { required: ['method', 'params'], properties: { method: constant(METHODS.intercept), params: interceptParams } }],
+      allOf: [
+        ref(`${J}request`),
+        {
+          required: ['method', 'params'],
+          properties: { method: constant(METHODS.intercept), params: interceptParams },
+        },
+      ],
     },
     interceptResponse: {
-      allOf: [ref(`${J}success`), { required: ['result'], ...(result(array(ref('effect.schema.json')), { not: { required: ['manifest'] } }) as object) }],
+      allOf: [
+        ref(`${J}success`),
+        {
+          required: ['result'],
+          ...(result(array(ref('effect.schema.json')), { not: { required: ['manifest'] } }) as object),
+        },
+      ],
     },
     noEffectResponse: { allOf: [ref(`${J}success`), result(array(any(), { maxItems: 0 }))] },
-    denyResponse: { allOf: [ref(`${J}success`), result(array(ref('effect.schema.json#/$defs/deny'), { minItems: 1, maxItems: 1 }))] },
+    denyResponse: {
+      allOf: [ref(`${J}success`), result(array(ref('effect.schema.json#/$defs/deny'), { minItems: 1, maxItems: 1 }))],
+    },
     observeNotification: {
       allOf: [
         ref(`${J}notification`),
@@ -114,9 +144,13 @@ export function ahpMessagesSchema(): Record<string, unknown> {
           required: ['result'],
           properties: {
             // Discovery and interception results never mix.
-            result: object({ protocolVersion: pv, manifest: ref('manifest.schema.json') }, {
-              required: ['protocolVersion', 'manifest'], extra: { not: { required: ['effects'] } },
-            }),
+            result: object(
+              { protocolVersion: pv, manifest: ref('manifest.schema.json') },
+              {
+                required: ['protocolVersion', 'manifest'],
+                extra: { not: { required: ['effects'] } },
+              },
+            ),
           },
         },
       ],
@@ -124,8 +158,14 @@ export function ahpMessagesSchema(): Record<string, unknown> {
     errorResponse: ref(`${J}error`),
   };
   return document('ahp-message.schema.json', 'AHP draft wire message (any request, response or notification)', {
-    oneOf: ['interceptRequest', 'interceptResponse', 'errorResponse', 'observeNotification', 'capabilitiesRequest', 'capabilitiesResponse']
-      .map((k) => ref(`#/$defs/${k}`)),
+    oneOf: [
+      'interceptRequest',
+      'interceptResponse',
+      'errorResponse',
+      'observeNotification',
+      'capabilitiesRequest',
+      'capabilitiesResponse',
+    ].map((k) => ref(`#/$defs/${k}`)),
     $defs: defs,
   });
 }

@@ -1,6 +1,21 @@
 // The portable registration document a harness validates before use.
 import { EVENT_TYPES, EVENT_WILDCARD_PATTERN, INTERCEPTABLE_EVENTS, REVERSE_DNS_PATTERN } from '../catalogue.js';
-import { array, bool, constant, document, forbid, int, nonEmpty, object, oneOfValues, pattern, ref, str, whenMember, type Schema } from './dsl.js';
+import {
+  array,
+  bool,
+  constant,
+  document,
+  forbid,
+  int,
+  nonEmpty,
+  object,
+  oneOfValues,
+  pattern,
+  ref,
+  str,
+  whenMember,
+  type Schema,
+} from './dsl.js';
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 
@@ -8,7 +23,10 @@ export function registrationSchema(): Record<string, unknown> {
   // Exact event names, a whole family (`tool.*`) or everything (`*`).
   const events = (names: readonly string[]): Schema =>
     array({ anyOf: [oneOfValues(names), pattern(EVENT_WILDCARD_PATTERN)] }, { minItems: 1, unique: true });
-  const managedNotDisableable = whenMember('scope', ['managed'], { required: ['disableable'], properties: { disableable: constant(false) } });
+  const managedNotDisableable = whenMember('scope', ['managed'], {
+    required: ['disableable'],
+    properties: { disableable: constant(false) },
+  });
   const common = {
     includeNative: bool(),
     content: ref('content.schema.json#/$defs/selection'),
@@ -21,10 +39,19 @@ export function registrationSchema(): Record<string, unknown> {
   const defs: Record<string, Schema> = {
     reverseDns: pattern(REVERSE_DNS_PATTERN),
     stdioTransport: object(
-      { type: constant('stdio'), command: nonEmpty(), args: array(str()), lifecycle: oneOfValues(['persistent', 'per_event']), cwd: str() },
+      {
+        type: constant('stdio'),
+        command: nonEmpty(),
+        args: array(str()),
+        lifecycle: oneOfValues(['persistent', 'per_event']),
+        cwd: str(),
+      },
       { required: ['type', 'command', 'lifecycle'] },
     ),
-    httpTransport: object({ type: constant('http'), url: str({ format: 'uri', pattern: '^https?://' }) }, { required: ['type', 'url'] }),
+    httpTransport: object(
+      { type: constant('http'), url: str({ format: 'uri', pattern: '^https?://' }) },
+      { required: ['type', 'url'] },
+    ),
     // Credentials are referenced (environment variable or secret reference), never literal.
     authentication: {
       anyOf: [
@@ -62,27 +89,42 @@ export function registrationSchema(): Record<string, unknown> {
         failurePolicy: oneOfValues(['fail-open', 'fail-closed']),
         ...common,
       },
-      { required: ['events', 'mode', 'timeoutMs', 'failurePolicy', 'content'], extra: { allOf: [managedNotDisableable] } },
+      {
+        required: ['events', 'mode', 'timeoutMs', 'failurePolicy', 'content'],
+        extra: { allOf: [managedNotDisableable] },
+      },
     ),
     observeSubscription: object(
       { events: events(EVENT_TYPES), mode: constant('observe'), ...common },
       // Observers never block, so deadlines and failure policies do not apply.
-      { required: ['events', 'mode', 'content'], extra: { ...(forbid('timeoutMs', 'failurePolicy') as object), allOf: [managedNotDisableable] } },
+      {
+        required: ['events', 'mode', 'content'],
+        extra: { ...(forbid('timeoutMs', 'failurePolicy') as object), allOf: [managedNotDisableable] },
+      },
     ),
     backend: object(
       {
         id: ref('#/$defs/reverseDns'),
         transport: { oneOf: [ref('#/$defs/stdioTransport'), ref('#/$defs/httpTransport')] },
         authentication: ref('#/$defs/authentication'),
-        subscriptions: array({ oneOf: [ref('#/$defs/interceptSubscription'), ref('#/$defs/observeSubscription')] }, { minItems: 1 }),
+        subscriptions: array(
+          { oneOf: [ref('#/$defs/interceptSubscription'), ref('#/$defs/observeSubscription')] },
+          { minItems: 1 },
+        ),
       },
       {
         required: ['id', 'transport', 'subscriptions'],
         extra: {
           allOf: [
             // Authentication objects belong to HTTP endpoints only.
-            { if: { properties: { transport: { properties: { type: constant('stdio') } } } }, then: forbid('authentication') },
-            { if: { required: ['authentication'] }, then: { properties: { transport: { properties: { type: constant('http') } } } } },
+            {
+              if: { properties: { transport: { properties: { type: constant('stdio') } } } },
+              then: forbid('authentication'),
+            },
+            {
+              if: { required: ['authentication'] },
+              then: { properties: { transport: { properties: { type: constant('http') } } } },
+            },
           ],
           // Content receivers were replaced by per-subscription upload bindings.
           not: { required: ['contentReceiver'] },

@@ -7,7 +7,16 @@ import { applicableChecks, checkSpec, CHECKS } from '../../checks/catalogue.js';
 import { REQUIREMENTS } from '../../checks/requirements.js';
 import { checkKey, type CheckChange } from '../baseline.js';
 import type { ExpectedFailure, ExpectedOutcome } from '../expected-failures.js';
-import { projectName, targetKey, targetLabel, type CheckResult, type CheckStatus, type ClaimResults, type TargetKey, type TranscriptLine } from '../model.js';
+import {
+  projectName,
+  targetKey,
+  targetLabel,
+  type CheckResult,
+  type CheckStatus,
+  type ClaimResults,
+  type TargetKey,
+  type TranscriptLine,
+} from '../model.js';
 import { esc, escJson, token } from './escape.js';
 import { badge, page } from './page.js';
 
@@ -29,29 +38,41 @@ function cell(checks: CheckResult[]): string {
 
 function requirementMatrix(r: ClaimResults): string {
   const targets = r.targets;
-  const rows = REQUIREMENTS.filter((q) => targets.some((t) => q.roles.includes(t.role))).map((q) => {
-    const cells = targets.map((t) => {
-      if (!q.roles.includes(t.role)) return '<td class="c muted">—</td>';
-      const covering = r.checks.filter((c) => targetKey(c) === targetKey(t) && c.requirements.includes(q.id));
-      if (covering.length === 0 && q.coveredBy) return `<td class="c">${badge('checked-elsewhere', 'checked elsewhere')}</td>`;
-      // A check exists for it but was left out of this run (--grep): not the same as a gap.
-      if (covering.length === 0 && applicableChecks(t.role, t.transport, t.lifecycle, r.claim.profiles).some((c) => c.requirements.includes(q.id))) {
-        return `<td class="c">${badge('excluded', 'not run')}</td>`;
-      }
-      return `<td class="c">${cell(covering)}</td>`;
-    }).join('');
-    const note = q.coveredBy ? `<div class="muted">${esc(q.coveredBy)}</div>` : '';
-    return `<tr data-req="${esc(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}</tr>`;
-  }).join('\n');
+  const rows = REQUIREMENTS.filter((q) => targets.some((t) => q.roles.includes(t.role)))
+    .map((q) => {
+      const cells = targets
+        .map((t) => {
+          if (!q.roles.includes(t.role)) return '<td class="c muted">—</td>';
+          const covering = r.checks.filter((c) => targetKey(c) === targetKey(t) && c.requirements.includes(q.id));
+          if (covering.length === 0 && q.coveredBy)
+            return `<td class="c">${badge('checked-elsewhere', 'checked elsewhere')}</td>`;
+          // A check exists for it but was left out of this run (--grep): not the same as a gap.
+          if (
+            covering.length === 0 &&
+            applicableChecks(t.role, t.transport, t.lifecycle, r.claim.profiles).some((c) =>
+              c.requirements.includes(q.id),
+            )
+          ) {
+            return `<td class="c">${badge('excluded', 'not run')}</td>`;
+          }
+          return `<td class="c">${cell(covering)}</td>`;
+        })
+        .join('');
+      const note = q.coveredBy ? `<div class="muted">${esc(q.coveredBy)}</div>` : '';
+      return `<tr data-req="${esc(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}</tr>`;
+    })
+    .join('\n');
   const head = targets.map((t) => `<th>${esc(targetLabel(t))}</th>`).join('');
   return `<table class="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Profile</th><th>In our words</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 function transcriptTable(lines: readonly TranscriptLine[]): string {
-  const rows = lines.map((l) => {
-    const http = l.http ? `<pre>${escJson(l.http)}</pre>` : '';
-    return `<tr><td class="c">${esc(l.t)}</td><td class="t-${token(l.dir)}">${esc(l.dir)}</td><td>${esc(l.channel)}</td><td>${esc(l.note ?? '')}${http}${l.text ? `<pre>${esc(l.text)}</pre>` : ''}</td></tr>`;
-  }).join('');
+  const rows = lines
+    .map((l) => {
+      const http = l.http ? `<pre>${escJson(l.http)}</pre>` : '';
+      return `<tr><td class="c">${esc(l.t)}</td><td class="t-${token(l.dir)}">${esc(l.dir)}</td><td>${esc(l.channel)}</td><td>${esc(l.note ?? '')}${http}${l.text ? `<pre>${esc(l.text)}</pre>` : ''}</td></tr>`;
+    })
+    .join('');
   return `<table class="transcript"><thead><tr><th>ms</th><th>dir</th><th>channel</th><th>frame</th></tr></thead><tbody>${rows}</tbody></table>`;
 }
 
@@ -69,21 +90,47 @@ function acceptanceSection(j: Acceptance): string {
     const { changes } = j.regression;
     const of = (k: CheckChange['change']): number => changes.filter((c) => c.change === k).length;
     const shown = changes.filter((c) => c.change !== 'unchanged');
-    const rows = shown.map((c) => `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}</td></tr>`).join('');
-    out.push(`<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed · baseline <code>${esc(j.regression.baseline)}</code></p>`,
-      shown.length ? `<table class="changes"><thead><tr><th>Check</th><th>Target</th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table>` : '<p class="muted">No check changed.</p>');
+    const rows = shown
+      .map(
+        (c) =>
+          `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}</td></tr>`,
+      )
+      .join('');
+    out.push(
+      `<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed · baseline <code>${esc(j.regression.baseline)}</code></p>`,
+      shown.length
+        ? `<table class="changes"><thead><tr><th>Check</th><th>Target</th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table>`
+        : '<p class="muted">No check changed.</p>',
+    );
   }
   if (j.expected) {
     const e = j.expected;
-    const entry = (x: ExpectedFailure): string => `${esc(x.reason)}${x.expires ? ` <span class="muted">(expires ${esc(x.expires)})</span>` : ''}`;
+    const entry = (x: ExpectedFailure): string =>
+      `${esc(x.reason)}${x.expires ? ` <span class="muted">(expires ${esc(x.expires)})</span>` : ''}`;
     const rows = [
-      ...e.unexpected.map((c) => `<tr><td><code>${esc(c.id)}</code></td><td>${esc(targetLabel(c))}</td><td class="c">${badge('unexpected')}</td><td class="muted">not on the list</td></tr>`),
-      ...e.expired.map((x) => `<tr><td><code>${esc(x.check)}</code></td><td>${esc(x.target ?? 'any')}</td><td class="c">${badge('expired')}</td><td>${entry(x)}</td></tr>`),
-      ...e.stale.map((x) => `<tr><td><code>${esc(x.check)}</code></td><td>${esc(x.target ?? 'any')}</td><td class="c">${badge('stale', 'no longer failing')}</td><td>${entry(x)}</td></tr>`),
-      ...e.matched.map((m) => `<tr><td><code>${esc(m.check.id)}</code></td><td>${esc(targetLabel(m.check))}</td><td class="c">${badge('matched', 'expected')}</td><td>${entry(m.entry)}</td></tr>`),
+      ...e.unexpected.map(
+        (c) =>
+          `<tr><td><code>${esc(c.id)}</code></td><td>${esc(targetLabel(c))}</td><td class="c">${badge('unexpected')}</td><td class="muted">not on the list</td></tr>`,
+      ),
+      ...e.expired.map(
+        (x) =>
+          `<tr><td><code>${esc(x.check)}</code></td><td>${esc(x.target ?? 'any')}</td><td class="c">${badge('expired')}</td><td>${entry(x)}</td></tr>`,
+      ),
+      ...e.stale.map(
+        (x) =>
+          `<tr><td><code>${esc(x.check)}</code></td><td>${esc(x.target ?? 'any')}</td><td class="c">${badge('stale', 'no longer failing')}</td><td>${entry(x)}</td></tr>`,
+      ),
+      ...e.matched.map(
+        (m) =>
+          `<tr><td><code>${esc(m.check.id)}</code></td><td>${esc(targetLabel(m.check))}</td><td class="c">${badge('matched', 'expected')}</td><td>${entry(m.entry)}</td></tr>`,
+      ),
     ].join('');
-    out.push(`<h2 id="expected">Expected failures</h2><p>${esc(e.matched.length)} matched, ${esc(e.unexpected.length)} unexpected, ${esc(e.expired.length)} expired, ${esc(e.stale.length)} no longer failing. An unexpected failure, an expired entry or one whose check no longer fails fails the run; the verdict above stays what the checks say.</p>`,
-      rows ? `<table class="expected"><thead><tr><th>Check</th><th>Target</th><th>Status</th><th>Reason</th></tr></thead><tbody>${rows}</tbody></table>` : '');
+    out.push(
+      `<h2 id="expected">Expected failures</h2><p>${esc(e.matched.length)} matched, ${esc(e.unexpected.length)} unexpected, ${esc(e.expired.length)} expired, ${esc(e.stale.length)} no longer failing. An unexpected failure, an expired entry or one whose check no longer fails fails the run; the verdict above stays what the checks say.</p>`,
+      rows
+        ? `<table class="expected"><thead><tr><th>Check</th><th>Target</th><th>Status</th><th>Reason</th></tr></thead><tbody>${rows}</tbody></table>`
+        : '',
+    );
   }
   return out.join('\n');
 }
@@ -92,16 +139,24 @@ function checkBlock(r: ClaimResults, c: CheckResult, expected?: ExpectedFailure)
   const spec = CHECKS.find((x) => x.id === c.id) ? checkSpec(c.id) : undefined;
   const open = c.status === 'failed' || c.status === 'warning' ? ' open' : '';
   const parts = [
-    expected ? `<p><b>Expected failure:</b> ${esc(expected.reason)}${expected.expires ? ` (until ${esc(expected.expires)})` : ''}</p>` : '',
+    expected
+      ? `<p><b>Expected failure:</b> ${esc(expected.reason)}${expected.expires ? ` (until ${esc(expected.expires)})` : ''}</p>`
+      : '',
     `<p><b>Expected:</b> ${esc(spec?.expectation ?? c.evidence?.expected ?? '')}</p>`,
     `<p class="muted">${esc(c.level)} · ${esc(c.profile)} · ${c.requirements.map((q) => `<code>${esc(q)}</code>`).join(' ')}${spec?.seed ? ` · Base Protocol check ${esc(spec.seed)}` : ''} · ${esc(c.durationMs)} ms</p>`,
     c.message ? `<p><b>${c.status === 'passed' ? 'Note' : 'Actual'}:</b></p><pre>${esc(c.message)}</pre>` : '',
     c.evidence?.sent !== undefined ? `<p><b>Sent</b></p><pre>${escJson(c.evidence.sent)}</pre>` : '',
     c.evidence?.received !== undefined ? `<p><b>Received</b></p><pre>${escJson(c.evidence.received)}</pre>` : '',
-    c.evidence?.expected && c.evidence.expected !== spec?.expectation ? `<p><b>Expected here</b></p><pre>${esc(c.evidence.expected)}</pre>` : '',
-    c.transcript?.length ? `<details><summary>Wire transcript (${c.transcript.length} entries)</summary>${transcriptTable(c.transcript)}</details>` : '',
+    c.evidence?.expected && c.evidence.expected !== spec?.expectation
+      ? `<p><b>Expected here</b></p><pre>${esc(c.evidence.expected)}</pre>`
+      : '',
+    c.transcript?.length
+      ? `<details><summary>Wire transcript (${c.transcript.length} entries)</summary>${transcriptTable(c.transcript)}</details>`
+      : '',
     `<p><b>Rerun just this check:</b></p><pre>${esc(rerunCommand(r, c))}</pre>`,
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   const attrs = `data-status="${token(c.status)}" data-profile="${token(c.profile)}" data-transport="${token(c.transport)}" data-role="${token(c.role)}"`;
   return `<details class="check" ${attrs}${open}><summary>${badge(c.status)} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
 }
@@ -113,7 +168,11 @@ function failingLine(r: ClaimResults): string {
   const failed = r.checks.filter((c) => c.status === 'failed');
   if (failed.length === 0) return '';
   const ids = [...new Set(failed.map((c) => c.id))];
-  const where = (id: string): string => failed.filter((c) => c.id === id).map((c) => targetLabel(c)).join(', ');
+  const where = (id: string): string =>
+    failed
+      .filter((c) => c.id === id)
+      .map((c) => targetLabel(c))
+      .join(', ');
   return `<p>Failed: ${ids.map((id) => `<b>${esc(id)}</b> (${esc(where(id))})`).join('; ')}</p>`;
 }
 
@@ -122,19 +181,27 @@ export const RESULTS_DIGEST_META = 'ahp-results-sha256';
 
 export function claimPage(r: ClaimResults, acceptance: Acceptance = {}, resultsDigest?: string): string {
   const c = r.claim;
-  const counts = Object.entries(r.counts).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  const counts = Object.entries(r.counts)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
 <p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${failingLine(r)}
 <p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}</p>${
-  r.containment && r.containment.kind !== 'pid-namespace' ? `<p>Containment: ${esc(r.containment.kind)}${r.containment.reason ? ` (${esc(r.containment.reason)})` : ''}: the implementation ran without kernel containment</p>` : ''
-}${resultsDigest ? `<p class="muted">results.json sha256 <code>${esc(resultsDigest)}</code></p>` : ''}</section>`;
+    r.containment && r.containment.kind !== 'pid-namespace'
+      ? `<p>Containment: ${esc(r.containment.kind)}${r.containment.reason ? ` (${esc(r.containment.reason)})` : ''}: the implementation ran without kernel containment</p>`
+      : ''
+  }${resultsDigest ? `<p class="muted">results.json sha256 <code>${esc(resultsDigest)}</code></p>` : ''}</section>`;
   const claimed = `<h2>What was claimed</h2><table><tbody>
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
 <tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
 <tr><th>Claim file</th><td><code>${esc(c.file)}</code></td></tr></tbody></table>`;
-  const targets = `<h2>Verdict per target</h2><table><thead><tr><th>Target</th><th>Verdict</th><th>Passed</th><th>Failed</th><th>Warnings</th><th>Not applicable</th></tr></thead><tbody>${
-    r.targets.map((t) => `<tr><td>${esc(targetLabel(t))}</td><td>${badge(t.verdict)}${t.reason ? ` <span class="muted">${esc(t.reason)}</span>` : ''}</td><td class="c">${t.counts.passed}</td><td class="c">${t.counts.failed}</td><td class="c">${t.counts.warning}</td><td class="c">${t.counts['not-applicable']}</td></tr>`).join('')
-  }</tbody></table>`;
+  const targets = `<h2>Verdict per target</h2><table><thead><tr><th>Target</th><th>Verdict</th><th>Passed</th><th>Failed</th><th>Warnings</th><th>Not applicable</th></tr></thead><tbody>${r.targets
+    .map(
+      (t) =>
+        `<tr><td>${esc(targetLabel(t))}</td><td>${badge(t.verdict)}${t.reason ? ` <span class="muted">${esc(t.reason)}</span>` : ''}</td><td class="c">${t.counts.passed}</td><td class="c">${t.counts.failed}</td><td class="c">${t.counts.warning}</td><td class="c">${t.counts['not-applicable']}</td></tr>`,
+    )
+    .join('')}</tbody></table>`;
   const profiles = [...new Set(r.checks.map((x) => x.profile))].sort();
   const transports = [...new Set(r.checks.map((x) => x.transport))].sort();
   const filters = `<form class="filters" id="filters"><label><input type="checkbox" name="failed"> failed and warnings only</label>
@@ -142,13 +209,26 @@ export function claimPage(r: ClaimResults, acceptance: Acceptance = {}, resultsD
 <label>transport <select name="transport"><option value="">all</option>${transports.map((t) => `<option value="${token(t)}">${esc(t)}</option>`).join('')}</select></label>
 <span class="muted"><span id="shown">${r.checks.length}</span> of ${r.checks.length} checks shown</span></form>`;
   const order = (x: CheckResult): number => SEVERITY.indexOf(x.status);
-  const checks = [...r.checks].sort((a, b) => order(a) - order(b) || a.id.localeCompare(b.id) || targetLabel(a).localeCompare(targetLabel(b)));
+  const checks = [...r.checks].sort(
+    (a, b) => order(a) - order(b) || a.id.localeCompare(b.id) || targetLabel(a).localeCompare(targetLabel(b)),
+  );
   const body = [
-    banner, acceptanceSection(acceptance), claimed, targets,
+    banner,
+    acceptanceSection(acceptance),
+    claimed,
+    targets,
     '<h2>Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
     requirementMatrix(r),
-    '<h2>Checks</h2>', filters,
-    checks.map((x) => checkBlock(r, x, acceptance.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry)).join('\n'),
+    '<h2>Checks</h2>',
+    filters,
+    checks
+      .map((x) => checkBlock(r, x, acceptance.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry))
+      .join('\n'),
   ].join('\n');
-  return page(`${c.implementation.name} ${c.implementation.version}: ${r.verdict}`, body, FILTER_SCRIPT, resultsDigest ? { [RESULTS_DIGEST_META]: resultsDigest } : {});
+  return page(
+    `${c.implementation.name} ${c.implementation.version}: ${r.verdict}`,
+    body,
+    FILTER_SCRIPT,
+    resultsDigest ? { [RESULTS_DIGEST_META]: resultsDigest } : {},
+  );
 }

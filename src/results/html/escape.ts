@@ -1,7 +1,14 @@
 // Everything shown in a report that came from an implementation under test is untrusted:
 // it goes through `esc` (text and attribute values alike), so a deny reason holding
 // <script> or <img onerror> is shown as text and never parsed as markup.
-const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
+const ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+  '`': '&#96;',
+};
 
 export function esc(value: unknown): string {
   return String(value ?? '').replace(/[&<>"'`]/g, (c) => ENTITIES[c]!);

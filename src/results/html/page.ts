@@ -31,11 +31,14 @@ export function page(title: string, body: string, script = '', meta: Record<stri
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
-${Object.entries(meta).map(([k, v]) => `<meta name="${esc(k)}" content="${esc(v)}">\n`).join('')}<title>${esc(title)}</title><style>${STYLE}</style></head>
+${Object.entries(meta)
+  .map(([k, v]) => `<meta name="${esc(k)}" content="${esc(v)}">\n`)
+  .join('')}<title>${esc(title)}</title><style>${STYLE}</style></head>
 <body><main>
 ${body}
 </main>${script ? `<script>${script}</script>` : ''}</body></html>
 `;
 }
 
-export const badge = (status: string, text = status): string => `<span class="s s-${status.replace(/[^a-z-]/g, '')}">${esc(text)}</span>`;
+export const badge = (status: string, text = status): string =>
+  `<span class="s s-${status.replace(/[^a-z-]/g, '')}">${esc(text)}</span>`;
