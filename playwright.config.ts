@@ -8,9 +8,9 @@
 // report; `ahp-conformance merge` runs `playwright merge-reports` with this config again.
 // (The self-tests of this tool use test/playwright.config.ts.)
 import { defineConfig, type ReporterDescription } from '@playwright/test';
-import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { plannedProjects, PLAN_ENV, readPlan, type RunPlan } from './src/engine/plan.js';
+import { defaultWorkers } from './src/engine/playwright.js';
 import { runFolder } from './src/engine/run-folder.js';
 import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV } from './src/engine/shards.js';
 import { checkTimeLimitMs } from './src/timing.js';
@@ -59,11 +59,7 @@ const checkGrep = (ids: readonly string[]): RegExp =>
 export default defineConfig<SuiteOptions>({
   testMatch: '**/*.spec.js',
   fullyParallel: true,
-  // Checks mostly wait on the implementation (a harness certification uses a fraction of a
-  // core), so one worker per core and at least two, not Playwright's half. Waits derive from
-  // the claim and latencies measured in the run (src/timing.ts): more parallelism can slow a
-  // check down, never change its verdict. `run --workers` overrides it.
-  workers: Math.max(2, availableParallelism()),
+  workers: defaultWorkers(),
   forbidOnly: true,
   retries: 0,
   timeout: checkTimeLimitMs(longestDeadline),

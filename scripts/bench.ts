@@ -20,6 +20,7 @@ import { StdioProcess } from '../drivers/stdio.js';
 import { Transcript } from '../drivers/transcript.js';
 import { interceptRequest, toolBeforeEvent, HARMLESS_TOOL } from '../src/checks/probes.js';
 import { packageRoot } from '../src/package-root.js';
+import { defaultWorkers } from '../src/engine/playwright.js';
 import { containment } from '../drivers/containment.js';
 import { CORPUS, corpusNonce, removeBatch, runBatch, runnerPeak } from './hostile-corpus.js';
 
@@ -475,8 +476,8 @@ function peakConcurrency(runs: { start: number; end: number }[]): number {
 }
 
 async function certifySection(): Promise<void> {
-  // Playwright's default (half the cores), unless --workers names it: passed to the run explicitly.
-  const workers = Number(flag('--workers') ?? Math.max(1, Math.floor(cpus().length / 2)));
+  // The runner's default (src/engine/playwright.ts), unless --workers names it: passed to the run explicitly.
+  const workers = Number(flag('--workers') ?? defaultWorkers());
   const repeat = Number(flag('--repeat') ?? 1);
   type Row = { what: string; cert: Certified; bare: number; detail: string };
   const rows: Row[] = [];

@@ -8,12 +8,21 @@
 // terminalText: every control but line feed and tab, and every bidi control, shown escaped.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable, Writable } from 'node:stream';
 import { packageRoot } from '../package-root.js';
 import { ByteTail } from '../../drivers/tail.js';
 import { terminalText } from '../terminal.js';
+
+/**
+ * Workers of a conformance run unless `run --workers` says otherwise: one per core and at
+ * least two, not Playwright's half. Checks mostly wait on the implementation, and every wait
+ * derives from the claim and latencies measured in the run (src/timing.ts), so more
+ * parallelism can slow a check down, never change its verdict.
+ */
+export const defaultWorkers = (): number => Math.max(2, availableParallelism());
 
 export interface PlaywrightExit {
   /** 130 when killed by a signal, -1 when it could not start. */
