@@ -152,9 +152,8 @@ if (want('driver')) {
 if (want('harness-run')) {
   const runs = 10;
   const dir = mkdtempSync(join(tmpdir(), 'ahp-bench-'));
-  const stdioMain = join(root, 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
-  writeFileSync(join(dir, 'script.json'), '{"hooks":{}}');
-  writeFileSync(join(dir, 'wire.jsonl'), '');
+  // The hook's backend is the reference backend: the scripted one reports to the runner's collector.
+  const backendMain = join(root, 'dist', 'reference', 'backend', 'main.js');
   const config = {
     adapterContract: 1,
     registration: {
@@ -165,7 +164,7 @@ if (want('harness-run')) {
           transport: {
             type: 'stdio',
             command: process.execPath,
-            args: [stdioMain, '--run', dir, '--hook', 'a', '--lifecycle', 'persistent'],
+            args: [backendMain, '--transport', 'stdio'],
             lifecycle: 'persistent',
           },
           subscriptions: [
@@ -209,7 +208,7 @@ if (want('harness-run')) {
   ]);
   rmSync(dir, { recursive: true, force: true });
   process.stdout.write(
-    `\n${runs} runs of one intercepted tool call through the reference harness (adapter + scripted stdio backend):\n`,
+    `\n${runs} runs of one intercepted tool call through the reference harness (adapter + reference stdio backend):\n`,
   );
   process.stdout.write(`${'bare node -e 0'.padEnd(44)} ${bareNode.toFixed(0).padStart(7)} ms   1.0x\n`);
   process.stdout.write(
