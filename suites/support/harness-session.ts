@@ -14,7 +14,12 @@ import { launchAdapter, Limiter, type AdapterExit } from '../../drivers/adapter-
 import type { SharedRuns } from '../../drivers/adapter-runs.js';
 import type { Transcript } from '../../drivers/transcript.js';
 import { readUntrustedFile } from '../../drivers/untrusted-file.js';
-import { ScriptedHttpBackend } from '../../drivers/scripted-backend/http-server.js';
+import {
+  endpointFor,
+  stdioBackendArgs,
+  type RunEndpoint,
+  type ScriptedEndpoint,
+} from '../../drivers/scripted-backend/endpoint.js';
 import { WireCollector, type RunLog } from '../../drivers/scripted-backend/collector.js';
 import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../../drivers/scripted-backend/script.js';
 import { implementationEnv } from '../../src/claims/environment.js';
@@ -222,7 +227,15 @@ export class HarnessSession {
     transport: Transport = this.transport,
     startupMs = this.startupMs,
   ): number {
-    return registrationTimeoutMs(wantedMs ?? this.timeoutMs, transport === 'stdio' ? startupMs : undefined);
+    return registrationTimeoutMs(
+      wantedMs ?? this.timeoutMs,
+      endpointFor(transport).needsStartup ? startupMs : undefined,
+    );
+  }
+
+  /** The scripted backend's endpoint for a hook, chosen from its transport. */
+  private endpointOf(hook: HookPlan): ScriptedEndpoint {
+    return endpointFor(hook.transport ?? this.transport);
   }
 
   /** The intercept deadline a run's registration gave a hook (the smallest of its intercept subscriptions). */
@@ -236,7 +249,7 @@ export class HarnessSession {
    * before it builds its script.
    */
   async prepare(): Promise<void> {
-    if (this.transport === 'stdio') await this.measureStartup();
+    if (endpointFor(this.transport).needsStartup) await this.measureStartup();
   }
 
   /** The scripted backend's measured start-up (ms), where a stdio hook made it matter. */
@@ -264,20 +277,15 @@ export class HarnessSession {
     try {
       const child = spawn(
         process.execPath,
-        [
-          STDIO_MAIN,
-          '--collector',
-          collector.address,
-          '--key',
-          log.key,
-          '--hook',
-          'start-up-probe',
-          '--lifecycle',
-          'per_event',
-          '--lifetime-ms',
-          String(START_ALLOWANCE_MS),
-          ...backendWaitArgs(this.timeoutMs),
-        ],
+        stdioBackendArgs({
+          stdioMain: STDIO_MAIN,
+          collectorAddress: collector.address,
+          key: log.key,
+          hook: 'start-up-probe',
+          lifecycle: 'per_event',
+          lifetimeMs: START_ALLOWANCE_MS,
+          waitArgs: backendWaitArgs(this.timeoutMs),
+        }),
         { stdio: ['pipe', 'ignore', 'ignore'] },
       );
       child.on('error', () => undefined);
@@ -307,14 +315,11 @@ export class HarnessSession {
   }
 
   /** The registration for these hooks, pointing at the scripted backends of this run, and the intercept deadline of each hook. */
-  private async registration(
+  private registration(
     hooks: readonly HookPlan[],
-    runDir: string,
-    log: RunLog,
-    lifetimeMs: number,
     startupMs: number | undefined,
-    http: ScriptedHttpBackend | undefined,
-  ): Promise<{ registration: Obj; deadlines: Record<string, number> }> {
+    endpoints: ReadonlyMap<ScriptedEndpoint, RunEndpoint>,
+  ): { registration: Obj; deadlines: Record<string, number> } {
     const entries: Obj[] = [];
     const deadlines: Record<string, number> = {};
     for (const h of hooks) {
@@ -324,34 +329,13 @@ export class HarnessSession {
       );
       const written = subscriptions.flatMap((s) => (s.timeoutMs !== undefined ? [s.timeoutMs] : []));
       if (written.length) deadlines[h.name] = Math.min(...written);
-      let t: Obj;
-      if (transport === 'stdio') {
-        const lifecycle = h.lifecycle ?? this.lifecycle ?? 'persistent';
-        const command = h.missingCommand ? join(runDir, 'no-such-backend') : process.execPath;
-        const collector = (await this.wireCollector()).address;
-        t = {
-          type: 'stdio',
-          command,
-          lifecycle,
-          args: [
-            STDIO_MAIN,
-            '--collector',
-            collector,
-            '--key',
-            log.key,
-            '--hook',
-            h.name,
-            '--lifecycle',
-            lifecycle,
-            '--lifetime-ms',
-            String(lifetimeMs),
-            ...backendWaitArgs(deadlines[h.name] ?? this.timeoutMs),
-            ...(h.extraArgs ?? []),
-          ],
-        };
-      } else {
-        t = { type: 'http', url: http!.url(h.name) };
-      }
+      const t = endpoints.get(this.endpointOf(h))!.transportFor({
+        name: h.name,
+        lifecycle: h.lifecycle ?? this.lifecycle ?? 'persistent',
+        deadlineMs: deadlines[h.name] ?? this.timeoutMs,
+        extraArgs: h.extraArgs,
+        missingCommand: h.missingCommand,
+      });
       entries.push({
         id: hookId(h.name),
         transport: t,
@@ -409,7 +393,7 @@ export class HarnessSession {
     // Every deadline of the run derives from the intercept deadlines written into the
     // registration (src/timing.ts); the start-up measurement they need is taken first, and
     // the run keeps the value it has now (a check may have derived its script's delays from it).
-    if (opts.hooks.some((x) => (x.transport ?? this.transport) === 'stdio') && this.startupMs === undefined)
+    if (opts.hooks.some((x) => this.endpointOf(x).needsStartup) && this.startupMs === undefined)
       await this.measureStartup();
     const startupMs = this.startupMs;
     const running = adapterRuns.run(() => this.execute(h, opts, n, startupMs));
@@ -438,10 +422,8 @@ export class HarnessSession {
     const script = JSON.parse(scriptText) as BackendScript;
     const collector = await this.wireCollector();
     const log = collector.open(script);
-    // The run's own HTTP backend (a loopback server serving only this run's log).
-    const http = opts.hooks.some((x) => (x.transport ?? this.transport) === 'http')
-      ? await ScriptedHttpBackend.start(() => log, this.token)
-      : undefined;
+    // What each transport of the run started for it (an HTTP server of its own), stopped after it.
+    const endpoints = new Map<ScriptedEndpoint, RunEndpoint>();
 
     let started: AdapterExit;
     let registration: unknown;
@@ -462,14 +444,17 @@ export class HarnessSession {
         ),
       );
       const deadlineMs = adapterRunDeadlineMs(longest, toolCount);
-      const valid = await this.registration(
-        opts.hooks,
-        runDir,
+      const endpointRun = {
         log,
-        scriptedBackendLifetimeMs(longest, toolCount),
-        startupMs,
-        http,
-      );
+        runDir,
+        token: this.token,
+        collectorAddress: collector.address,
+        stdioMain: STDIO_MAIN,
+        lifetimeMs: scriptedBackendLifetimeMs(longest, toolCount),
+        waitArgs: backendWaitArgs,
+      };
+      for (const e of new Set(opts.hooks.map((x) => this.endpointOf(x)))) endpoints.set(e, await e.start(endpointRun));
+      const valid = this.registration(opts.hooks, startupMs, endpoints);
       deadlines = valid.deadlines;
       registration = opts.registration ? opts.registration(structuredClone(valid.registration)) : valid.registration;
       const toolStep = (s: ToolStepPlan): Obj => {
@@ -529,7 +514,7 @@ export class HarnessSession {
       );
     } finally {
       collector.forget(log);
-      await http?.close();
+      await Promise.all([...endpoints.values()].map((e) => e.close()));
     }
     const records = [...log.records];
     this.learnStartup(records);
@@ -605,7 +590,7 @@ export class HarnessSession {
     const t0 = records[0]?.t ?? 0;
     for (const r of records) {
       const at = `+${(r.t - t0).toFixed(1)} ms`;
-      const who = `hook ${r.hook}${r.pid !== undefined ? (r.transport === 'stdio' ? ` pid ${r.pid}` : ` request ${r.pid}`) : ''}`;
+      const who = `hook ${r.hook}${r.pid !== undefined ? ` ${endpointFor(r.transport).who(r.pid)}` : ''}`;
       if (r.kind === 'frame') {
         this.transcript.record({
           dir: 'recv',
