@@ -20,7 +20,7 @@ import {
   type RunEndpoint,
   type ScriptedEndpoint,
 } from '../../drivers/scripted-backend/endpoint.js';
-import { WireCollector, type RunLog } from '../../drivers/scripted-backend/collector.js';
+import { WireCollector } from '../../drivers/scripted-backend/collector.js';
 import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../../drivers/scripted-backend/script.js';
 import { implementationEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
