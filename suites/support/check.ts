@@ -187,6 +187,15 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
 
 type CheckBody = (f: Fixtures, info: TestInfo) => Promise<void>;
 
+/** The session of the other role: a check that reaches for it is a defect of the suite. */
+function noSession<T extends object>(role: 'backend' | 'harness'): T {
+  return new Proxy({} as T, {
+    get: () => {
+      throw new Error(`internal: this check has no ${role} session (its catalogue row names another role)`);
+    },
+  });
+}
+
 /**
  * One conformance check, as the arguments of `test(...)`: a spec writes
  * `test(...check('base.unknown-method', async ({ backend, judge }) => { ... }))`, so the
@@ -198,7 +207,9 @@ export function check(
   body: (f: CheckContext) => Promise<void>,
 ): [string, { annotation: { type: string; description: string } }, CheckBody] {
   const spec = checkSpec(id);
-  const run: CheckBody = async ({ claim, target, runFolders, transcript, backend, harness, judge }, info) => {
+  type Context = Omit<CheckContext, 'spec'>;
+  const judged = async (f: Context, info: TestInfo, late: () => BackendSession | undefined): Promise<void> => {
+    const { claim, target, transcript, judge } = f;
     // The plan collected this check for this target; anything else is a defect of the runner.
     if (!applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id)) {
       throw new Error(`internal: ${id} was collected for ${info.project.name}, where it does not apply`);
@@ -207,9 +218,10 @@ export function check(
     if (spec.launches && spec.launches > 1)
       info.setTimeout(info.timeout + extraLaunchesMs(spec.launches, claim.timeoutMs));
     try {
-      await body({ claim, target, runFolders, spec, transcript, backend, harness, judge });
+      await body({ ...f, spec });
       // A reply after timeoutMs was judged on its content; the claim's promise still did not hold.
-      if (backend.late.length) {
+      const backend = late();
+      if (backend?.late.length) {
         const latencies = backend.late
           .map((l) => `${l.ms} ms${l.includesStart ? ' (with the process start-up)' : ''}`)
           .join(', ');
@@ -227,6 +239,21 @@ export function check(
       throw err;
     }
   };
+  // Playwright sets up only the fixtures a test function names: a check gets the session of
+  // its own role, and no other (a session costs a workspace, and a harness one a collector).
+  const run: CheckBody = spec.roles.includes('harness')
+    ? async ({ claim, target, runFolders, transcript, harness, judge }, info) =>
+        judged(
+          { claim, target, runFolders, transcript, harness, judge, backend: noSession('backend') },
+          info,
+          () => undefined,
+        )
+    : async ({ claim, target, runFolders, transcript, backend, judge }, info) =>
+        judged(
+          { claim, target, runFolders, transcript, backend, judge, harness: noSession('harness') },
+          info,
+          () => backend,
+        );
   return [`${id}: ${spec.title}`, { annotation: { type: ANNOTATION.check, description: id } }, run];
 }
 
