@@ -11,6 +11,7 @@ import type { Target } from '../../src/results/model.js';
 import { LaunchError } from '../../drivers/processes.js';
 import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX, type AnnotatedStatus } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';
+import { checkTitle } from '../../src/results/check-title.js';
 import { Transcript } from '../../drivers/transcript.js';
 import { BackendSession } from './backend-session.js';
 import { useContainment, type ContainmentState } from '../../drivers/containment.js';
@@ -254,7 +255,7 @@ export function check(
           info,
           () => backend,
         );
-  return [`${id}: ${spec.title}`, { annotation: { type: ANNOTATION.check, description: id } }, run];
+  return [checkTitle(id, spec.title), { annotation: { type: ANNOTATION.check, description: id } }, run];
 }
 
 export { test };

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { checkSpec } from '../../src/checks/catalogue.js';
+import { checkGrep, escapeRegExp } from '../../src/results/check-title.js';
 import type { CheckResult, ClaimResults } from '../../src/results/model.js';
 import { ROOT } from './paths.js';
 
@@ -26,13 +27,10 @@ export const MATRIX_SCOPE: 'targets' | 'every-check' =
 export const matrixClaim = (implementation: string): string =>
   `the reference ${implementation} passes every check and each fault mode fails ${MATRIX_SCOPE === 'every-check' ? 'exactly its targets' : 'its targets'}`;
 
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** In the targets scope: the grep that keeps the conforming claim whole and each mode's own checks. */
 function targetsGrep(table: FaultTable, modes: readonly string[]): string {
   const perMode = modes.map(
-    (m) =>
-      `(^| )fault-${escapeRe(m)}:\\S* .*(^| )(${[...table.targets(m), ...table.alsoFails(m)].map(escapeRe).join('|')}): `,
+    (m) => `(^| )fault-${escapeRegExp(m)}:\\S* .*${checkGrep([...table.targets(m), ...table.alsoFails(m)])}`,
   );
   return ['(^| )conforming:', ...perMode].join('|');
 }

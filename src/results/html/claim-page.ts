@@ -17,6 +17,7 @@ import {
   type TargetKey,
   type TranscriptLine,
 } from '../model.js';
+import { checkGrep } from '../check-title.js';
 import { esc, escJson, token } from './escape.js';
 import { badge, page } from './page.js';
 
@@ -25,7 +26,7 @@ const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'n
 
 /** The command that reruns one check of one target. */
 export function rerunCommand(r: ClaimResults, c: CheckResult): string {
-  const grep = `${projectName(r.claim.implementation.name, c).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} .*${c.id.replace(/\./g, '\\.')}:`;
+  const grep = checkGrep([c.id], projectName(r.claim.implementation.name, c));
   return `npx ahp-conformance run '${r.claim.file.replace(/'/g, `'\\''`)}' --grep '${grep.replace(/'/g, `'\\''`)}'`;
 }
 
