@@ -13,7 +13,8 @@ import { validateRaw } from '../src/protocol/validator.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join, resolve } from 'node:path';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import YAML from 'yaml';
 import { StdioProcess } from '../drivers/stdio.js';
@@ -308,6 +309,8 @@ interface Certified {
   summary: string;
   checksMs: number;
   failed: string[];
+  /** How many checks each target (Playwright project) ran. */
+  perTarget: number[];
 }
 
 /** Run `ahp-conformance run` on the claim: its wall time, closing line, the sum of its check times and its failures. */
@@ -348,6 +351,14 @@ async function certify(claim: string, workers: number): Promise<Certified> {
     ms,
     summary: out.trim().split('\n').pop() ?? '',
     checksMs: checks.reduce((n, c) => n + (c.durationMs ?? 0), 0),
+    perTarget: [
+      ...checks
+        .reduce((m, c) => {
+          const t = `${c.transport}/${c.lifecycle ?? ''}`;
+          return m.set(t, (m.get(t) ?? 0) + 1);
+        }, new Map<string, number>())
+        .values(),
+    ],
     failed: checks
       .filter((c) => c.status === 'failed')
       .map((c) => `${c.id} (${[c.transport, c.lifecycle].filter(Boolean).join('/')}): ${c.message ?? ''}`),
@@ -435,6 +446,35 @@ async function replay(p: BackendProcess, cwd: string): Promise<void> {
   await exited(child);
 }
 
+/**
+ * Playwright alone: as many projects as the certification had targets, each with as many
+ * empty tests as that target had checks, at the same workers, no reporter. What no runner
+ * built on Playwright can avoid: its start, a worker per project and slot, its dispatch.
+ */
+async function engineFloor(testsPerProject: number[], workers: number): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-bench-floor-'));
+  const testModule = import.meta.resolve('@playwright/test');
+  testsPerProject.forEach((n, i) => {
+    mkdirSync(join(dir, `p${i}`));
+    writeFileSync(
+      join(dir, `p${i}`, 'floor.spec.mjs'),
+      `import { test } from ${JSON.stringify(testModule)};\nfor (let i = 0; i < ${n}; i++) test('t' + i, () => {});\n`,
+    );
+  });
+  const projects = testsPerProject.map((_, i) => ({ name: `p${i}`, testDir: join(dir, `p${i}`) }));
+  writeFileSync(
+    join(dir, 'floor.config.mjs'),
+    `export default ${JSON.stringify({ fullyParallel: true, workers, reporter: 'null', outputDir: join(dir, 'out'), projects })};\n`,
+  );
+  const cli = fileURLToPath(import.meta.resolve('@playwright/test/cli'));
+  const started = performance.now();
+  const child = spawn(process.execPath, [cli, 'test', '-c', join(dir, 'floor.config.mjs')], { stdio: 'ignore' });
+  await exited(child);
+  const ms = performance.now() - started;
+  rmSync(dir, { recursive: true, force: true });
+  return ms;
+}
+
 /** Greedy list scheduling of the runs, in their traced start order, on `width` slots. */
 function makespan(durations: number[], width: number): number {
   const slots = Array.from({ length: width }, () => 0);
@@ -478,7 +518,7 @@ async function certifySection(): Promise<void> {
   // The runner's default (src/engine/playwright.ts), unless --workers names it: passed to the run explicitly.
   const workers = Number(flag('--workers') ?? defaultWorkers());
   const repeat = Number(flag('--repeat') ?? 1);
-  type Row = { what: string; cert: Certified; bare: number; detail: string };
+  type Row = { what: string; cert: Certified; bare: number; floor: number; detail: string };
   const rows: Row[] = [];
   process.stdout.write(`\ncertification against its bare baseline, --workers ${workers}, ${repeat} time(s) each:\n`);
   for (let r = 0; r < repeat; r++) {
@@ -502,6 +542,7 @@ async function certifySection(): Promise<void> {
         what: 'reference backend',
         cert,
         bare,
+        floor: await engineFloor(cert.perTarget, workers),
         detail: `replayed ${count('stdio')} and ${count('http')} process starts`,
       });
     }
@@ -527,6 +568,7 @@ async function certifySection(): Promise<void> {
         what: 'reference harness',
         cert,
         bare: busy(runs),
+        floor: await engineFloor(cert.perTarget, workers),
         detail:
           `some adapter alive, ${runs.length} runs${traced.length > runs.length ? ` (+${traced.length - runs.length} without an exit)` : ''}, ` +
           `${sec1(sum)} in all, at most ${peak} at once; makespan on ${workers} slot(s) ${sec1(makespan(durations, workers))}` +
@@ -536,11 +578,12 @@ async function certifySection(): Promise<void> {
   }
   const sec = (ms: number): string => `${(ms / 1000).toFixed(1)} s`.padStart(8);
   process.stdout.write(
-    `${'certification'.padEnd(18)} ${'wall'.padStart(8)} ${'checks'.padStart(8)} ${'bare'.padStart(8)} ${'ratio'.padStart(6)}  the bare work\n`,
+    `${'certification'.padEnd(18)} ${'wall'.padStart(8)} ${'checks'.padStart(8)} ${'bare'.padStart(8)} ${'ratio'.padStart(6)} ${'floor'.padStart(8)} ${'least'.padStart(6)}  the bare work\n`,
   );
+  const x = (n: number): string => `${n.toFixed(2)}x`.padStart(6);
   for (const r of rows) {
     process.stdout.write(
-      `${r.what.padEnd(18)} ${sec(r.cert.ms)} ${sec(r.cert.checksMs)} ${sec(r.bare)} ${`${(r.cert.ms / r.bare).toFixed(2)}x`.padStart(6)}  ${r.detail}\n`,
+      `${r.what.padEnd(18)} ${sec(r.cert.ms)} ${sec(r.cert.checksMs)} ${sec(r.bare)} ${x(r.cert.ms / r.bare)} ${sec(r.floor)} ${x((r.floor + r.bare) / r.bare)}  ${r.detail}\n`,
     );
     if (r.cert.failed.length > 0 || !/: conformant /.test(r.cert.summary)) {
       process.stdout.write(
@@ -557,9 +600,10 @@ async function certifySection(): Promise<void> {
       `spread over ${repeat} runs: ${spread('reference backend')}; ${spread('reference harness')}\n`,
     );
   process.stdout.write(
-    `(checks: the sum of the check times in results.json; load average now ${loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')})\n`,
+    `(checks: the sum of the check times in results.json; floor: Playwright alone, the same projects of empty tests;\n` +
+      ` least: (floor + bare) / bare, the ratio of a runner that added nothing to Playwright; load average now ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')})\n`,
   );
 }
 

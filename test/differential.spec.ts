@@ -2,6 +2,9 @@
 // published schemas, not only on the visible fixtures but on a large, deterministic
 // family of single-place mutants of each of them (see test/support/mutate.ts).
 //
+// Our fast validators precompiled at build time (src/protocol/precompiled.ts) are also
+// compared with the same schemas compiled at run time.
+//
 // Only the boolean verdicts of the two schema layers are compared (the ajv validate
 // functions of `ourSchemas().forKind()` and `snapshotSchemas().forKind()`); the semantic
 // rules beyond the schemas are applied identically to both sides elsewhere and are not
@@ -12,7 +15,14 @@ import { test, expect } from '@playwright/test';
 import { frameFixture } from '../src/fixtures/framing.js';
 import { kindForUpstreamFile } from '../src/protocol/kinds.js';
 import { wireSchemas } from '../src/protocol/schema-build/index.js';
-import { ourSchemas, snapshotSchemas, type ErrorObject, type ValidateFunction } from '../src/protocol/schema-set.js';
+import { loadFastValidators } from '../src/protocol/precompiled.js';
+import {
+  compileOurSchemas,
+  ourSchemas,
+  snapshotSchemas,
+  type ErrorObject,
+  type ValidateFunction,
+} from '../src/protocol/schema-set.js';
 import {
   collectStringPool,
   mutantsOf,
@@ -174,6 +184,10 @@ test.describe('differential: our schemas vs the snapshot schemas on fixture muta
       const { mutants: planned, total, judgements: totalJudgements } = thePlan();
       const ours = ourSchemas();
       const theirs = snapshotSchemas(SPEC_DIR);
+      // Ours judge with the validators precompiled at build time; the same schemas compiled
+      // at run time must agree with them on every mutant.
+      expect(loadFastValidators(), 'npm run build precompiled our fast validators').toBeDefined();
+      const runTime = compileOurSchemas();
 
       const lines: string[] = [];
       let mutants = 0;
@@ -186,6 +200,10 @@ test.describe('differential: our schemas vs the snapshot schemas on fixture muta
             judgements++;
             const a = ours.isValid(kind, m.value);
             const b = theirs.isValid(kind, m.value);
+            if (runTime.isValid(kind, m.value) !== a)
+              lines.push(
+                `case ${c.id} | at ${m.pointer || '(root)'}: ${m.op} | kind ${kind} | precompiled ${verdict(a)}, compiled at run time ${verdict(!a)}`,
+              );
             if (a === b) {
               if (a) bothValid++;
               continue;

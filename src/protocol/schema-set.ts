@@ -4,9 +4,12 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import standalone from 'ajv/dist/standalone/index.js';
+import { _ } from 'ajv/dist/compile/codegen/index.js';
 import { isDateTime, isUri } from './formats.js';
 import { parseJsonBytes } from './json.js';
-import { kindEntry, type KindEntry } from './kinds.js';
+import { kindEntry, KINDS, type KindEntry } from './kinds.js';
+import { loadFastValidators, type FastValidators } from './precompiled.js';
 import { SCHEMA_BASE, wireSchemas } from './schema-build/index.js';
 
 type AjvInstance = InstanceType<typeof Ajv2020>;
@@ -51,7 +54,7 @@ function indexNodes(index: NodeIndex, node: unknown, uri: string, pointer: strin
  */
 type Mode = 'fast' | 'explain';
 
-function newAjv(strict: boolean, mode: Mode): AjvInstance {
+function newAjv(strict: boolean, mode: Mode, code: Record<string, unknown> = {}): AjvInstance {
   return new Ajv2020({
     // Our own documents are checked against the meta-schema by the self-tests, not at every start.
     validateSchema: !strict,
@@ -72,7 +75,7 @@ function newAjv(strict: boolean, mode: Mode): AjvInstance {
     // Compiling fast matters more than the last percent of validation speed: a per_event
     // backend or a short run compiles once and validates a handful of messages.
     inlineRefs: false,
-    code: { optimize: false },
+    code: { optimize: false, ...code },
   });
 }
 
@@ -85,6 +88,7 @@ class CompiledSet implements SchemaSet {
     strict: boolean,
     private readonly base: string,
     private readonly side: 'ours' | 'upstream',
+    private readonly precompiled?: FastValidators,
   ) {
     this.ajv = { fast: newAjv(strict, 'fast'), explain: newAjv(strict, 'explain') };
   }
@@ -99,7 +103,11 @@ class CompiledSet implements SchemaSet {
   private at(uri: string, mode: Mode): ValidateFunction {
     const cached = this.cache[mode].get(uri);
     if (cached) return cached;
-    let fn: ValidateFunction | undefined;
+    let fn: ValidateFunction | undefined = mode === 'fast' ? this.precompiled?.[uri] : undefined;
+    if (fn) {
+      this.cache[mode].set(uri, fn);
+      return fn;
+    }
     try {
       fn = this.ajv[mode].getSchema(uri);
     } catch (err) {
@@ -183,15 +191,34 @@ class CompiledSet implements SchemaSet {
 }
 
 let ours: SchemaSet | undefined;
+function ourSet(precompiled?: FastValidators): CompiledSet {
+  const set = new CompiledSet('ours', true, SCHEMA_BASE, 'ours', precompiled);
+  for (const doc of Object.values(wireSchemas())) set.add(doc);
+  return set;
+}
 
-/** Our wire schemas, compiled once per process. */
+/** Our wire schemas compiled now, every validator at run time (the self-tests compare the two). */
+export function compileOurSchemas(): SchemaSet {
+  return ourSet();
+}
+
+/** Our wire schemas, compiled once per process (the fast validators precompiled when available). */
 export function ourSchemas(): SchemaSet {
-  if (!ours) {
-    const set = new CompiledSet('ours', true, SCHEMA_BASE, 'ours');
-    for (const doc of Object.values(wireSchemas())) set.add(doc);
-    ours = set;
-  }
+  ours ??= ourSet(loadFastValidators());
   return ours;
+}
+
+/**
+ * The fast validators of every kind as one CommonJS module body (Ajv's standalone code) that
+ * reads the custom formats from a variable `ahpFormats`. Compiled the same way as at run time,
+ * so the precompiled functions give the same verdicts (a self-test compares them).
+ */
+export function fastValidatorsCode(): string {
+  const ajv = newAjv(true, 'fast', { source: true, formats: _`ahpFormats` });
+  for (const doc of Object.values(wireSchemas())) ajv.addSchema(doc);
+  const uris = [...new Set(KINDS.map((k) => SCHEMA_BASE + k.ours))];
+  // A CommonJS module whose default export TypeScript sees as the namespace.
+  return standalone.default(ajv, Object.fromEntries(uris.map((u) => [u, u])));
 }
 
 const snapshots = new Map<string, SchemaSet>();

@@ -1,6 +1,6 @@
 // The reference backend (reference/backend): the handler's conforming replies rule by
 // rule, every fault mode changing exactly the replies it is meant to change, and the
-// compiled program over stdio and HTTP. Build first: `npx tsc -p tsconfig.json`.
+// compiled program over stdio and HTTP. Build first: `npm run build`.
 import { test, expect } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -832,7 +832,7 @@ interface Exit {
 }
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  expect(existsSync(MAIN), `${MAIN} is missing: run npx tsc -p tsconfig.json first`).toBe(true);
+  expect(existsSync(MAIN), `${MAIN} is missing: run npm run build first`).toBe(true);
   return spawn(process.execPath, [MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },

@@ -2,7 +2,7 @@
 // builds are schema-valid, an invalid registration is refused before anything starts,
 // a scenario against a tiny persistent stdio backend ends with the right markers and
 // report, and the command line accepts every fault mode. Build first:
-// `npx tsc -p tsconfig.json`.
+// `npm run build`.
 import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
