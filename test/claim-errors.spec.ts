@@ -63,6 +63,16 @@ const cases: [string, string, RegExp][] = [
     backend(stdio(', colour: blue')),
     /: backend\.stdio\.colour is not a claim field \(fields here: command, args, lifecycles, lifecycle, cwd, env, passEnv\)$/,
   ],
+  [
+    'a single transport not written as a list',
+    backend().replace('transports: [stdio, http]', 'transports: stdio'),
+    /: transports must be a list: write \[stdio\]$/,
+  ],
+  [
+    'an empty version',
+    backend().replace('version: "1.0.0"', 'version:'),
+    /: implementation\.version is empty; it must be a string$/,
+  ],
   ['a missing top-level field', backend().replace(/^implementation:.*\n/, ''), /: implementation is missing$/],
   [
     'a near-miss role',
@@ -134,7 +144,7 @@ for (const [name, claim, line] of cases) {
   });
 }
 
-test('every problem of a file at once: one line each, exit 2, nothing launched', () => {
+test("every problem of a file at once, in the file's order: one line each, exit 2, nothing launched", () => {
   const claim = backend(stdio(', colour: blue'), http('--port, $PORT', 'http://127.0.0.1:{port}/hooks'))
     .replace('version: "1.0.0"', 'version: 2')
     .replace('profiles:', 'timeout: 300\nprofiles:');
@@ -143,8 +153,8 @@ test('every problem of a file at once: one line each, exit 2, nothing launched',
   expect(r.launched).toBe(false);
   const lines = r.err.trim().split('\n');
   expect(lines).toEqual([
-    expect.stringMatching(/claim\.yaml: timeout is not a claim field; did you mean timeoutMs\?$/),
     expect.stringMatching(/claim\.yaml: implementation\.version must be a string, .* write "2" in quotes$/),
+    expect.stringMatching(/claim\.yaml: timeout is not a claim field; did you mean timeoutMs\?$/),
     expect.stringMatching(/claim\.yaml: backend\.stdio\.colour is not a claim field/),
   ]);
   // Once the schema's problems are fixed, the launch problems all come at once too.

@@ -106,12 +106,6 @@ export function implementationProblems(raw: unknown): { field: 'name' | 'version
   return found;
 }
 
-/** {@link implementationProblems} as a {@link ClaimLimitError}. */
-export function checkImplementation(raw: unknown): void {
-  const found = implementationProblems(raw);
-  if (found.length) throw new ClaimLimitError(found.map((f) => f.line));
-}
-
 /** The claim file's text: a regular file of at most MAX_CLAIM_BYTES, never read past that. */
 export function readClaimText(path: string): string {
   let fd: number;
@@ -147,6 +141,8 @@ export function readClaimText(path: string): string {
 export interface ParsedClaim {
   data: unknown;
   sourceAt(path: readonly (string | number)[]): string | undefined;
+  /** Where the value at `path` starts in the text, or its nearest written parent's (0: the top). */
+  offsetAt(path: readonly (string | number)[]): number;
 }
 
 /**
@@ -181,6 +177,17 @@ export function parseClaim(text: string): ParsedClaim {
   }
   return {
     data,
+    offsetAt(path) {
+      for (let n = path.length; n > 0; n--) {
+        try {
+          const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+          if (node?.range) return node.range[0];
+        } catch {
+          // Not a collection on the way: try the parent.
+        }
+      }
+      return 0;
+    },
     sourceAt(path) {
       try {
         const node = doc.getIn(path, true) as { source?: unknown } | undefined;

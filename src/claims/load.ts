@@ -120,6 +120,35 @@ const NEEDED_BLOCK: Record<string, string> = {
   'backend.http': 'transport http is claimed but backend.http (url) is missing',
 };
 
+const A_TYPE: Record<string, string> = {
+  string: 'a string',
+  array: 'a list, such as [a, b]',
+  object: 'a block of fields',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
+/** Why a value is not of the type a field needs, with the fix where YAML misled the writer. */
+function typeProblem(type: string, data: unknown, written: string | undefined): string {
+  const want = A_TYPE[type] ?? type;
+  // YAML reads 1.0, 2 and true as a number or a boolean: the fix is quotes.
+  if (type === 'string' && (typeof data === 'number' || typeof data === 'boolean')) {
+    const text = written ?? String(data);
+    return `must be a string, and YAML reads ${text} as a ${typeof data}: write "${text}" in quotes`;
+  }
+  if (data === null) return `is empty; it must be ${want}`;
+  if (type === 'array' && (typeof data === 'string' || typeof data === 'number'))
+    return `must be a list: write [${written ?? String(data)}]`;
+  return `must be ${want}`;
+}
+
+/** A problem's line and where in the file it is, to list a file's problems in its order. */
+interface Located {
+  line: string;
+  offset: number;
+}
+
 /**
  * The schema's errors as claim lines, all of them, without the noise Ajv adds around them:
  * the `if` that chose a `then`, the branches of a `oneOf` (one line for the whole), the
@@ -130,20 +159,23 @@ function schemaProblems(
   errors: readonly ErrorObject[],
   parsed: ParsedClaim,
   role: unknown,
-): { plain: string[]; conditional: string[] } {
-  const plain: string[] = [];
+): { plain: Located[]; conditional: string[] } {
+  const plain: Located[] = [];
   const conditional: string[] = [];
+  const add = (at: readonly (string | number)[], line: string): number =>
+    plain.push({ line, offset: parsed.offsetAt(at) });
   const alternatives = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf');
   const insideAlternative = (e: ErrorObject): boolean =>
     alternatives.some((a) => a !== e && e.schemaPath.startsWith(`${a.schemaPath}/`));
   for (const e of errors) {
     if (e.keyword === 'if' || e.keyword === 'propertyNames' || insideAlternative(e)) continue;
     const path = segments(e.instancePath);
+    const at = e.keyword === 'additionalProperties' ? [...path, String(e.params.additionalProperty)] : path;
     if (e.keyword === 'required') {
       const missing = [...path, String(e.params.missingProperty)];
       const name = fieldName(missing);
       if (!e.schemaPath.startsWith('#/allOf/')) {
-        plain.push(`${name} is missing`);
+        add(at, `${name} is missing`);
       } else if (name === 'harness') {
         conditional.push(`harness is missing: role ${String(role)} needs it (harness.command, the adapter to start)`);
       } else if (name !== 'backend') {
@@ -160,40 +192,37 @@ function schemaProblems(
       const extra = String(e.params.additionalProperty);
       const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
       const hint = didYouMean(extra, known);
-      plain.push(
+      add(
+        at,
         `${fieldName([...path, extra])} is not a claim field` +
           (hint ? `; did you mean ${hint}?` : known.length ? ` (fields here: ${known.join(', ')})` : ''),
       );
     } else if (e.keyword === 'enum' || e.keyword === 'const') {
       const allowed = ((e.params.allowedValues as unknown[] | undefined) ?? [e.params.allowedValue]).map(String);
       const hint = typeof e.data === 'string' ? didYouMean(e.data, allowed) : undefined;
-      plain.push(
+      add(
+        at,
         `${name} is ${JSON.stringify(e.data)}; it must be ${allowed.length > 1 ? 'one of ' : ''}${allowed.join(', ')}` +
           (hint ? ` (did you mean ${hint}?)` : ''),
       );
     } else if (e.keyword === 'oneOf' || e.keyword === 'anyOf') {
       const branches = errors.filter((b) => b.schemaPath.startsWith(`${e.schemaPath}/`) && b.keyword === 'enum');
       const allowed = [...new Set(branches.flatMap((b) => (b.params.allowedValues as unknown[]).map(String)))];
-      plain.push(
+      add(
+        at,
         allowed.length
           ? `${name} is ${JSON.stringify(e.data)}; it must be one of ${allowed.join(', ')}, or a list of them`
           : `${name} ${String(e.message)}`,
       );
-    } else if (e.keyword === 'type' && e.params.type === 'string' && ['number', 'boolean'].includes(typeof e.data)) {
-      // YAML reads 1.0, 2 and yes as a number or a boolean: the fix is quotes.
-      const written = parsed.sourceAt(path) ?? String(e.data);
-      plain.push(
-        `${name} must be a string, and YAML reads ${written} as a ${typeof e.data}: write "${written}" in quotes`,
-      );
+    } else if (e.keyword === 'type') {
+      add(at, `${name} ${typeProblem(String(e.params.type), e.data, parsed.sourceAt(path))}`);
     } else if (e.keyword === 'pattern' && e.propertyName !== undefined) {
-      plain.push(
-        `${name}: "${e.propertyName}" is not a variable name (letters, digits and _, not starting with a digit)`,
-      );
+      add(at, `${name}: "${e.propertyName}" is not a variable name (letters, digits and _, not starting with a digit)`);
     } else {
-      plain.push(`${name} ${String(e.message)}`);
+      add(at, `${name} ${String(e.message)}`);
     }
   }
-  return { plain: [...new Set(plain)], conditional: [...new Set(conditional)] };
+  return { plain, conditional: [...new Set(conditional)] };
 }
 
 /** Resolve a command as the claim format says: with a '/', relative to the claim; else on PATH. */
@@ -394,7 +423,9 @@ export function loadClaim(file: string): ClaimOutcome {
     : schemaProblems(validate.errors!, parsed, role);
   // The name and version rules are in the schema too; the limits' lines say why.
   const said = implementation.map((p) => `implementation.${p.field}`);
-  const schemaLines = plain.filter((l) => !said.some((f) => l.startsWith(`${f} `) || l.startsWith(`${f}:`)));
+  const schemaLines = plain.filter(
+    ({ line }) => !said.some((f) => line.startsWith(`${f} `) || line.startsWith(`${f}:`)),
+  );
   const c = raw as {
     implementation: { name: string; version: string };
     role: Role | 'both';
@@ -405,14 +436,20 @@ export function loadClaim(file: string): ClaimOutcome {
     harness?: RawHarness;
   };
   const profiles = Array.isArray(c.profiles) ? c.profiles.filter((p) => typeof p === 'string') : [];
-  const unknown = profiles
-    .filter((p) => !(CAPABILITY_PROFILES as readonly string[]).includes(p) && !['base', 'stdio', 'http'].includes(p))
-    .map((p) => {
-      const hint = didYouMean(p, CAPABILITY_PROFILES);
-      return `profiles: unknown profile "${p}" (${hint ? `did you mean ${hint}? ` : ''}capability profiles: ${CAPABILITY_PROFILES.join(', ')})`;
-    });
-  const early = [...implementation.map((p) => p.line), ...schemaLines, ...unknown];
-  if (early.length) return refuse([...early, ...conditional]);
+  const unknown = profiles.flatMap((p, i): Located[] => {
+    if ((CAPABILITY_PROFILES as readonly string[]).includes(p) || ['base', 'stdio', 'http'].includes(p)) return [];
+    const hint = didYouMean(p, CAPABILITY_PROFILES);
+    const line = `profiles: unknown profile "${p}" (${hint ? `did you mean ${hint}? ` : ''}capability profiles: ${CAPABILITY_PROFILES.join(', ')})`;
+    return [{ line, offset: parsed.offsetAt(['profiles', i]) }];
+  });
+  const early = [
+    ...implementation.map((p) => ({ line: p.line, offset: parsed.offsetAt(['implementation', p.field]) })),
+    ...schemaLines,
+    ...unknown,
+  ];
+  // In the file's order (a stable sort: one place's problems keep the schema's order).
+  early.sort((a, b) => a.offset - b.offset);
+  if (early.length) return refuse([...early.map((p) => p.line), ...conditional]);
 
   const transports = c.transports ?? [];
   const capability = profiles.filter((p) => (CAPABILITY_PROFILES as readonly string[]).includes(p));
