@@ -191,3 +191,28 @@ test('an incomplete claim names only what is missing', () => {
     expect(r.launched).toBe(false);
   }
 });
+
+test('a claim that quotes a huge value or field name is still one short line', () => {
+  for (const claim of [
+    backend().replace('role: backend', `role: ${'x'.repeat(5000)}`),
+    backend().replace('profiles:', `${'k'.repeat(5000)}: 1\nprofiles:`),
+    backend().replace('[tool-interception]', `[tool-interception, ${'p'.repeat(5000)}]`),
+  ]) {
+    const r = run(claim);
+    expect(r.code).toBe(2);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.err.length).toBeLessThan(400);
+  }
+});
+
+test('an empty claim file or a claim that is not a block of fields: one line, exit 2', () => {
+  for (const [text, line] of [
+    ['', /claim\.yaml: the claim is empty; it must be a block of fields$/],
+    ['just text\n', /claim\.yaml: the claim must be a block of fields$/],
+  ] as const) {
+    const r = run(text);
+    expect(r.code).toBe(2);
+    expect(r.err.trim()).toMatch(line);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+  }
+});

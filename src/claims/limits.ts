@@ -82,7 +82,7 @@ export function versionProblem(version: string): string | undefined {
 }
 
 /** A claim's text shown in a one-line message: quoted, cut short, all but printable ASCII escaped. */
-const quoted = (s: string): string =>
+export const quoted = (s: string): string =>
   JSON.stringify([...s].length > 60 ? `${[...s].slice(0, 60).join('')}...` : s).replace(
     /[^\x20-\x7e]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,

@@ -7,7 +7,14 @@ import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { findOnPath } from '../../drivers/processes.js';
-import { ClaimLimitError, implementationProblems, parseClaim, readClaimText, type ParsedClaim } from './limits.js';
+import {
+  ClaimLimitError,
+  implementationProblems,
+  parseClaim,
+  quoted,
+  readClaimText,
+  type ParsedClaim,
+} from './limits.js';
 import { checkPlaceholders, portLookalike } from './placeholders.js';
 import { didYouMean } from './near-miss.js';
 import { RUNNER_ENV } from './environment.js';
@@ -109,7 +116,7 @@ const segments = (pointer: string): (string | number)[] =>
         .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 
 /** Segments as a claim field: backend, http, args, 2 → `backend.http.args[2]`. */
-export const fieldName = (path: readonly (string | number)[]): string =>
+const fieldName = (path: readonly (string | number)[]): string =>
   path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
 class ClaimProblem extends Error {}
@@ -142,6 +149,13 @@ function typeProblem(type: string, data: unknown, written: string | undefined): 
     return `must be a list: write [${written ?? String(data)}]`;
   return `must be ${want}`;
 }
+
+/** A value of the claim as a message shows it: JSON, cut short (a claim may hold anything). */
+const shownValue = (data: unknown): string => {
+  if (typeof data === 'string') return quoted(data);
+  const json = JSON.stringify(data) ?? String(data);
+  return json.length > 60 ? `${json.slice(0, 60)}...` : json;
+};
 
 /** A problem's line and where in the file it is, to list a file's problems in its order. */
 interface Located {
@@ -182,19 +196,22 @@ function schemaProblems(
         // A missing backend block is reported as each claimed transport's missing block.
         conditional.push(`${name}: ${NEEDED_BLOCK[name] ?? 'is missing'}`);
       } else {
-        const transports = e.schemaPath.startsWith('#/allOf/1/') ? 'backend.stdio' : 'backend.http';
-        conditional.push(`${transports}: ${NEEDED_BLOCK[transports]}`);
+        // The `then` that requires the backend names the transport's block it requires in it.
+        const then = e.parentSchema as { properties?: { backend?: { required?: string[] } } } | undefined;
+        const block = `backend.${then?.properties?.backend?.required?.[0] ?? ''}`;
+        conditional.push(`${block}: ${NEEDED_BLOCK[block] ?? 'is missing'}`);
       }
       continue;
     }
     const name = fieldName(path) || 'the claim';
     if (e.keyword === 'additionalProperties') {
       const extra = String(e.params.additionalProperty);
+      const shownExtra = /^[A-Za-z0-9_.-]{1,60}$/.test(extra) ? extra : quoted(extra);
       const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
       const hint = didYouMean(extra, known);
       add(
         at,
-        `${fieldName([...path, extra])} is not a claim field` +
+        `${fieldName([...path, shownExtra])} is not a claim field` +
           (hint ? `; did you mean ${hint}?` : known.length ? ` (fields here: ${known.join(', ')})` : ''),
       );
     } else if (e.keyword === 'enum' || e.keyword === 'const') {
@@ -202,7 +219,7 @@ function schemaProblems(
       const hint = typeof e.data === 'string' ? didYouMean(e.data, allowed) : undefined;
       add(
         at,
-        `${name} is ${JSON.stringify(e.data)}; it must be ${allowed.length > 1 ? 'one of ' : ''}${allowed.join(', ')}` +
+        `${name} is ${shownValue(e.data)}; it must be ${allowed.length > 1 ? 'one of ' : ''}${allowed.join(', ')}` +
           (hint ? ` (did you mean ${hint}?)` : ''),
       );
     } else if (e.keyword === 'oneOf' || e.keyword === 'anyOf') {
@@ -211,13 +228,16 @@ function schemaProblems(
       add(
         at,
         allowed.length
-          ? `${name} is ${JSON.stringify(e.data)}; it must be one of ${allowed.join(', ')}, or a list of them`
+          ? `${name} is ${shownValue(e.data)}; it must be one of ${allowed.join(', ')}, or a list of them`
           : `${name} ${String(e.message)}`,
       );
     } else if (e.keyword === 'type') {
       add(at, `${name} ${typeProblem(String(e.params.type), e.data, parsed.sourceAt(path))}`);
     } else if (e.keyword === 'pattern' && e.propertyName !== undefined) {
-      add(at, `${name}: "${e.propertyName}" is not a variable name (letters, digits and _, not starting with a digit)`);
+      add(
+        at,
+        `${name}: ${quoted(e.propertyName)} is not a variable name (letters, digits and _, not starting with a digit)`,
+      );
     } else {
       add(at, `${name} ${String(e.message)}`);
     }
@@ -352,7 +372,10 @@ function resolveBackend(
     } else {
       const h = b?.http;
       if (!h) continue;
-      const url = attempt(() => checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`) ?? h.url);
+      const url = attempt(() => {
+        checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`);
+        return h.url;
+      });
       const token = attempt(() => {
         if (h.auth && !process.env[h.auth.tokenEnv])
           throw new ClaimProblem(`${where}.auth.tokenEnv: environment variable ${h.auth.tokenEnv} is not set`);
@@ -435,11 +458,11 @@ export function loadClaim(file: string): ClaimOutcome {
     backend?: RawBackend;
     harness?: RawHarness;
   };
-  const profiles = Array.isArray(c.profiles) ? c.profiles.filter((p) => typeof p === 'string') : [];
+  const profiles = Array.isArray(c?.profiles) ? c.profiles.filter((p) => typeof p === 'string') : [];
   const unknown = profiles.flatMap((p, i): Located[] => {
     if ((CAPABILITY_PROFILES as readonly string[]).includes(p) || ['base', 'stdio', 'http'].includes(p)) return [];
     const hint = didYouMean(p, CAPABILITY_PROFILES);
-    const line = `profiles: unknown profile "${p}" (${hint ? `did you mean ${hint}? ` : ''}capability profiles: ${CAPABILITY_PROFILES.join(', ')})`;
+    const line = `profiles: unknown profile ${quoted(p)} (${hint ? `did you mean ${hint}? ` : ''}capability profiles: ${CAPABILITY_PROFILES.join(', ')})`;
     return [{ line, offset: parsed.offsetAt(['profiles', i]) }];
   });
   const early = [
