@@ -400,7 +400,7 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
     backend: {
       http: {
         command: process.execPath,
-        args: ['-e', 'require("fs").writeFileSync("launched", "")'],
+        args: ['-e', 'require("fs").writeFileSync("launched", "")', '{port}'],
         url: 'http://127.0.0.1:{port}/ahp',
         auth: { type: 'bearer', tokenEnv },
       },

@@ -64,7 +64,7 @@ test.describe('claim errors', () => {
     [
       'a wrong role',
       'implementation: { name: demo, version: 1.0.0 }\nrole: middleware\n',
-      /role must be equal to one of the allowed values/,
+      /role is "middleware"; it must be one of harness, backend, both/,
     ],
     [
       'plain http to a remote host',

@@ -6,7 +6,15 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 
-export class ClaimLimitError extends Error {}
+/** One or more problems, each one line; `message` is the first. */
+export class ClaimLimitError extends Error {
+  readonly problems: string[];
+  constructor(problems: string | string[]) {
+    const list = typeof problems === 'string' ? [problems] : problems;
+    super(list[0]);
+    this.problems = list;
+  }
+}
 
 /** A claim file is a page of YAML; anything larger is refused before it is parsed. */
 export const MAX_CLAIM_BYTES = 1024 * 1024;
@@ -74,25 +82,28 @@ export function versionProblem(version: string): string | undefined {
 }
 
 /** A claim's text shown in a one-line message: quoted, cut short, all but printable ASCII escaped. */
-const quoted = (s: string): string =>
+export const quoted = (s: string): string =>
   JSON.stringify([...s].length > 60 ? `${[...s].slice(0, 60).join('')}...` : s).replace(
     /[^\x20-\x7e]/g,
     (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 
 /**
- * Refuse an implementation name that cannot be a report folder and a version that is not
- * one line of printable text. Runs before the schema check, for a message that says why;
- * the schema holds the same rules for editors.
+ * Why the implementation name cannot be a report folder or the version is not one line of
+ * printable text, one line each (empty: neither). Runs before the schema check, for a message
+ * that says why; the schema holds the same rules for editors.
  */
-export function checkImplementation(raw: unknown): void {
+export function implementationProblems(raw: unknown): { field: 'name' | 'version'; line: string }[] {
   const impl = (raw as { implementation?: unknown } | null)?.implementation as
     { name?: unknown; version?: unknown } | null | undefined;
-  if (typeof impl !== 'object' || impl === null) return;
+  if (typeof impl !== 'object' || impl === null) return [];
+  const found: { field: 'name' | 'version'; line: string }[] = [];
   const name = typeof impl.name === 'string' ? nameProblem(impl.name) : undefined;
-  if (name) throw new ClaimLimitError(`implementation.name: ${quoted(impl.name as string)} ${name}`);
+  if (name) found.push({ field: 'name', line: `implementation.name: ${quoted(impl.name as string)} ${name}` });
   const version = typeof impl.version === 'string' ? versionProblem(impl.version) : undefined;
-  if (version) throw new ClaimLimitError(`implementation.version: ${quoted(impl.version as string)} ${version}`);
+  if (version)
+    found.push({ field: 'version', line: `implementation.version: ${quoted(impl.version as string)} ${version}` });
+  return found;
 }
 
 /** The claim file's text: a regular file of at most MAX_CLAIM_BYTES, never read past that. */
@@ -126,12 +137,19 @@ export function readClaimText(path: string): string {
   }
 }
 
+/** A claim's YAML: the data, and the text a value was written as (for hints such as "quote 1.0"). */
+export interface ParsedClaim {
+  data: unknown;
+  sourceAt(path: readonly (string | number)[]): string | undefined;
+  /** Where the value at `path` starts in the text, or its nearest written parent's (0: the top). */
+  offsetAt(path: readonly (string | number)[]): number;
+}
+
 /**
- * The claim's YAML as plain data. A YAML error is one line with its position; an alias bomb
- * (aliases that expand past MAX_ALIAS_COUNT) and any other failure to build the data (deep
- * nesting, a parser bug) are one line too, never an exception.
+ * The claim's YAML as plain data. A YAML error is one line with its position; an alias bomb (aliases that expand past MAX_ALIAS_COUNT) and any other failure to
+ * build the data (deep nesting, a parser bug) are one line too, never an exception.
  */
-export function parseClaimYaml(text: string): unknown {
+export function parseClaim(text: string): ParsedClaim {
   let doc: ReturnType<typeof parseDocument>;
   try {
     // prettyErrors gives line and column positions; only the first line of the message is shown.
@@ -140,12 +158,15 @@ export function parseClaimYaml(text: string): unknown {
     throw new ClaimLimitError(`the YAML cannot be parsed: ${firstLine(e)}`);
   }
   if (doc.errors.length > 0) {
+    // The first only: a later YAML error is most often the parser's echo of the first.
     const e = doc.errors[0]!;
     const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : `offset ${e.pos[0]}`;
-    throw new ClaimLimitError(`YAML error at ${where}: ${firstLine(e)}`);
+    // The message ends with the same position (prettyErrors): shown once, in front.
+    throw new ClaimLimitError(`YAML error at ${where}: ${firstLine(e).replace(/ at line \d+, column \d+:?$/, '')}`);
   }
+  let data: unknown;
   try {
-    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
   } catch (e) {
     if (e instanceof ReferenceError && /alias/i.test(e.message)) {
       throw new ClaimLimitError(
@@ -154,7 +175,32 @@ export function parseClaimYaml(text: string): unknown {
     }
     throw new ClaimLimitError(`the YAML cannot be turned into data: ${firstLine(e)}`);
   }
+  return {
+    data,
+    offsetAt(path) {
+      for (let n = path.length; n > 0; n--) {
+        try {
+          const node = doc.getIn(path.slice(0, n), true) as { range?: [number, number, number] } | undefined;
+          if (node?.range) return node.range[0];
+        } catch {
+          // Not a collection on the way: try the parent.
+        }
+      }
+      return 0;
+    },
+    sourceAt(path) {
+      try {
+        const node = doc.getIn(path, true) as { source?: unknown } | undefined;
+        return typeof node?.source === 'string' ? node.source : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
 }
+
+/** {@link parseClaim}'s data alone. */
+export const parseClaimYaml = (text: string): unknown => parseClaim(text).data;
 
 const firstLine = (e: unknown): string =>
   (e instanceof Error ? e.message : String(e)).split('\n')[0]!.replace(/\.$/, '');

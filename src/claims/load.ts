@@ -1,12 +1,22 @@
 // Claim files: load the YAML, check it against schemas/claim.schema.json, apply the
 // completeness rule (AHP-CORE-001/002), and resolve how to launch the implementation
 // (a backend per claimed transport, a harness through its adapter; `both` needs both).
-// Every problem becomes one line that names the field; nothing here prints.
+// Every problem becomes one line that names the field, and a file's problems are all
+// reported at once (docs/claims.md, "Completeness and errors"); nothing here prints.
 import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { findOnPath } from '../../drivers/processes.js';
-import { checkImplementation, ClaimLimitError, parseClaimYaml, readClaimText } from './limits.js';
+import {
+  ClaimLimitError,
+  implementationProblems,
+  parseClaim,
+  quoted,
+  readClaimText,
+  type ParsedClaim,
+} from './limits.js';
+import { checkPlaceholders, portLookalike } from './placeholders.js';
+import { didYouMean } from './near-miss.js';
 import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
@@ -79,30 +89,161 @@ export interface ResolvedClaim {
 export type ClaimOutcome =
   | { kind: 'ok'; claim: ResolvedClaim }
   | { kind: 'incomplete'; reason: string; implementation?: { name: string; version: string }; file: string }
-  | { kind: 'error'; message: string; file: string };
+  /** Every problem of the file, one line each, each starting with the file's name. */
+  | { kind: 'error'; messages: string[]; file: string };
 
 const DEFAULT_TIMEOUT_MS = 2000;
 
-let claimValidator: ReturnType<InstanceType<typeof Ajv2020>['compile']> | undefined;
-function claimSchemaValidator(): ReturnType<InstanceType<typeof Ajv2020>['compile']> {
+type Validator = ReturnType<InstanceType<typeof Ajv2020>['compile']>;
+let claimValidator: Validator | undefined;
+function claimSchemaValidator(): Validator {
   if (!claimValidator) {
     const schema = JSON.parse(readFileSync(join(packageRoot(), 'schemas', 'claim.schema.json'), 'utf8')) as object;
-    claimValidator = new Ajv2020({ allErrors: false, strict: false }).compile(schema);
+    // allErrors: a claim's every problem at once; verbose: the schema beside each error, for "did you mean".
+    claimValidator = new Ajv2020({ allErrors: true, verbose: true, strict: false }).compile(schema);
   }
   return claimValidator;
 }
 
-/** `/backend/stdio/command` → `backend.stdio.command`. */
-const field = (pointer: string): string =>
+/** A JSON pointer's segments: `/backend/http/args/2` → backend, http, args, 2. */
+const segments = (pointer: string): (string | number)[] =>
   pointer === ''
-    ? '(top level)'
+    ? []
     : pointer
         .slice(1)
         .split('/')
         .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
-        .join('.');
+        .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+
+/** Segments as a claim field: backend, http, args, 2 → `backend.http.args[2]`. */
+const fieldName = (path: readonly (string | number)[]): string =>
+  path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
 
 class ClaimProblem extends Error {}
+
+/** Why a claimed transport needs its backend block, in the words the loader has always used. */
+const NEEDED_BLOCK: Record<string, string> = {
+  'backend.stdio': 'transport stdio is claimed but backend.stdio (command) is missing',
+  'backend.http': 'transport http is claimed but backend.http (url) is missing',
+};
+
+const A_TYPE: Record<string, string> = {
+  string: 'a string',
+  array: 'a list, such as [a, b]',
+  object: 'a block of fields',
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+};
+
+/** Why a value is not of the type a field needs, with the fix where YAML misled the writer. */
+function typeProblem(type: string, data: unknown, written: string | undefined): string {
+  const want = A_TYPE[type] ?? type;
+  // YAML reads 1.0, 2 and true as a number or a boolean: the fix is quotes.
+  if (type === 'string' && (typeof data === 'number' || typeof data === 'boolean')) {
+    const text = written ?? String(data);
+    return `must be a string, and YAML reads ${text} as a ${typeof data}: write "${text}" in quotes`;
+  }
+  if (data === null) return `is empty; it must be ${want}`;
+  if (type === 'array' && (typeof data === 'string' || typeof data === 'number'))
+    return `must be a list: write [${written ?? String(data)}]`;
+  return `must be ${want}`;
+}
+
+/** A value of the claim as a message shows it: JSON, cut short (a claim may hold anything). */
+const shownValue = (data: unknown): string => {
+  if (typeof data === 'string') return quoted(data);
+  const json = JSON.stringify(data) ?? String(data);
+  return json.length > 60 ? `${json.slice(0, 60)}...` : json;
+};
+
+/** A problem's line and where in the file it is, to list a file's problems in its order. */
+interface Located {
+  line: string;
+  offset: number;
+}
+
+/**
+ * The schema's errors as claim lines, all of them, without the noise Ajv adds around them:
+ * the `if` that chose a `then`, the branches of a `oneOf` (one line for the whole), the
+ * wrapper of `propertyNames`. `conditional` errors come from the schema's top-level allOf
+ * (the blocks a role and its transports need) and are judged after completeness.
+ */
+function schemaProblems(
+  errors: readonly ErrorObject[],
+  parsed: ParsedClaim,
+  role: unknown,
+): { plain: Located[]; conditional: string[] } {
+  const plain: Located[] = [];
+  const conditional: string[] = [];
+  const add = (at: readonly (string | number)[], line: string): number =>
+    plain.push({ line, offset: parsed.offsetAt(at) });
+  const alternatives = errors.filter((e) => e.keyword === 'oneOf' || e.keyword === 'anyOf');
+  const insideAlternative = (e: ErrorObject): boolean =>
+    alternatives.some((a) => a !== e && e.schemaPath.startsWith(`${a.schemaPath}/`));
+  for (const e of errors) {
+    if (e.keyword === 'if' || e.keyword === 'propertyNames' || insideAlternative(e)) continue;
+    const path = segments(e.instancePath);
+    const at = e.keyword === 'additionalProperties' ? [...path, String(e.params.additionalProperty)] : path;
+    if (e.keyword === 'required') {
+      const missing = [...path, String(e.params.missingProperty)];
+      const name = fieldName(missing);
+      if (!e.schemaPath.startsWith('#/allOf/')) {
+        add(at, `${name} is missing`);
+      } else if (name === 'harness') {
+        conditional.push(`harness is missing: role ${String(role)} needs it (harness.command, the adapter to start)`);
+      } else if (name !== 'backend') {
+        // A missing backend block is reported as each claimed transport's missing block.
+        conditional.push(`${name}: ${NEEDED_BLOCK[name] ?? 'is missing'}`);
+      } else {
+        // The `then` that requires the backend names the transport's block it requires in it.
+        const then = e.parentSchema as { properties?: { backend?: { required?: string[] } } } | undefined;
+        const block = `backend.${then?.properties?.backend?.required?.[0] ?? ''}`;
+        conditional.push(`${block}: ${NEEDED_BLOCK[block] ?? 'is missing'}`);
+      }
+      continue;
+    }
+    const name = fieldName(path) || 'the claim';
+    if (e.keyword === 'additionalProperties') {
+      const extra = String(e.params.additionalProperty);
+      const shownExtra = /^[A-Za-z0-9_.-]{1,60}$/.test(extra) ? extra : quoted(extra);
+      const known = Object.keys((e.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+      const hint = didYouMean(extra, known);
+      add(
+        at,
+        `${fieldName([...path, shownExtra])} is not a claim field` +
+          (hint ? `; did you mean ${hint}?` : known.length ? ` (fields here: ${known.join(', ')})` : ''),
+      );
+    } else if (e.keyword === 'enum' || e.keyword === 'const') {
+      const allowed = ((e.params.allowedValues as unknown[] | undefined) ?? [e.params.allowedValue]).map(String);
+      const hint = typeof e.data === 'string' ? didYouMean(e.data, allowed) : undefined;
+      add(
+        at,
+        `${name} is ${shownValue(e.data)}; it must be ${allowed.length > 1 ? 'one of ' : ''}${allowed.join(', ')}` +
+          (hint ? ` (did you mean ${hint}?)` : ''),
+      );
+    } else if (e.keyword === 'oneOf' || e.keyword === 'anyOf') {
+      const branches = errors.filter((b) => b.schemaPath.startsWith(`${e.schemaPath}/`) && b.keyword === 'enum');
+      const allowed = [...new Set(branches.flatMap((b) => (b.params.allowedValues as unknown[]).map(String)))];
+      add(
+        at,
+        allowed.length
+          ? `${name} is ${shownValue(e.data)}; it must be one of ${allowed.join(', ')}, or a list of them`
+          : `${name} ${String(e.message)}`,
+      );
+    } else if (e.keyword === 'type') {
+      add(at, `${name} ${typeProblem(String(e.params.type), e.data, parsed.sourceAt(path))}`);
+    } else if (e.keyword === 'pattern' && e.propertyName !== undefined) {
+      add(
+        at,
+        `${name}: ${quoted(e.propertyName)} is not a variable name (letters, digits and _, not starting with a digit)`,
+      );
+    } else {
+      add(at, `${name} ${String(e.message)}`);
+    }
+  }
+  return { plain, conditional: [...new Set(conditional)] };
+}
 
 /** Resolve a command as the claim format says: with a '/', relative to the claim; else on PATH. */
 function resolveCommand(command: string, dir: string, where: string): string {
@@ -139,50 +280,80 @@ function passEnvOf(list: string[] | undefined, where: string): string[] {
 }
 
 function checkUrlTemplate(url: string, hasCommand: boolean, where: string): void {
+  if (portLookalike(url)) return; // src/claims/placeholders.ts says what to write instead
   if (url.includes('{port}') && !hasCommand)
     throw new ClaimProblem(`${where}: "{port}" needs a command that starts the server`);
   let parsed: URL;
   try {
     parsed = new URL(url.replaceAll('{port}', '1'));
   } catch {
-    throw new ClaimProblem(`${where}: "${url}" is not an absolute URL`);
+    throw new ClaimProblem(`${where}: "${url}" is not an absolute URL (such as http://127.0.0.1:{port}/hooks)`);
   }
   if (parsed.protocol === 'https:') return;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   const loopback = host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
   if (parsed.protocol !== 'http:' || !loopback) {
-    throw new ClaimProblem(`${where}: plain http is allowed only to loopback addresses (use https for ${parsed.host})`);
+    throw new ClaimProblem(
+      `${where}: plain http is allowed only to loopback addresses (use https for ${parsed.hostname})`,
+    );
   }
 }
 
-/** The `backend` block as written (after the schema check). */
+type RawLifecycles = Lifecycle | Lifecycle[];
+
+/** The launch blocks as written (after the schema check). */
+interface RawStdio {
+  command: string;
+  args?: string[];
+  lifecycles?: RawLifecycles;
+  /** The earlier spelling of `lifecycles`. */
+  lifecycle?: RawLifecycles;
+  cwd?: string;
+  env?: Record<string, string>;
+  passEnv?: string[];
+}
+interface RawHttp {
+  command?: string;
+  args?: string[];
+  url: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  passEnv?: string[];
+  readyTimeoutMs?: number;
+  auth?: { type: 'bearer'; tokenEnv: string };
+}
 interface RawBackend {
-  stdio?: {
-    command: string;
-    args?: string[];
-    lifecycle?: Lifecycle | Lifecycle[];
-    cwd?: string;
-    env?: Record<string, string>;
-    passEnv?: string[];
-  };
-  http?: {
-    command?: string;
-    args?: string[];
-    url: string;
-    cwd?: string;
-    env?: Record<string, string>;
-    passEnv?: string[];
-    readyTimeoutMs?: number;
-    auth?: { type: 'bearer'; tokenEnv: string };
-  };
+  stdio?: RawStdio;
+  http?: RawHttp;
   samples?: { deny?: Sample[]; modify?: Sample[] };
 }
+interface RawHarness {
+  command: string;
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  passEnv?: string[];
+  lifecycles?: RawLifecycles;
+  lifecycle?: RawLifecycles;
+}
+
+/** `lifecycles` or its other spelling `lifecycle`, one value or a list (docs/claims.md). */
+function lifecyclesOf(block: { lifecycles?: RawLifecycles; lifecycle?: RawLifecycles }, where: string) {
+  if (block.lifecycles !== undefined && block.lifecycle !== undefined)
+    throw new ClaimProblem(`${where}: give lifecycles or lifecycle (its other spelling), not both`);
+  const given = block.lifecycles ?? block.lifecycle;
+  return given === undefined ? undefined : Array.isArray(given) ? given : [given];
+}
+
+/** Runs `f`, or records its claim problem and gives undefined: a file's problems are all reported. */
+type Attempt = <T>(f: () => T) => T | undefined;
 
 /** The backend launch blocks, one per claimed transport. */
 function resolveBackend(
   b: RawBackend | undefined,
   transports: Transport[],
   dir: string,
+  attempt: Attempt,
 ): NonNullable<ResolvedClaim['backend']> {
   const backend: NonNullable<ResolvedClaim['backend']> = {
     samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [] },
@@ -191,69 +362,93 @@ function resolveBackend(
     const where = `backend.${t}`;
     if (t === 'stdio') {
       const s = b?.stdio;
-      if (!s) throw new ClaimProblem(`${where}: transport stdio is claimed but backend.stdio (command) is missing`);
-      backend.stdio = {
-        command: resolveCommand(s.command, dir, `${where}.command`),
-        args: s.args ?? [],
-        cwd: resolveCwd(s.cwd, dir, `${where}.cwd`),
-        env: s.env ?? {},
-        passEnv: passEnvOf(s.passEnv, `${where}.passEnv`),
-        lifecycles:
-          s.lifecycle === undefined ? ['persistent'] : Array.isArray(s.lifecycle) ? s.lifecycle : [s.lifecycle],
-      };
+      if (!s) continue; // the schema's conditional requirement reports it
+      const command = attempt(() => resolveCommand(s.command, dir, `${where}.command`));
+      const cwd = attempt(() => resolveCwd(s.cwd, dir, `${where}.cwd`));
+      const passEnv = attempt(() => passEnvOf(s.passEnv, `${where}.passEnv`));
+      const lifecycles = attempt((): Lifecycle[] => lifecyclesOf(s, where) ?? ['persistent']);
+      if (command && cwd && passEnv && lifecycles)
+        backend.stdio = { command, args: s.args ?? [], cwd, env: s.env ?? {}, passEnv, lifecycles };
     } else {
       const h = b?.http;
-      if (!h) throw new ClaimProblem(`${where}: transport http is claimed but backend.http (url) is missing`);
-      checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`);
-      if (h.auth && !process.env[h.auth.tokenEnv]) {
-        throw new ClaimProblem(`${where}.auth.tokenEnv: environment variable ${h.auth.tokenEnv} is not set`);
-      }
-      backend.http = {
-        ...(h.command === undefined ? {} : { command: resolveCommand(h.command, dir, `${where}.command`) }),
-        args: h.args ?? [],
-        url: h.url,
-        cwd: resolveCwd(h.cwd, dir, `${where}.cwd`),
-        env: h.env ?? {},
-        passEnv: passEnvOf(h.passEnv, `${where}.passEnv`),
-        readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
-        ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
-      };
+      if (!h) continue;
+      const url = attempt(() => {
+        checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`);
+        return h.url;
+      });
+      const token = attempt(() => {
+        if (h.auth && !process.env[h.auth.tokenEnv])
+          throw new ClaimProblem(`${where}.auth.tokenEnv: environment variable ${h.auth.tokenEnv} is not set`);
+        return true;
+      });
+      const command =
+        h.command === undefined ? null : attempt(() => resolveCommand(h.command!, dir, `${where}.command`));
+      const cwd = attempt(() => resolveCwd(h.cwd, dir, `${where}.cwd`));
+      const passEnv = attempt(() => passEnvOf(h.passEnv, `${where}.passEnv`));
+      if (url && token && command !== undefined && cwd && passEnv)
+        backend.http = {
+          ...(command === null ? {} : { command }),
+          args: h.args ?? [],
+          url,
+          cwd,
+          env: h.env ?? {},
+          passEnv,
+          readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
+          ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
+        };
     }
   }
   return backend;
 }
 
+/** AHP-CORE-001: a claim names each transport and capability profile; AHP-CORE-002: at least one profile. */
+function incompleteness(capability: readonly string[], transports: readonly Transport[]): string | undefined {
+  const noProfile = capability.length === 0;
+  const noTransport = transports.length === 0;
+  if (noProfile && noTransport)
+    return (
+      `the claim names no capability profile (${CAPABILITY_PROFILES.join(', ')}) and no transport binding (stdio, http); ` +
+      'a Base Protocol claim is incomplete without them (AHP-CORE-001, AHP-CORE-002)'
+    );
+  if (noProfile)
+    return (
+      `the claim names no capability profile (${CAPABILITY_PROFILES.join(', ')}); ` +
+      'a Base Protocol claim is incomplete without one (AHP-CORE-001, AHP-CORE-002)'
+    );
+  if (noTransport)
+    return 'the claim names no transport binding (stdio, http); a Base Protocol claim is incomplete without one (AHP-CORE-001)';
+  return undefined;
+}
+
 export function loadClaim(file: string): ClaimOutcome {
   const path = resolve(file);
   const dir = dirname(path);
+  const refuse = (lines: readonly string[]): ClaimOutcome => ({
+    kind: 'error',
+    file,
+    messages: [...new Set(lines)].map((l) => `${file}: ${l}`),
+  });
   // Size, YAML aliases, implementation name and version: src/claims/limits.ts.
-  let raw: unknown;
+  let parsed: ParsedClaim;
   try {
-    raw = parseClaimYaml(readClaimText(path));
-    checkImplementation(raw);
+    parsed = parseClaim(readClaimText(path));
   } catch (e) {
-    if (e instanceof ClaimLimitError) return { kind: 'error', file, message: `${file}: ${e.message}` };
+    if (e instanceof ClaimLimitError) return refuse(e.problems);
     throw e;
   }
+  const raw = parsed.data;
+  const implementation = implementationProblems(raw);
   const validate = claimSchemaValidator();
-  if (!validate(raw)) {
-    const e = validate.errors![0]!;
-    const at =
-      e.keyword === 'required'
-        ? `${field(e.instancePath)}${e.instancePath ? '.' : ''}${String(e.params.missingProperty)}`
-        : e.keyword === 'additionalProperties'
-          ? `${field(e.instancePath)}${e.instancePath ? '.' : ''}${String(e.params.additionalProperty)}`
-          : field(e.instancePath);
-    const why =
-      e.keyword === 'required'
-        ? 'is missing'
-        : e.keyword === 'additionalProperties'
-          ? 'is not a claim field'
-          : e.keyword === 'enum' || e.keyword === 'const'
-            ? `${e.message} (${JSON.stringify(e.params.allowedValues ?? e.params.allowedValue)})`
-            : String(e.message);
-    return { kind: 'error', file, message: `${file}: ${at} ${why}` };
-  }
+  const valid = validate(raw);
+  const role = (raw as { role?: unknown } | null)?.role;
+  const { plain, conditional } = valid
+    ? { plain: [], conditional: [] }
+    : schemaProblems(validate.errors!, parsed, role);
+  // The name and version rules are in the schema too; the limits' lines say why.
+  const said = implementation.map((p) => `implementation.${p.field}`);
+  const schemaLines = plain.filter(
+    ({ line }) => !said.some((f) => line.startsWith(`${f} `) || line.startsWith(`${f}:`)),
+  );
   const c = raw as {
     implementation: { name: string; version: string };
     role: Role | 'both';
@@ -261,73 +456,64 @@ export function loadClaim(file: string): ClaimOutcome {
     profiles?: string[];
     timeoutMs?: number;
     backend?: RawBackend;
-    harness?: {
-      command: string;
-      args?: string[];
-      cwd?: string;
-      env?: Record<string, string>;
-      passEnv?: string[];
-      lifecycles?: Lifecycle[];
-    };
+    harness?: RawHarness;
   };
+  const profiles = Array.isArray(c?.profiles) ? c.profiles.filter((p) => typeof p === 'string') : [];
+  const unknown = profiles.flatMap((p, i): Located[] => {
+    if ((CAPABILITY_PROFILES as readonly string[]).includes(p) || ['base', 'stdio', 'http'].includes(p)) return [];
+    const hint = didYouMean(p, CAPABILITY_PROFILES);
+    const line = `profiles: unknown profile ${quoted(p)} (${hint ? `did you mean ${hint}? ` : ''}capability profiles: ${CAPABILITY_PROFILES.join(', ')})`;
+    return [{ line, offset: parsed.offsetAt(['profiles', i]) }];
+  });
+  const early = [
+    ...implementation.map((p) => ({ line: p.line, offset: parsed.offsetAt(['implementation', p.field]) })),
+    ...schemaLines,
+    ...unknown,
+  ];
+  // In the file's order (a stable sort: one place's problems keep the schema's order).
+  early.sort((a, b) => a.offset - b.offset);
+  if (early.length) return refuse([...early.map((p) => p.line), ...conditional]);
+
   const transports = c.transports ?? [];
-  const profiles = c.profiles ?? [];
-  const unknown = profiles.filter(
-    (p) => !(CAPABILITY_PROFILES as readonly string[]).includes(p) && !['base', 'stdio', 'http'].includes(p),
-  );
-  if (unknown.length) {
-    return {
-      kind: 'error',
-      file,
-      message: `${file}: profiles: unknown profile "${unknown[0]}" (capability profiles: ${CAPABILITY_PROFILES.join(', ')})`,
-    };
-  }
-  // AHP-CORE-001/002: the Base Protocol needs a capability profile and a transport binding.
   const capability = profiles.filter((p) => (CAPABILITY_PROFILES as readonly string[]).includes(p));
-  const missing = [
-    capability.length === 0 ? 'a capability profile' : '',
-    transports.length === 0 ? 'a transport binding' : '',
-  ].filter(Boolean);
-  if (missing.length) {
-    return {
-      kind: 'incomplete',
-      file,
-      implementation: c.implementation,
-      reason: `the claim names no ${missing.join(' and no ')}; a Base Protocol claim is incomplete without both (AHP-CORE-001, AHP-CORE-002)`,
-    };
-  }
-  const roles = claimRoles(c.role);
-  try {
-    const claim: ResolvedClaim = {
-      file: path,
-      dir,
-      implementation: c.implementation,
-      snapshot: 'draft',
-      role: c.role,
-      transports,
-      profiles: capability,
-      timeoutMs: c.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    };
-    // A block for a role the claim does not cover is ignored.
-    if (roles.includes('backend')) claim.backend = resolveBackend(c.backend, transports, dir);
-    if (roles.includes('harness')) {
-      const h = c.harness;
-      if (!h)
-        throw new ClaimProblem(
-          `harness.command: role ${c.role} is claimed but harness.command (the adapter to start) is missing`,
-        );
-      claim.harness = {
-        command: resolveCommand(h.command, dir, 'harness.command'),
-        args: h.args ?? [],
-        cwd: resolveCwd(h.cwd, dir, 'harness.cwd'),
-        env: h.env ?? {},
-        passEnv: passEnvOf(h.passEnv, 'harness.passEnv'),
-        lifecycles: h.lifecycles ?? ['persistent', 'per_event'],
-      };
+  const reason = incompleteness(capability, transports);
+  if (reason) return { kind: 'incomplete', file, implementation: c.implementation, reason };
+
+  const problems: string[] = [...conditional];
+  const attempt: Attempt = (f) => {
+    try {
+      return f();
+    } catch (err) {
+      if (!(err instanceof ClaimProblem)) throw err;
+      problems.push(err.message);
+      return undefined;
     }
-    return { kind: 'ok', claim };
-  } catch (err) {
-    if (err instanceof ClaimProblem) return { kind: 'error', file, message: `${file}: ${err.message}` };
-    throw err;
+  };
+  const roles = claimRoles(c.role);
+  const claim: ResolvedClaim = {
+    file: path,
+    dir,
+    implementation: c.implementation,
+    snapshot: 'draft',
+    role: c.role,
+    transports,
+    profiles: capability,
+    timeoutMs: c.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+  // A block for a role the claim does not cover is ignored.
+  if (roles.includes('backend')) {
+    claim.backend = resolveBackend(c.backend, transports, dir, attempt);
+    problems.push(...checkPlaceholders('backend', c.backend, transports));
   }
+  const h = c.harness;
+  if (roles.includes('harness') && h) {
+    const command = attempt(() => resolveCommand(h.command, dir, 'harness.command'));
+    const cwd = attempt(() => resolveCwd(h.cwd, dir, 'harness.cwd'));
+    const passEnv = attempt(() => passEnvOf(h.passEnv, 'harness.passEnv'));
+    const lifecycles = attempt((): Lifecycle[] => lifecyclesOf(h, 'harness') ?? ['persistent', 'per_event']);
+    if (command && cwd && passEnv && lifecycles)
+      claim.harness = { command, args: h.args ?? [], cwd, env: h.env ?? {}, passEnv, lifecycles };
+    problems.push(...checkPlaceholders('harness', h, transports));
+  }
+  return problems.length ? refuse(problems) : { kind: 'ok', claim };
 }

@@ -222,7 +222,7 @@ export async function runCommand(files: string[], options: Record<string, string
   const reportsDir = resolve(options.reports ?? 'reports');
   const outcomes = files.map((f) => loadClaim(f));
   const errors = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'error' }> => o.kind === 'error');
-  for (const e of errors) io.err(terminalLine(`ahp-conformance: ${e.message}`));
+  for (const line of errors.flatMap((e) => e.messages)) io.err(terminalLine(`ahp-conformance: ${line}`));
   if (errors.length) return EXIT.badInput;
   const clash = sameNameIgnoringCase(outcomes) ?? anotherClaimsToken(outcomes);
   if (clash) {

@@ -30,7 +30,7 @@ const head = (role: string, transports = '[stdio, http]'): string =>
 const harnessBlock = 'harness:\n  command: ./adapter.sh\n  args: [--config, "{config}"]\n';
 const backendBlock =
   `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [b.js], lifecycle: [persistent, per_event] }\n` +
-  `  http: { command: ${JSON.stringify(process.execPath)}, args: [b.js], url: "http://127.0.0.1:{port}/hooks" }\n`;
+  `  http: { command: ${JSON.stringify(process.execPath)}, args: [b.js, "{port}"], url: "http://127.0.0.1:{port}/hooks" }\n`;
 
 function ok(o: ClaimOutcome): ResolvedClaim {
   if (o.kind !== 'ok') throw new Error(`expected a resolved claim, got ${JSON.stringify(o)}`);
@@ -39,7 +39,8 @@ function ok(o: ClaimOutcome): ResolvedClaim {
 
 function errorLine(o: ClaimOutcome): string {
   if (o.kind !== 'error') throw new Error(`expected a claim error, got ${JSON.stringify(o)}`);
-  return o.message;
+  expect(o.messages, 'one problem, one line').toHaveLength(1);
+  return o.messages[0]!;
 }
 
 const plan = (...claims: ResolvedClaim[]): RunPlan => ({
@@ -114,7 +115,10 @@ test.describe('loadClaim, role harness', () => {
     const cases: [string, RegExp][] = [
       ['harness: { args: [x] }\n', /harness\.command is missing/],
       ['harness: { command: ./adapter.sh, colour: blue }\n', /harness\.colour is not a claim field/],
-      ['harness: { command: ./adapter.sh, lifecycles: [sometimes] }\n', /harness\.lifecycles\.0 /],
+      [
+        'harness: { command: ./adapter.sh, lifecycles: [sometimes] }\n',
+        /harness\.lifecycles is \["sometimes"\]; it must be one of persistent, per_event/,
+      ],
       ['harness: { command: ./adapter.sh, cwd: nowhere }\n', /harness\.cwd: .* is not a directory/],
     ];
     for (const [block, line] of cases) {
@@ -149,9 +153,14 @@ test.describe('loadClaim, roles backend and both', () => {
     expect(message).toContain('harness.command');
   });
 
-  test('role both without a backend block for a claimed transport: the backend error as for role backend', () => {
-    const message = errorLine(loadClaim(claimFile(head('both') + harnessBlock).file));
-    expect(message).toMatch(/backend\.stdio: transport stdio is claimed but backend\.stdio \(command\) is missing/);
+  test('role both without a backend block: the backend errors as for role backend, one per claimed transport', () => {
+    const o = loadClaim(claimFile(head('both') + harnessBlock).file);
+    if (o.kind !== 'error') throw new Error(`expected a claim error, got ${JSON.stringify(o)}`);
+    expect(o.messages).toHaveLength(2);
+    expect(o.messages[0]).toMatch(
+      /backend\.stdio: transport stdio is claimed but backend\.stdio \(command\) is missing/,
+    );
+    expect(o.messages[1]).toMatch(/backend\.http: transport http is claimed but backend\.http \(url\) is missing/);
   });
 
   test('role backend ignores a harness block and has no harness target', () => {

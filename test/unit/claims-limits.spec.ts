@@ -32,8 +32,9 @@ const claim = (name: string, version = '1.0.0'): string =>
 
 function errorLine(o: ClaimOutcome): string {
   if (o.kind !== 'error') throw new Error(`expected a claim error, got ${JSON.stringify(o)}`);
-  expect(o.message.split('\n')).toHaveLength(1);
-  return o.message;
+  expect(o.messages, 'one problem, one line').toHaveLength(1);
+  expect(o.messages[0]!.split('\n')).toHaveLength(1);
+  return o.messages[0]!;
 }
 
 const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'claim.schema.json'), 'utf8')) as {
