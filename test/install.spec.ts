@@ -106,4 +106,16 @@ test('installed globally, it certifies a claim from a vendor folder outside any 
   expect(results.verdict).toBe('conformant');
   // Nothing of this checkout took part.
   expect(r.stdout).not.toContain(ROOT);
+
+  // The README's first look: a bundled claim, run where it is installed (its paths are relative to it).
+  const bundled = spawnSync(
+    'bash',
+    [
+      '-c',
+      'ahp-conformance run "$(npm root --global)/ahp-conformance/claims/reference-backend.yaml" --grep ti.response-id',
+    ],
+    { cwd: vendor, env: { ...env, AHP_PROGRESS: 'line' }, encoding: 'utf8', timeout: 4 * 60_000 },
+  );
+  expect(bundled.status, bundled.stdout + bundled.stderr).toBe(0);
+  expect(bundled.stdout).toMatch(/^reference-backend 0\.1\.0: conformant \(3 passed, 0 failed/m);
 });
