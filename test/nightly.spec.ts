@@ -200,7 +200,8 @@ test.describe('the workflow run locally in its two-shard form', () => {
     const artifacts = join(base, 'artifacts');
     const output: Record<string, string> = {};
     let merged = '';
-    // To spare the machine, a night may take another night's shard blobs (same claims, same tool).
+    // To spare the machine, a night may take another night's artifacts, for their shard blobs
+    // (the same claims and tool); its merge job runs as usual.
     if (shardsOf !== undefined) cpSync(join(dir, `night-${shardsOf}`, 'artifacts'), artifacts, { recursive: true });
     for (const [jobName, job] of Object.entries(wf.jobs)) {
       if (shardsOf !== undefined && jobName !== 'merge') continue;
@@ -255,7 +256,11 @@ test.describe('the workflow run locally in its two-shard form', () => {
       expect(results(reports, name).verdict).toBe('conformant');
       expect(output.merge).toMatch(new RegExp(`^${name} 0\\.1\\.0: conformant \\(`, 'm'));
     }
-    // Each shard wrote only its blob; the merge had both.
+    // Each shard wrote only its blob (besides the run's working folder, .run/); the merge had both.
+    for (const shard of ['shard1', 'shard2'])
+      expect(readdirSync(join(dir, 'night-1', shard, 'work', 'reports')).filter((f) => !f.startsWith('.'))).toEqual([
+        'blob',
+      ]);
     expect(readdirSync(join(merged, 'blobs')).sort()).toEqual(['blob-1', 'blob-2']);
     const matrix = readFileSync(join(reports, 'index.html'), 'utf8');
     expect(matrix).toContain('reference-backend');
