@@ -78,20 +78,17 @@ export async function loopbackRegistry(dir: string): Promise<LoopbackRegistry> {
       res.end(JSON.stringify(packument));
     }).listen(0, '127.0.0.1', () => ready(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`));
   });
+  // One packument per name, with every version installed here (nested copies included).
   packed.forEach((p, i) => {
     const manifest = JSON.parse(readFileSync(join(deps[i]!, 'package.json'), 'utf8')) as Record<string, unknown>;
-    manifests.set(p.name, {
+    const packument = manifests.get(p.name) ?? { name: p.name, 'dist-tags': { latest: p.version }, versions: {} };
+    (packument.versions as Record<string, unknown>)[p.version] = {
+      ...manifest,
       name: p.name,
-      'dist-tags': { latest: p.version },
-      versions: {
-        [p.version]: {
-          ...manifest,
-          name: p.name,
-          version: p.version,
-          dist: { tarball: `${url}-/${p.filename}`, integrity: p.integrity },
-        },
-      },
-    });
+      version: p.version,
+      dist: { tarball: `${url}-/${p.filename}`, integrity: p.integrity },
+    };
+    manifests.set(p.name, packument);
   });
   return { url, close: () => new Promise<void>((done) => server.close(() => done())) };
 }
