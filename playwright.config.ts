@@ -14,7 +14,7 @@ import { defaultWorkers } from './src/engine/playwright.js';
 import { runFolder } from './src/engine/run-folder.js';
 import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV } from './src/engine/shards.js';
 import { checkTimeLimitMs } from './src/timing.js';
-import type { ResultsReporterOptions } from './src/results/reporter.js';
+import { FLAKY_FAILS_ENV, type ResultsReporterOptions } from './src/results/reporter.js';
 import { checkGrep } from './src/results/check-title.js';
 import { runMetadata } from './src/results/run-record.js';
 import type { SuiteOptions } from './suites/support/check.js';
@@ -39,8 +39,14 @@ const htmlDir =
   !merging && plan && plan.claims.length === 1
     ? join(plan.claims[0]!.reportDir, 'playwright')
     : join(reportsDir, 'playwright');
-const progress: ReporterDescription = [process.env.AHP_PROGRESS === 'line' ? 'line' : 'list'];
-const results: ResultsReporterOptions = { outcomeFile: folder.outcome, mode: merging ? 'merge' : 'run' };
+// `run --reporter` and `--quiet` (null): Playwright's own progress reporters.
+const progressName = process.env.AHP_PROGRESS ?? 'list';
+const progress: ReporterDescription = [['line', 'dot', 'json', 'null'].includes(progressName) ? progressName : 'list'];
+const results: ResultsReporterOptions = {
+  outcomeFile: folder.outcome,
+  mode: merging ? 'merge' : 'run',
+  flakyFails: process.env[FLAKY_FAILS_ENV] === '1',
+};
 
 const reporter: ReporterDescription[] = shard
   ? [
