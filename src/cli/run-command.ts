@@ -177,7 +177,7 @@ function playwrightArgs(options: Record<string, string>): string[] {
 
 /** What the config reads besides the plan: the progress reporter (`--reporter`, `--quiet`) and the certification. */
 function progressEnv(options: Record<string, string>): NodeJS.ProcessEnv {
-  const progress = options.quiet ? 'null' : options.reporter;
+  const progress = options.quiet ? 'quiet' : options.reporter;
   return {
     ...(progress ? { AHP_PROGRESS: progress } : {}),
     ...(options.certify ? { [FLAKY_FAILS_ENV]: '1' } : {}),
