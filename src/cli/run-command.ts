@@ -237,6 +237,12 @@ const certifying = (plan: RunPlan, verb: string): string => {
   );
 };
 
+/** What --timeout-ms replaced, said once at the start (results.json and the report record it per claim). */
+const overrideLine = (plan: RunPlan): string =>
+  terminalLine(
+    `--timeout-ms ${plan.claims[0]?.timeoutMsOverride?.run}: replaces timeoutMs ${plan.claims.map((c) => `${c.timeoutMsOverride?.claim} of ${c.claim.implementation.name}`).join(', ')} (recorded in the results)`,
+  );
+
 /**
  * One shard of a run: Playwright's own `--shard i/n` over the same plan, writing only a
  * blob report (reports/blob/<i>-of-<n>/shard-<i>-of-<n>.zip). A shard gives no verdict:
@@ -271,6 +277,7 @@ async function runShard(
   const blob = join(reportsDir, 'blob', label, `shard-${label}.zip`);
   rmSync(blob, { force: true });
   io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
+  if (plan.claims.some((c) => c.timeoutMsOverride)) io.out(overrideLine(plan));
   // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
   // A shard may get no check (more shards than checks): it still leaves its (empty) blob.
   const { code } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
@@ -362,6 +369,7 @@ export async function runCommand(files: string[], options: Record<string, string
   }
   const plan = newPlan(claims, reportsDir, timeoutMs);
   io.out(terminalLine(certifying(plan, 'certifying')));
+  if (timeoutMs !== undefined) io.out(overrideLine(plan));
   const { code, outcome } = await runPlan(plan, args, progressEnv(options));
   if (!outcome || outcome.claims.length !== plan.claims.length) {
     io.err(

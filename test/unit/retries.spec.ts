@@ -10,6 +10,12 @@ import ResultsReporter from '../../src/results/reporter.js';
 import { ANNOTATION } from '../../src/results/annotations.js';
 import { runMetadata, type RecordedPlan, type RunOutcome } from '../../src/results/run-record.js';
 import { transcriptBlock, TRANSCRIPT_HEAD, TRANSCRIPT_TAIL } from '../../src/results/progress.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { ROOT } from '../support/paths.js';
+
+const validResults = new Ajv2020({ strict: false, logger: false }).compile(
+  JSON.parse(readFileSync(join(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
+);
 
 const plan: RecordedPlan = {
   runnerVersion: '0',
@@ -55,7 +61,9 @@ function record(attempts: TestResult[], flakyFails: boolean): RunOutcome {
     reporter.onBegin({ metadata: runMetadata(plan) } as unknown as FullConfig);
     for (const a of attempts) reporter.onTestEnd(testCase, a);
     reporter.onEnd({ status: 'passed' } as never);
-    return JSON.parse(readFileSync(file, 'utf8')) as RunOutcome;
+    const outcome = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome;
+    for (const c of outcome.claims) expect(validResults(c), JSON.stringify(validResults.errors)).toBe(true);
+    return outcome;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
