@@ -6,7 +6,10 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import getPort from 'get-port';
+import { writeClaimResults } from '../src/results/write.js';
 import { ROOT } from './support/paths.js';
+import { resultsWith } from './support/results-fixture.js';
 
 const BIN = resolve(ROOT, 'bin', 'ahp-conformance.js');
 const CLAIM = resolve(ROOT, 'claims', 'reference-backend.yaml');
@@ -133,4 +136,33 @@ test('validate: a success response with a null id is invalid (only an error may 
   const error = join(dir, 'null-id-error.json');
   writeFileSync(error, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }));
   expect(cli('validate', error, '--as', 'error-response').code).toBe(0);
+});
+
+test('show-report serves the one claim report of a reports folder on loopback', async () => {
+  const reports = join(dir, 'reports');
+  writeClaimResults(join(reports, 'acme'), resultsWith({ 'base.jsonrpc-utf8': 'passed' }));
+  const port = await getPort({ host: '127.0.0.1' });
+  const child = spawn(process.execPath, [BIN, 'show-report', reports, '--host', '127.0.0.1', '--port', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // No browser to open here: Playwright skips opening one for a coding agent.
+    env: { ...process.env, CLAUDECODE: '1', BROWSER: 'none' },
+  });
+  try {
+    let out = '';
+    await new Promise<void>((ready, fail) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('Serving HTML report at')) ready();
+      });
+      child.on('close', () => fail(new Error(`show-report ended: ${out}`)));
+    });
+    expect(out).toContain(`serving ${join(reports, 'acme')}`);
+    const page = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    expect(page).toContain('acme 1: conformant');
+  } finally {
+    // As Ctrl+C would: show-report ends its server and exits 0.
+    const closed = new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    child.kill('SIGINT');
+    expect(await closed).toBe(0);
+  }
 });

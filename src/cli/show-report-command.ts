@@ -46,6 +46,8 @@ export async function showReportCommand(paths: string[], options: Record<string,
     'show-report',
     [folder, ...(options.host ? ['--host', options.host] : []), ...(options.port ? ['--port', options.port] : [])],
     process.env,
+    false,
+    true,
   );
   return code === 0 || code === 130 ? EXIT.ok : EXIT.internal;
 }

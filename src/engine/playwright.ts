@@ -36,6 +36,8 @@ export async function runPlaywright(
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   quiet = false,
+  /** Pass SIGINT and SIGTERM on and end with the child (a server that runs until stopped). */
+  forwardSignals = false,
 ): Promise<PlaywrightExit> {
   const root = packageRoot();
   const cli = createRequire(join(root, 'package.json')).resolve('@playwright/test/cli');
@@ -55,7 +57,12 @@ export async function runPlaywright(
       relay(child.stdout!, process.stdout);
       relay(child.stderr!, process.stderr);
     }
-    child.on('close', (c, signal) => done({ code: c ?? (signal ? 130 : 1), output: output.text() }));
+    const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
+    if (forwardSignals) for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, forward);
+    child.on('close', (c, signal) => {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, forward);
+      done({ code: c ?? (signal ? 130 : 1), output: output.text() });
+    });
     child.on('error', () => done({ code: -1, output: output.text() }));
   });
 }
