@@ -128,12 +128,12 @@ function newPlan(claims: ResolvedClaim[], reportsDir: string, timeoutMs?: number
   };
 }
 
-/** A user's regular expression as Playwright compiles it (`/re/flags`, or the text, ignoring case). */
+/** A user's regular expression as Playwright's CLI compiles it (`/re/` with g or i, else the text with gi). */
 function checkRegExp(option: string, text: string): void {
-  const m = /^\/(.*)\/([a-z]*)$/s.exec(text);
+  const m = /^\/(.*)\/([gi]*)$/.exec(text);
   try {
     if (m) new RegExp(m[1]!, m[2]);
-    else new RegExp(text, 'i');
+    else new RegExp(text, 'gi');
   } catch (e) {
     throw new UsageError(
       `--${option} ${JSON.stringify(text)} is not a regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /, '')}`,
