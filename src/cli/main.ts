@@ -111,7 +111,7 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
   return EXIT.ok;
 }
 
-/** Options that only `run` takes, and whether they are flags. */
+/** Options that only `run` takes: refused elsewhere rather than silently ignored. */
 const RUN_ONLY = [
   'list',
   'quiet',
@@ -184,6 +184,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return await mergeCommand(rest, { ...args.options, ...flagged(['certify']) }, io);
       case 'show-report':
         return await showReportCommand(rest, args.options, io);
+      case undefined:
+        throw new UsageError('no command given: run, merge, show-report, verify, fixtures or validate (try --help)');
       default:
         throw new UsageError(`unknown command "${command}" (try --help)`);
     }

@@ -12,6 +12,7 @@ import { runMetadata, type RecordedPlan, type RunOutcome } from '../../src/resul
 import { transcriptBlock, TRANSCRIPT_HEAD, TRANSCRIPT_TAIL } from '../../src/results/progress.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ROOT } from '../support/paths.js';
+import { claimPage } from '../../src/results/html/claim-page.js';
 
 const validResults = new Ajv2020({ strict: false, logger: false }).compile(
   JSON.parse(readFileSync(join(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
@@ -76,6 +77,7 @@ test('a pass on a retry is one flaky check that passed, with its first failure i
   expect(checks[0]).toMatchObject({ status: 'passed', flaky: true, attempts: 2 });
   expect(checks[0]!.message).toContain('attempt 1: no reply within 2000 ms');
   expect(out.claims[0]!.verdict).toBe('conformant');
+  expect(claimPage(out.claims[0]!)).toContain('flaky (2 attempts)');
 });
 
 test('under --certify a flaky pass is a failure', () => {
