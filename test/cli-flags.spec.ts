@@ -45,6 +45,7 @@ const BAD: [string[], RegExp][] = [
   [['run', CLAIM, '--list', '--shard', '1/2'], /--list lists every check/],
   [['run', CLAIM, '--timeout'], /unknown option --timeout/],
   [['run', CLAIM, '-z'], /unknown option -z/],
+  [['--json'], /no command given: run, merge/],
   [['validate', 'x.json', '--retries', '1'], /--retries: only `run` takes this/],
   [['merge', 'blobs', '-x'], /-x: only `run` takes this/],
   [['--checks', '--role', 'editor'], /--role takes backend or harness/],

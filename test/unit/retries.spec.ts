@@ -54,12 +54,14 @@ function attempt(retry: number, status: 'passed' | 'failed', message = ''): Test
   } as unknown as TestResult;
 }
 
-function record(attempts: TestResult[], flakyFails: boolean): RunOutcome {
+function record(attempts: TestResult[], flakyFails: boolean, mode: 'run' | 'merge' = 'run'): RunOutcome {
   const dir = mkdtempSync(join(tmpdir(), 'ahp-retries-'));
   try {
     const file = join(dir, 'outcome.json');
-    const reporter = new ResultsReporter({ outcomeFile: file, mode: 'run', flakyFails });
-    reporter.onBegin({ metadata: runMetadata(plan) } as unknown as FullConfig);
+    const reporter = new ResultsReporter({ outcomeFile: file, mode, flakyFails });
+    // A merge reads the plan and the shards from the blobs' metadata: here one shard of one.
+    const metadata = mode === 'merge' ? runMetadata(plan, { current: 1, total: 1 }) : runMetadata(plan);
+    reporter.onBegin({ metadata } as unknown as FullConfig);
     for (const a of attempts) reporter.onTestEnd(testCase, a);
     reporter.onEnd({ status: 'passed' } as never);
     const outcome = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome;
@@ -85,6 +87,12 @@ test('under --certify a flaky pass is a failure', () => {
   expect(out.claims[0]!.checks[0]).toMatchObject({ status: 'failed', flaky: true, attempts: 2 });
   expect(out.claims[0]!.checks[0]!.message).toContain('a certification takes no flaky pass');
   expect(out.claims[0]!.verdict).toBe('nonconformant');
+});
+
+test('merge --certify: a pass on a retry in a shard is a failure too', () => {
+  const out = record([attempt(0, 'failed', 'no reply'), attempt(1, 'passed')], true, 'merge');
+  expect(out.error).toBeUndefined();
+  expect(out.claims[0]!.checks[0]).toMatchObject({ status: 'failed', flaky: true });
 });
 
 test('a check that fails every attempt is one failure with its attempts, not flaky', () => {
