@@ -123,17 +123,20 @@ test('a reader that stops early (--checks | head) ends the command quietly, not 
   expect(code).toBe(0);
 });
 
-test('validate: a success response with a null id is invalid (only an error may have one)', () => {
+test('validate: a success response with a null id is invalid (only an error may have one), under any kind', () => {
   const file = join(dir, 'null-id.json');
   writeFileSync(file, JSON.stringify({ jsonrpc: '2.0', id: null, result: { protocolVersion: 'draft', effects: [] } }));
   const r = cli('validate', file, '--as', 'intercept-response');
   expect(r.code).toBe(1);
-  expect(r.out).toContain('error /id:');
+  expect(r.out).toContain('error /id: a result must carry the id of the request it answers');
+  expect(r.out).toContain('[jsonrpc.result-null-id, AHP-RPC-001]');
   writeFileSync(
     file,
     JSON.stringify({ jsonrpc: '2.0', id: 'evt-1', result: { protocolVersion: 'draft', effects: [] } }),
   );
   expect(cli('validate', file, '--as', 'intercept-response').code).toBe(0);
+  writeFileSync(file, JSON.stringify({ jsonrpc: '2.0', id: null, result: { protocolVersion: 'draft', effects: [] } }));
+  expect(cli('validate', file).out).toContain('jsonrpc.result-null-id');
   const error = join(dir, 'null-id-error.json');
   writeFileSync(error, JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error' } }));
   expect(cli('validate', error, '--as', 'error-response').code).toBe(0);

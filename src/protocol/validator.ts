@@ -104,6 +104,19 @@ export function validateRaw(
 
 function semanticFindings(kind: string, value: unknown, schemas: SchemaSet): Finding[] {
   const out: Finding[] = [];
+  // JSON-RPC 2.0: a response carries its request's id; null only in an error about a request
+  // whose id could not be read. The snapshot's schemas allow null in any response, so this is
+  // judged here, not in the schema layer (which stays the snapshot's: test/differential.spec.ts).
+  if (isObject(value) && 'result' in value && !('error' in value) && value.id === null) {
+    out.push(
+      wire(
+        '/id',
+        'jsonrpc.result-null-id',
+        'a result must carry the id of the request it answers; only an error response may have a null id (JSON-RPC 2.0)',
+        'AHP-RPC-001',
+      ),
+    );
+  }
   if ((kind === 'intercept-request' || kind === 'ahp') && isObject(value) && value.method === METHODS.intercept) {
     const params = value.params;
     if ('id' in value && isObject(params) && isObject(params.event) && 'id' in params.event) {

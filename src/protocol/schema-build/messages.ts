@@ -24,9 +24,8 @@ export function jsonRpcSchema(): Record<string, unknown> {
         extra: { not: { required: ['id'] } },
       },
     ),
-    // Only an error may carry a null id (the request's id could not be read): a result answers a request by its id.
     success: object(
-      { jsonrpc: version, id: ref('#/$defs/id'), result: anyObject() },
+      { jsonrpc: version, id: ref('#/$defs/responseId'), result: anyObject() },
       {
         required: ['jsonrpc', 'id', 'result'],
         extra: { not: { required: ['error'] } },
