@@ -1,7 +1,9 @@
 // `ahp-conformance run <claim.yaml>... [--grep re] [--grep-invert re] [--workers n] [--reports dir]
-//   [--baseline b] [--expected-failures f] [--certify] [--shard i/n]`:
+//   [--baseline b] [--expected-failures f] [--certify] [--shard i/n] [--list] [--reporter r]
+//   [--quiet] [--retries n] [--max-failures n | -x] [--timeout-ms ms]`:
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
-// With --shard, run one Playwright shard and leave a blob report for `merge`.
+// With --shard, run one Playwright shard and leave a blob report for `merge`; with --list,
+// list the planned checks and run nothing. docs/cli.md describes the options.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
