@@ -14,7 +14,8 @@ import { defaultWorkers } from './src/engine/playwright.js';
 import { runFolder } from './src/engine/run-folder.js';
 import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV } from './src/engine/shards.js';
 import { checkTimeLimitMs } from './src/timing.js';
-import type { ResultsReporterOptions } from './src/results/reporter.js';
+import type { ProgressOptions } from './src/results/progress.js';
+import { FLAKY_FAILS_ENV, type ResultsReporterOptions } from './src/results/reporter.js';
 import { checkGrep } from './src/results/check-title.js';
 import { runMetadata } from './src/results/run-record.js';
 import type { SuiteOptions } from './suites/support/check.js';
@@ -39,8 +40,23 @@ const htmlDir =
   !merging && plan && plan.claims.length === 1
     ? join(plan.claims[0]!.reportDir, 'playwright')
     : join(reportsDir, 'playwright');
-const progress: ReporterDescription = [process.env.AHP_PROGRESS === 'line' ? 'line' : 'list'];
-const results: ResultsReporterOptions = { outcomeFile: folder.outcome, mode: merging ? 'merge' : 'run' };
+// `run --reporter` and `--quiet`: list, line and dot are ours (src/results/progress.ts: the
+// failure blocks a vendor needs; quiet prints nothing), json Playwright's own.
+const progressName = process.env.AHP_PROGRESS ?? 'list';
+const progress: ReporterDescription =
+  progressName === 'json'
+    ? ['json']
+    : [
+        './src/results/progress.js',
+        {
+          style: progressName === 'line' || progressName === 'dot' || progressName === 'quiet' ? progressName : 'list',
+        } satisfies ProgressOptions,
+      ];
+const results: ResultsReporterOptions = {
+  outcomeFile: folder.outcome,
+  mode: merging ? 'merge' : 'run',
+  flakyFails: process.env[FLAKY_FAILS_ENV] === '1',
+};
 
 const reporter: ReporterDescription[] = shard
   ? [

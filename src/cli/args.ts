@@ -1,4 +1,5 @@
-// Minimal argument parsing: positionals, `--flag`, `--option value` and `--option=value`.
+// Minimal argument parsing: positionals, `--flag`, `--option value`, `--option=value` and
+// the few one-letter aliases Playwright users type (`-h`, `-v`, `-x`).
 export class UsageError extends Error {}
 
 export interface ParsedArgs {
@@ -7,13 +8,26 @@ export interface ParsedArgs {
   options: Record<string, string>;
 }
 
-export function parseArgs(argv: string[], spec: { boolean: string[]; string: string[] }): ParsedArgs {
+export interface ArgSpec {
+  boolean: string[];
+  string: string[];
+  /** One-letter alias -> the long flag it stands for (a boolean). */
+  short?: Record<string, string>;
+}
+
+export function parseArgs(argv: string[], spec: ArgSpec): ParsedArgs {
   const out: ParsedArgs = { positional: [], flags: {}, options: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === '--') {
       out.positional.push(...argv.slice(i + 1));
       break;
+    }
+    if (/^-[A-Za-z]$/.test(arg)) {
+      const long = spec.short?.[arg.slice(1)];
+      if (!long) throw new UsageError(`unknown option ${arg} (try --help)`);
+      out.flags[long] = true;
+      continue;
     }
     if (!arg.startsWith('--')) {
       out.positional.push(arg);

@@ -9,28 +9,37 @@ import { CHECKS } from '../checks/catalogue.js';
 import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
 import { UsageError, parseArgs } from './args.js';
-import { EXIT, processIo, type Io } from './io.js';
+import { EXIT, guardProcessStreams, processIo, type Io } from './io.js';
 import { mergeCommand } from './merge-command.js';
 import { runCommand } from './run-command.js';
-import { terminalLine } from '../terminal.js';
+import { showReportCommand } from './show-report-command.js';
+import { terminalJson, terminalLine } from '../terminal.js';
 import { validateCommand } from './validate-command.js';
 import { verifyCommand } from './verify-command.js';
 
 const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
 
 Usage:
-  ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>] [--baseline <results.json|reports dir>]
-                  [--expected-failures <file.yaml>] [--certify]
+  ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
+                  [--baseline <results.json|reports dir>] [--expected-failures <file.yaml>] [--certify] [--shard <i>/<n>]
+                  [--list] [--reporter list|line|dot|json] [--quiet] [--retries <n>] [--max-failures <n> | -x]
+                  [--timeout-ms <ms>] [--no-color]
       Certify the implementations the claims describe: launch each one, play scripted
       traffic over its claimed transports, and write reports/<implementation>/
       (results.json, junit.xml, playwright/). Exit 0 conformant, 1 nonconformant,
       2 bad or incomplete claim or an implementation that could not be started.
-      --shard <i>/<n> runs one Playwright shard of the same claims and writes only a blob
+      --shard <i>/<n> runs shard i of n of the same claims and writes only a blob
       report (reports/blob/<i>-of-<n>/); it gives no verdict (exit 0 once it ran).
+      --list lists the checks the run would run, and runs nothing. --retries retries a
+      failed check; a pass on retry is recorded as flaky (and fails under --certify).
+      --timeout-ms overrides the claims' timeoutMs (recorded; refused under --certify).
+      docs/cli.md describes every option.
   ahp-conformance merge <blob folder or .zip>... [--reports <dir>] [--baseline <...>] [--expected-failures <file.yaml>] [--certify]
       Merge the blob reports of every shard into the reports one unsharded run writes,
       and judge them like run (same exit codes). A missing shard makes every claim
       incomplete; shards of different claims or runner versions are refused.
+  ahp-conformance show-report [<reports dir or report folder>] [--host <host>] [--port <port>]
+      Serve a conformance report on localhost (default: reports/) and open it.
   ahp-conformance verify <reports dir or claim report folder>... [--sha256 <hex>]
       Check that published reports are what a run wrote: results.json against the sha256
       its report records (and --sha256, the one the run's closing line printed), junit.xml
@@ -42,11 +51,13 @@ Usage:
   ahp-conformance validate <file.json|file.jsonl> [--as <kind>] [--spec <dir>] [--json]
       Validate one captured message or a transcript (one message per line). The kind is
       inferred from each message unless --as names it (see --kinds).
-  ahp-conformance --checks      list the conformance checks (id, level, profile, requirements)
+  ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--json]
+                                list the conformance checks (id, level, profile, requirements)
   ahp-conformance --kinds       list the kinds the validator knows
-  ahp-conformance --version
-  ahp-conformance --help
+  ahp-conformance --version, -v
+  ahp-conformance --help, -h
 
+Output is never coloured (so --no-color and NO_COLOR change nothing).
 Exit codes: 0 ok, 1 disagreement or invalid message, 2 bad input, 3 internal error.
 `;
 
@@ -58,10 +69,68 @@ function version(): string {
   }
 }
 
+/** The catalogue, filtered by `--role` and `--profile`, as lines or (`--json`) one JSON array. */
+function listChecks(options: Record<string, string>, json: boolean, io: Io): number {
+  const roles = ['backend', 'harness'];
+  if (options.role !== undefined && !roles.includes(options.role))
+    throw new UsageError(`--role takes backend or harness (got "${options.role}")`);
+  const profiles = [...new Set(CHECKS.map((c) => c.profile))];
+  if (options.profile !== undefined && !profiles.includes(options.profile as (typeof profiles)[number]))
+    throw new UsageError(`--profile takes one of ${profiles.join(', ')} (got "${options.profile}")`);
+  const checks = CHECKS.filter(
+    (c) =>
+      (options.role === undefined || c.roles.includes(options.role as 'backend')) &&
+      (options.profile === undefined || c.profile === options.profile),
+  );
+  if (json) {
+    io.out(
+      terminalJson(
+        checks.map((c) => ({
+          id: c.id,
+          title: c.title,
+          level: c.level,
+          profile: c.profile,
+          requirements: c.requirements,
+          roles: c.roles,
+          transports: c.transports,
+          lifecycles: c.lifecycles,
+        })),
+        2,
+      ),
+    );
+    return EXIT.ok;
+  }
+  for (const c of checks) {
+    const where = [c.roles.join('+'), c.transports.join('+'), c.lifecycles.length < 2 ? c.lifecycles.join('') : '']
+      .filter(Boolean)
+      .join(' ');
+    io.out(
+      `${c.id.padEnd(28)} ${c.level.padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}`,
+    );
+  }
+  return EXIT.ok;
+}
+
+/** Options that only `run` takes: refused elsewhere rather than silently ignored. */
+const RUN_ONLY = [
+  'list',
+  'quiet',
+  'x',
+  'reporter',
+  'retries',
+  'max-failures',
+  'timeout-ms',
+  'grep',
+  'grep-invert',
+  'workers',
+  'shard',
+];
+
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  if (io === processIo) guardProcessStreams();
   try {
     const args = parseArgs(argv, {
-      boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify'],
+      boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify', 'list', 'quiet', 'no-color'],
       string: [
         'spec',
         'as',
@@ -73,7 +142,16 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         'expected-failures',
         'shard',
         'sha256',
+        'reporter',
+        'retries',
+        'max-failures',
+        'timeout-ms',
+        'role',
+        'profile',
+        'host',
+        'port',
       ],
+      short: { h: 'help', v: 'version', x: 'x' },
     });
     if (args.flags.help || argv.length === 0) {
       io.out(HELP.trimEnd());
@@ -85,28 +163,29 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
     const [command, ...rest] = args.positional;
     if (args.flags.kinds) return validateCommand.listKinds(io);
-    if (args.flags.checks) {
-      for (const c of CHECKS) {
-        const where = [c.roles.join('+'), c.transports.join('+'), c.lifecycles.length < 2 ? c.lifecycles.join('') : '']
-          .filter(Boolean)
-          .join(' ');
-        io.out(
-          `${c.id.padEnd(28)} ${c.level.padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}`,
-        );
-      }
-      return EXIT.ok;
-    }
+    if (args.flags.checks) return listChecks(args.options, args.flags.json === true, io);
+    for (const o of ['role', 'profile'])
+      if (args.options[o] !== undefined) throw new UsageError(`--${o} filters --checks`);
+    const runOnly = RUN_ONLY.filter((o) => args.flags[o] || args.options[o] !== undefined);
+    if (command !== 'run' && command !== undefined && runOnly.length)
+      throw new UsageError(`${runOnly.map((o) => (o === 'x' ? '-x' : `--${o}`)).join(', ')}: only \`run\` takes this`);
+    const flagged = (names: string[]): Record<string, string> =>
+      Object.fromEntries(names.filter((n) => args.flags[n]).map((n) => [n, 'yes']));
     switch (command) {
       case 'fixtures':
         return fixturesCommand(rest, args.options, io);
       case 'validate':
         return validateCommand.run(rest, args.options, args.flags, io);
       case 'run':
-        return await runCommand(rest, { ...args.options, ...(args.flags.certify ? { certify: 'yes' } : {}) }, io);
+        return await runCommand(rest, { ...args.options, ...flagged(['certify', 'list', 'quiet', 'x']) }, io);
       case 'verify':
         return verifyCommand(rest, args.options, io);
       case 'merge':
-        return await mergeCommand(rest, { ...args.options, ...(args.flags.certify ? { certify: 'yes' } : {}) }, io);
+        return await mergeCommand(rest, { ...args.options, ...flagged(['certify']) }, io);
+      case 'show-report':
+        return await showReportCommand(rest, args.options, io);
+      case undefined:
+        throw new UsageError('no command given: run, merge, show-report, verify, fixtures or validate (try --help)');
       default:
         throw new UsageError(`unknown command "${command}" (try --help)`);
     }

@@ -11,6 +11,7 @@ import { PLAN_ENV } from '../engine/plan.js';
 import { runFolder } from '../engine/run-folder.js';
 import type { ClaimResults } from '../results/model.js';
 import { readRunOutcome } from '../results/run-record.js';
+import { FLAKY_FAILS_ENV } from '../results/reporter.js';
 import { writeMatrix } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
@@ -64,7 +65,12 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
   let result: { code: number; output: string };
   try {
     for (const b of blobs) copyFileSync(b, join(staging, basename(b)));
-    const env: NodeJS.ProcessEnv = { ...process.env, [MERGE_ENV]: reportsDir };
+    // --certify: a check that passed only on a retry in its shard is failed here too.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      [MERGE_ENV]: reportsDir,
+      ...(options.certify ? { [FLAKY_FAILS_ENV]: '1' } : {}),
+    };
     delete env[PLAN_ENV];
     delete env[SHARD_ENV];
     // Its progress lines name the staging folder: shown only when the merge fails.

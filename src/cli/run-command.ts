@@ -1,8 +1,10 @@
 // `ahp-conformance run <claim.yaml>... [--grep re] [--grep-invert re] [--workers n] [--reports dir]
-//   [--baseline b] [--expected-failures f] [--certify] [--shard i/n]`:
+//   [--baseline b] [--expected-failures f] [--certify] [--shard i/n] [--list] [--reporter r]
+//   [--quiet] [--retries n] [--max-failures n | -x] [--timeout-ms ms]`:
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
-// With --shard, run one Playwright shard and leave a blob report for `merge`.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// With --shard, run one Playwright shard and leave a blob report for `merge`; with --list,
+// list the planned checks and run nothing. docs/cli.md describes the options.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { containment } from '../../drivers/containment.js';
@@ -11,7 +13,8 @@ import { plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/pl
 import { runPlaywright } from '../engine/playwright.js';
 import { runFolder } from '../engine/run-folder.js';
 import { parseShard, shardLabel, SHARD_ENV, MERGE_ENV, type Shard } from '../engine/shards.js';
-import { packageVersion } from '../package-root.js';
+import { packageRoot, packageVersion } from '../package-root.js';
+import { FLAKY_FAILS_ENV } from '../results/reporter.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
 import { readRunOutcome, type RunOutcome } from '../results/run-record.js';
 import { writeClaimResults, writeMatrix } from '../results/write.js';
@@ -106,7 +109,7 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
   return undefined;
 }
 
-function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
+function newPlan(claims: ResolvedClaim[], reportsDir: string, timeoutMs?: number): RunPlan {
   const names = claims.map((c) => c.implementation.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup)
@@ -118,16 +121,90 @@ function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
     // Filled in by runPlan, which owns the folder's lifetime.
     workDir: '',
     containment: containment(),
-    claims: claims.map((claim) => ({ claim, reportDir: join(reportsDir, claim.implementation.name) })),
+    claims: claims.map((claim) => ({
+      // --timeout-ms: every wait of the run derives from it (src/timing.ts), and the results record it.
+      claim: timeoutMs === undefined ? claim : { ...claim, timeoutMs },
+      reportDir: join(reportsDir, claim.implementation.name),
+      ...(timeoutMs === undefined ? {} : { timeoutMsOverride: { claim: claim.timeoutMs, run: timeoutMs } }),
+    })),
   };
 }
 
+/** A user's regular expression as Playwright's CLI compiles it (`/re/` with g or i, else the text with gi). */
+function checkRegExp(option: string, text: string): void {
+  const m = /^\/(.*)\/([gi]*)$/.exec(text);
+  try {
+    if (m) new RegExp(m[1]!, m[2]);
+    else new RegExp(text, 'gi');
+  } catch (e) {
+    throw new UsageError(
+      `--${option} ${JSON.stringify(text)} is not a regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /, '')}`,
+    );
+  }
+}
+
+const REPORTERS = ['list', 'line', 'dot', 'json'];
+
+/** Every run option checked before anything is loaded or started; the Playwright arguments they become. */
 function playwrightArgs(options: Record<string, string>): string[] {
+  const workers = options.workers;
+  if (workers !== undefined) {
+    const m = /^(\d+)(%?)$/.exec(workers);
+    const n = m ? Number(m[1]) : NaN;
+    if (!m || n < 1 || (m[2] && n > 100))
+      throw new UsageError(
+        `--workers takes a number of at least 1 or a percentage of the cores, 1% to 100% (got "${workers}")`,
+      );
+  }
+  for (const o of ['grep', 'grep-invert']) if (options[o] !== undefined) checkRegExp(o, options[o]);
+  if (options.retries !== undefined && !/^\d{1,2}$/.test(options.retries))
+    throw new UsageError(`--retries takes a number from 0 to 99 (got "${options.retries}")`);
+  if (options.x && options['max-failures'] !== undefined)
+    throw new UsageError('-x is --max-failures 1: pass one of them');
+  const maxFailures = options.x ? '1' : options['max-failures'];
+  if (maxFailures !== undefined && !/^[1-9]\d{0,5}$/.test(maxFailures))
+    throw new UsageError(`--max-failures takes a number of at least 1 (got "${maxFailures}")`);
+  if (options.reporter !== undefined && !REPORTERS.includes(options.reporter))
+    throw new UsageError(`--reporter takes ${REPORTERS.join(', ')} (got "${options.reporter}")`);
+  if (options.reporter !== undefined && options.quiet)
+    throw new UsageError('--quiet prints no progress: pass it or --reporter');
   return [
     ...(options.grep ? ['--grep', options.grep] : []),
     ...(options['grep-invert'] ? ['--grep-invert', options['grep-invert']] : []),
-    ...(options.workers ? ['--workers', options.workers] : []),
+    ...(workers ? ['--workers', workers] : []),
+    ...(options.retries ? ['--retries', options.retries] : []),
+    ...(maxFailures ? ['--max-failures', maxFailures] : []),
   ];
+}
+
+/** What the config reads besides the plan: the progress reporter (`--reporter`, `--quiet`) and the certification. */
+function progressEnv(options: Record<string, string>): NodeJS.ProcessEnv {
+  const progress = options.quiet ? 'quiet' : options.reporter;
+  return {
+    ...(progress ? { AHP_PROGRESS: progress } : {}),
+    ...(options.certify ? { [FLAKY_FAILS_ENV]: '1' } : {}),
+  };
+}
+
+/** `--timeout-ms`: a deadline for every claim's exchanges instead of its own `timeoutMs` (recorded in the results). */
+function timeoutOverride(options: Record<string, string>): number | undefined {
+  const text = options['timeout-ms'];
+  if (text === undefined) return undefined;
+  if (options.certify)
+    throw new UsageError(
+      '--certify accepts no --timeout-ms (a certificate is of the claim as written, its own timeoutMs)',
+    );
+  const n = /^\d{1,6}$/.test(text) ? Number(text) : NaN;
+  // The claim schema's bounds: the override may say no more than a claim could.
+  const schema = JSON.parse(readFileSync(join(packageRoot(), 'schemas', 'claim.schema.json'), 'utf8')) as {
+    properties: { timeoutMs: { minimum: number; maximum: number } };
+  };
+  const { minimum, maximum } = schema.properties.timeoutMs;
+  if (!(n >= minimum && n <= maximum))
+    throw new UsageError(
+      `--timeout-ms takes milliseconds from ${minimum} to ${maximum}, like a claim's timeoutMs (got "${text}")`,
+    );
+  return n;
 }
 
 /**
@@ -162,6 +239,12 @@ const certifying = (plan: RunPlan, verb: string): string => {
   );
 };
 
+/** What --timeout-ms replaced, said once at the start (results.json and the report record it per claim). */
+const overrideLine = (plan: RunPlan): string =>
+  terminalLine(
+    `--timeout-ms ${plan.claims[0]?.timeoutMsOverride?.run}: replaces timeoutMs ${plan.claims.map((c) => `${c.timeoutMsOverride?.claim} of ${c.claim.implementation.name}`).join(', ')} (recorded in the results)`,
+  );
+
 /**
  * One shard of a run: Playwright's own `--shard i/n` over the same plan, writing only a
  * blob report (reports/blob/<i>-of-<n>/shard-<i>-of-<n>.zip). A shard gives no verdict:
@@ -190,14 +273,17 @@ async function runShard(
   const plan = newPlan(
     outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : [])),
     reportsDir,
+    timeoutOverride(options),
   );
   const label = shardLabel(shard);
   const blob = join(reportsDir, 'blob', label, `shard-${label}.zip`);
   rmSync(blob, { force: true });
   io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
+  if (plan.claims.some((c) => c.timeoutMsOverride)) io.out(overrideLine(plan));
   // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
   // A shard may get no check (more shards than checks): it still leaves its (empty) blob.
   const { code } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
+    ...progressEnv(options),
     [SHARD_ENV]: `${shard.current}/${shard.total}`,
   });
   if (!existsSync(blob)) {
@@ -213,12 +299,45 @@ async function runShard(
   return EXIT.ok;
 }
 
-export async function runCommand(files: string[], options: Record<string, string>, io: Io): Promise<number> {
+/**
+ * `run --list`: the checks the run would run (after --grep and --grep-invert), per target,
+ * listed by Playwright's own `--list` over the same plan. Nothing is started or written
+ * beside the run's work folder.
+ */
+async function listRun(
+  outcomes: ClaimOutcome[],
+  options: Record<string, string>,
+  reportsDir: string,
+  io: Io,
+): Promise<number> {
+  let exit: number = EXIT.ok;
+  for (const o of outcomes) {
+    if (o.kind !== 'incomplete') continue;
+    io.out(terminalLine(`${o.file}: incomplete claim: ${o.reason} (no check would run)`));
+    exit = EXIT.badInput;
+  }
+  const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
+  if (claims.length === 0) return exit;
+  const plan = newPlan(claims, reportsDir, timeoutOverride(options));
+  const grep = ['grep', 'grep-invert'].flatMap((o) => (options[o] ? [`--${o}`, options[o]] : []));
+  const { code } = await runPlan(plan, [...grep, '--list', '--reporter', 'list'], {});
+  if (code !== 0) {
+    io.err(terminalLine(`ahp-conformance: listing the checks failed (Playwright exited with ${code})`));
+    return EXIT.internal;
+  }
+  return exit;
+}
+
+export async function runCommand(files: string[], options: Record<string, string>, given: Io): Promise<number> {
+  // Playwright's json reporter owns stdout: our own lines go to stderr then.
+  const io: Io = options.reporter === 'json' ? { out: given.err, err: given.err } : given;
   if (files.length === 0) throw new UsageError('run needs at least one claim file');
-  if (options.workers !== undefined && !/^(\d+|\d+%)$/.test(options.workers))
-    throw new UsageError('--workers takes a number or a percentage');
+  // Every option is checked before a claim is read or a process starts.
+  const args = playwrightArgs(options);
+  const timeoutMs = timeoutOverride(options);
   const shard = options.shard !== undefined ? parseShard(options.shard) : undefined;
   if (typeof shard === 'string') throw new UsageError(shard);
+  if (options.list && shard) throw new UsageError('--list lists every check of the run: pass it or --shard');
   const reportsDir = resolve(options.reports ?? 'reports');
   const outcomes = files.map((f) => loadClaim(f));
   const errors = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'error' }> => o.kind === 'error');
@@ -229,6 +348,7 @@ export async function runCommand(files: string[], options: Record<string, string
     io.err(terminalLine(`ahp-conformance: ${clash}`));
     return EXIT.badInput;
   }
+  if (options.list) return listRun(outcomes, options, reportsDir, io);
   if (shard) return runShard(shard, outcomes, options, reportsDir, io);
 
   const criteria = prepareAcceptance(options, ['grep', 'grep-invert']);
@@ -249,9 +369,10 @@ export async function runCommand(files: string[], options: Record<string, string
     if (written.length > 1) writeMatrix(reportsDir, written);
     return exit;
   }
-  const plan = newPlan(claims, reportsDir);
+  const plan = newPlan(claims, reportsDir, timeoutMs);
   io.out(terminalLine(certifying(plan, 'certifying')));
-  const { code, outcome } = await runPlan(plan, playwrightArgs(options), {});
+  if (timeoutMs !== undefined) io.out(overrideLine(plan));
+  const { code, outcome } = await runPlan(plan, args, progressEnv(options));
   if (!outcome || outcome.claims.length !== plan.claims.length) {
     io.err(
       terminalLine(

@@ -20,6 +20,8 @@ export interface PlannedClaim {
   claim: ResolvedClaim;
   /** reports/<implementation>/ */
   reportDir: string;
+  /** `run --timeout-ms`: the claim's own `timeoutMs` and the run's (already in `claim`). */
+  timeoutMsOverride?: { claim: number; run: number };
 }
 
 export interface RunPlan {

@@ -32,16 +32,20 @@ export interface PlaywrightExit {
 }
 
 export async function runPlaywright(
-  command: 'test' | 'merge-reports',
+  command: 'test' | 'merge-reports' | 'show-report',
   args: readonly string[],
   env: NodeJS.ProcessEnv,
   quiet = false,
+  /** Pass SIGINT and SIGTERM on and end with the child (a server that runs until stopped). */
+  forwardSignals = false,
 ): Promise<PlaywrightExit> {
   const root = packageRoot();
   const cli = createRequire(join(root, 'package.json')).resolve('@playwright/test/cli');
   const output = new ByteTail(64 * 1024);
+  // show-report serves a folder and reads no config.
+  const config = command === 'show-report' ? [] : ['-c', join(root, 'dist', 'playwright.config.js')];
   return new Promise<PlaywrightExit>((done) => {
-    const child = spawn(process.execPath, [cli, command, '-c', join(root, 'dist', 'playwright.config.js'), ...args], {
+    const child = spawn(process.execPath, [cli, command, ...config, ...args], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...env, FORCE_COLOR: '0' },
@@ -53,7 +57,12 @@ export async function runPlaywright(
       relay(child.stdout!, process.stdout);
       relay(child.stderr!, process.stderr);
     }
-    child.on('close', (c, signal) => done({ code: c ?? (signal ? 130 : 1), output: output.text() }));
+    const forward = (signal: NodeJS.Signals): void => void child.kill(signal);
+    if (forwardSignals) for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, forward);
+    child.on('close', (c, signal) => {
+      for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, forward);
+      done({ code: c ?? (signal ? 130 : 1), output: output.text() });
+    });
     child.on('error', () => done({ code: -1, output: output.text() }));
   });
 }
@@ -63,11 +72,11 @@ function relay(from: Readable, to: Writable): void {
   const decoder = new StringDecoder('utf8');
   from.on('data', (c: Buffer) => {
     const text = decoder.write(c);
-    if (text) to.write(terminalText(text));
+    if (text && !to.destroyed) to.write(terminalText(text));
   });
   from.on('end', () => {
     const rest = decoder.end();
-    if (rest) to.write(terminalText(rest));
+    if (rest && !to.destroyed) to.write(terminalText(rest));
   });
   from.on('error', () => undefined);
 }

@@ -27,10 +27,12 @@ export interface Shard {
 /** `2/3` -> { current: 2, total: 3 }; anything else is a usage error (returned as a message). */
 export function parseShard(text: string): Shard | string {
   const m = /^(\d{1,4})\/(\d{1,4})$/.exec(text.trim());
-  if (!m) return `--shard takes <i>/<n>, for example 1/3 (got "${text}")`;
+  if (!m) return `--shard takes <shard>/<shards>, for example 1/3 (got "${text}")`;
   const current = Number(m[1]);
   const total = Number(m[2]);
-  if (total < 1 || current < 1 || current > total) return `--shard ${text}: <i> must be between 1 and <n>`;
+  if (total < 1) return `--shard ${text}: the number of shards must be at least 1`;
+  if (current < 1 || current > total)
+    return `--shard ${text}: the shard must be between 1 and ${total} (there are ${total} shard${total === 1 ? '' : 's'})`;
   return { current, total };
 }
 
@@ -40,7 +42,7 @@ const sha256 = (text: string | Buffer): string => createHash('sha256').update(te
 
 /** The plan as shards record it. A claim's digest is over its file's bytes, so shards on machines with other paths still agree. */
 export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): RecordedPlan {
-  const claims = plan.claims.map(({ claim }, index) => {
+  const claims = plan.claims.map(({ claim, timeoutMsOverride }, index) => {
     let bytes: Buffer | string;
     try {
       bytes = readFileSync(claim.file);
@@ -55,13 +57,15 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
         role: claim.role,
         transports: claim.transports,
         profiles: claim.profiles,
+        ...(timeoutMsOverride ? { timeoutMsOverride } : {}),
       },
       targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({
         role,
         transport,
         ...(lifecycle ? { lifecycle } : {}),
       })),
-      digest: sha256(bytes),
+      // Shards run with different --timeout-ms are of different runs.
+      digest: timeoutMsOverride ? sha256(`${sha256(bytes)} timeoutMs=${timeoutMsOverride.run}`) : sha256(bytes),
       notApplicable: projects.filter((p) => p.target.claimIndex === index).flatMap((p) => p.notApplicable),
     };
   });

@@ -74,7 +74,16 @@ export function validate(kind: string, value: unknown, options: ValidateOptions 
     for (const i of issues) findings.push(wire(i.path, i.code, i.message, requirement));
   }
   findings.push(...semanticFindings(kind, value, schemas));
-  if (!options.wireOnly) findings.push(...profileFindings(kind, value));
+  if (options.wireOnly) return findings;
+  // A snapshot's schemas may require what our profile layer only recommends (a missing
+  // `harness`): the wire error says it once, and the warning would say it again.
+  const missing = new Set(
+    findings.flatMap((f) => {
+      const m = f.code === 'schema.required' ? /^missing required member "(.*)"$/.exec(f.message) : null;
+      return m ? [`${f.path}/${m[1]!.replaceAll('~', '~0').replaceAll('/', '~1')}`] : [];
+    }),
+  );
+  findings.push(...profileFindings(kind, value).filter((f) => !missing.has(f.path)));
   return findings;
 }
 
@@ -95,6 +104,19 @@ export function validateRaw(
 
 function semanticFindings(kind: string, value: unknown, schemas: SchemaSet): Finding[] {
   const out: Finding[] = [];
+  // JSON-RPC 2.0: a response carries its request's id; null only in an error about a request
+  // whose id could not be read. The snapshot's schemas allow null in any response, so this is
+  // judged here, not in the schema layer (which stays the snapshot's: test/differential.spec.ts).
+  if (isObject(value) && 'result' in value && !('error' in value) && value.id === null) {
+    out.push(
+      wire(
+        '/id',
+        'jsonrpc.result-null-id',
+        'a result must carry the id of the request it answers; only an error response may have a null id (JSON-RPC 2.0)',
+        'AHP-RPC-001',
+      ),
+    );
+  }
   if ((kind === 'intercept-request' || kind === 'ahp') && isObject(value) && value.method === METHODS.intercept) {
     const params = value.params;
     if ('id' in value && isObject(params) && isObject(params.event) && 'id' in params.event) {

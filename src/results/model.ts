@@ -41,6 +41,10 @@ export interface CheckResult {
   evidence?: Evidence;
   /** The raw wire transcript, kept for failed and warning checks. */
   transcript?: TranscriptLine[];
+  /** How many times it ran, when `run --retries` retried it. */
+  attempts?: number;
+  /** It passed only on a retry (`run --retries`); under --certify it is failed instead. */
+  flaky?: boolean;
 }
 
 export interface ClaimSummary {
@@ -51,6 +55,8 @@ export interface ClaimSummary {
   transports: string[];
   lifecycles: string[];
   profiles: string[];
+  /** `run --timeout-ms`: the deadline of this run's exchanges, when it replaced the claim's `timeoutMs`. */
+  timeoutMsOverride?: { claim: number; run: number };
 }
 
 /** One (role, transport, lifecycle) a claim certifies: a Playwright project of the run. */

@@ -29,7 +29,12 @@ export interface ResultsReporterOptions {
   outcomeFile: string;
   /** `merge`: the claims come from the shards' metadata, and every shard must be present. */
   mode: 'run' | 'merge';
+  /** `--certify`: a check that passed only on a retry is failed (a certificate takes no flaky pass). */
+  flakyFails?: boolean;
 }
+
+/** Set by `run --certify` and `merge --certify` for playwright.config.ts: {@link ResultsReporterOptions.flakyFails}. */
+export const FLAKY_FAILS_ENV = 'AHP_FLAKY_FAILS';
 
 const ANSI = /\u001b\[[0-9;]*m/g;
 
@@ -78,6 +83,8 @@ function specResult(id: string): Pick<CheckResult, 'id' | 'title' | 'level' | 'p
 
 export default class ResultsReporter implements Reporter {
   private readonly byClaim = new Map<number, CheckResult[]>();
+  /** Each test's entry so far (`--retries`: a retry replaces the attempt before it), and its first failure. */
+  private readonly attempts = new Map<string, { entry: CheckResult; firstFailure?: string }>();
   /** Per claim, per target (keyed by targetKey): a launch failure reason, and whether any check got past launching. */
   private readonly launch = new Map<number, Map<string, LaunchRecord>>();
   private metadata: Record<string, unknown> = {};
@@ -136,7 +143,24 @@ export default class ResultsReporter implements Reporter {
     launches.set(targetKey(target), launch);
     this.launch.set(target.claimIndex, launches);
     const list = this.byClaim.get(target.claimIndex) ?? [];
-    list.push(entry);
+    const earlier = this.attempts.get(test.id);
+    if (earlier) {
+      entry.attempts = result.retry + 1;
+      const firstFailure = earlier.firstFailure ?? earlier.entry.message;
+      if (status === 'passed' || status === 'warning') {
+        entry.flaky = true;
+        const what = `passed only on attempt ${entry.attempts} (flaky); attempt 1: ${firstFailure}`;
+        if (this.options.flakyFails) {
+          entry.status = 'failed';
+          entry.message = `${what}; a certification takes no flaky pass`;
+        } else entry.message = entry.message ? `${what}; ${entry.message}` : what;
+      }
+      list[list.indexOf(earlier.entry)] = entry;
+      this.attempts.set(test.id, { entry, firstFailure });
+    } else {
+      list.push(entry);
+      this.attempts.set(test.id, { entry });
+    }
     this.byClaim.set(target.claimIndex, list);
   }
 

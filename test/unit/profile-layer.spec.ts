@@ -110,7 +110,7 @@ test('a wire-invalid message still gets its profile finding, in the profile laye
   expect(prof.map((f) => [f.path, f.check])).toEqual([['/params/event/harness', 'base-8']]);
 });
 
-test('session.start: the wire schema itself requires harness, the profile finding comes on top', () => {
+test('session.start: the wire schema itself requires harness, and says so once (no profile finding on top)', () => {
   const manifest = {
     events: [],
     gaps: [],
@@ -133,7 +133,11 @@ test('session.start: the wire schema itself requires harness, the profile findin
   expect(profile(validate('event:session.start', start))).toEqual([]);
   const missing = validate('event:session.start', without(start, 'harness'));
   expect(isWireValid(missing)).toBe(false);
-  expect(profile(missing).map((f) => f.path)).toEqual(['/harness']);
+  // The wire error names the missing member; a profile warning would only repeat it (issue 12).
+  expect(profile(missing)).toEqual([]);
+  expect(missing.filter((f) => f.code === 'schema.required').map((f) => [f.path, f.message])).toEqual([
+    ['', 'missing required member "harness"'],
+  ]);
 });
 
 test('values that carry no event get no profile finding', () => {

@@ -159,7 +159,9 @@ function checkBlock(r: ClaimResults, c: CheckResult, expected?: ExpectedFailure)
     .filter(Boolean)
     .join('\n');
   const attrs = `data-status="${token(c.status)}" data-profile="${token(c.profile)}" data-transport="${token(c.transport)}" data-role="${token(c.role)}"`;
-  return `<details class="check" ${attrs}${open}><summary>${badge(c.status)} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
+  // run --retries: a pass on a retry is shown as flaky, with the attempts.
+  const flaky = c.flaky ? ` <b class="flaky">flaky (${esc(c.attempts ?? 2)} attempts)</b>` : '';
+  return `<details class="check" ${attrs}${open}><summary>${badge(c.status)}${flaky} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
 }
 
 const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;function apply(){var failed=f.querySelector('[name=failed]').checked;var p=f.querySelector('[name=profile]').value;var t=f.querySelector('[name=transport]').value;var n=0;document.querySelectorAll('details.check').forEach(function(d){var show=(!failed||d.dataset.status==='failed'||d.dataset.status==='warning')&&(!p||d.dataset.profile===p)&&(!t||d.dataset.transport===t);d.hidden=!show;if(show)n++;});document.getElementById('shown').textContent=String(n);}f.addEventListener('change',apply);apply();})();`;
@@ -196,7 +198,11 @@ export function claimPage(r: ClaimResults, acceptance: Acceptance = {}, resultsD
   const claimed = `<h2>What was claimed</h2><table><tbody>
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
 <tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
-<tr><th>Claim file</th><td><code>${esc(c.file)}</code></td></tr></tbody></table>`;
+<tr><th>Claim file</th><td><code>${esc(c.file)}</code></td></tr>${
+    c.timeoutMsOverride
+      ? `<tr><th>timeoutMs</th><td>${esc(c.timeoutMsOverride.run)} (run --timeout-ms; the claim says ${esc(c.timeoutMsOverride.claim)})</td></tr>`
+      : ''
+  }</tbody></table>`;
   const targets = `<h2>Verdict per target</h2><table><thead><tr><th>Target</th><th>Verdict</th><th>Passed</th><th>Failed</th><th>Warnings</th><th>Not applicable</th></tr></thead><tbody>${r.targets
     .map(
       (t) =>

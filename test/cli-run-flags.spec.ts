@@ -1,0 +1,85 @@
+// The run options a Playwright user expects, on a real run of the deliberately faulty
+// example claim (the reference backend whose deny effects carry an empty reason, so
+// ti.deny-samples fails): --list, the progress reporters and their failure blocks,
+// --quiet, --retries, --max-failures/-x and --timeout-ms.
+import { test, expect } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { ClaimResults } from '../src/results/model.js';
+import { ROOT } from './support/paths.js';
+import { tempFolders } from './support/temp.js';
+
+const BIN = resolve(ROOT, 'bin', 'ahp-conformance.js');
+const CLAIM = resolve(ROOT, 'claims', 'examples', 'faulty-backend.yaml');
+const workspace = tempFolders('ahp-run-flags-');
+
+function run(...args: string[]): { code: number | null; out: string; err: string; reports: string } {
+  const reports = join(workspace(), 'reports');
+  const r = spawnSync(process.execPath, [BIN, 'run', CLAIM, '--reports', reports, '--workers', '2', ...args], {
+    encoding: 'utf8',
+    timeout: 240_000,
+    // The default progress, whatever the caller's environment says.
+    env: { ...process.env, AHP_PROGRESS: '' },
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr, reports };
+}
+const results = (reports: string): ClaimResults =>
+  JSON.parse(readFileSync(join(reports, 'faulty-backend', 'results.json'), 'utf8')) as ClaimResults;
+
+test('--list lists the checks the run would run and runs nothing', () => {
+  const r = run('--list', '--grep', 'ti.deny-samples|base.jsonrpc');
+  expect(r.code, r.err).toBe(0);
+  expect(r.out).toContain('ti.deny-samples');
+  expect(r.out).toContain('base.jsonrpc-utf8');
+  expect(r.out).not.toContain('stdio.framing');
+  expect(r.out).toMatch(/Total: 4 tests/);
+  expect(existsSync(join(r.reports, 'faulty-backend'))).toBe(false);
+});
+
+test('a failure block: the message and the replies of the transcript, no runner code, no error-context', () => {
+  const r = run('--grep', 'ti.deny-samples');
+  expect(r.code, r.err).toBe(1);
+  expect(r.out).toContain('sample rm_rf: the deny is not valid: /reason');
+  // The request and the reply (the evidence) are both there.
+  expect(r.out).toMatch(/>> stdio {2}\{"jsonrpc":"2\.0"/);
+  expect(r.out).toMatch(/<< stdio {2}\{"jsonrpc":"2\.0".*"reason":""/);
+  expect(r.out).toMatch(/<< http {3}http:\/\/127\.0\.0\.1:\d+\/hooks 200/);
+  for (const absent of ['judge.fail', 'error-context', 'CheckFailure', '.spec.ts', ' |    '])
+    expect(r.out, absent).not.toContain(absent);
+  expect(r.out).toMatch(/0 passed, 2 failed \(\d+\.\ds\)/);
+});
+
+test('--reporter dot prints a character per check, and --quiet no progress at all', () => {
+  const dot = run('--grep', 'ti.deny-samples|base.jsonrpc', '--reporter', 'dot');
+  expect(dot.code, dot.err).toBe(1);
+  expect(dot.out).toMatch(/^[·F]{4}$/m);
+  const quiet = run('--grep', 'base.jsonrpc', '--quiet');
+  expect(quiet.code, quiet.err).toBe(0);
+  expect(quiet.out.trim().split('\n')).toHaveLength(2);
+  expect(quiet.out).toContain('certifying faulty-backend');
+  expect(quiet.out).toContain('faulty-backend 0.1.0: conformant');
+});
+
+test('--reporter json: Playwright JSON alone on stdout, our lines on stderr; --timeout-ms and --retries recorded', () => {
+  const r = run('--grep', 'ti.deny-samples', '--reporter', 'json', '--timeout-ms', '3000', '--retries', '1');
+  expect(r.code, r.err).toBe(1);
+  const report = JSON.parse(r.out) as { stats: { unexpected: number } };
+  expect(report.stats.unexpected).toBe(2);
+  expect(r.err).toContain('--timeout-ms 3000: replaces timeoutMs 2000 of faulty-backend');
+  expect(r.err).toContain('faulty-backend 0.1.0: nonconformant');
+  const res = results(r.reports);
+  expect(res.claim.timeoutMsOverride).toEqual({ claim: 2000, run: 3000 });
+  expect(res.checks.filter((c) => c.id === 'ti.deny-samples')).toHaveLength(2);
+  for (const c of res.checks) expect(c).toMatchObject({ status: 'failed', attempts: 2 });
+  expect(readFileSync(join(r.reports, 'faulty-backend', 'index.html'), 'utf8')).toContain(
+    '3000 (run --timeout-ms; the claim says 2000)',
+  );
+});
+
+test('-x stops at the first failure: the checks left out leave the claim incomplete', () => {
+  const r = run('-x', '--workers', '1', '--grep', 'ti.deny-samples|base.jsonrpc', '--reporter', 'line');
+  expect(r.code, r.err).toBe(2);
+  expect(r.out).toMatch(/1 failed, \d+ did not run/);
+  expect(results(r.reports).verdict).toBe('incomplete');
+});
