@@ -9,12 +9,13 @@ import { containment } from '../../drivers/containment.js';
 import { loadClaim, type ClaimOutcome, type ResolvedClaim } from '../claims/load.js';
 import { plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { runPlaywright } from '../engine/playwright.js';
-import { runFolder } from '../engine/run-folder.js';
 import { parseShard, shardLabel, SHARD_ENV, MERGE_ENV, type Shard } from '../engine/shards.js';
 import { packageVersion } from '../package-root.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
-import { readRunOutcome, type RunOutcome } from '../results/run-record.js';
-import { writeClaimResults, writeMatrix } from '../results/write.js';
+import { readRunOutcome, recordedClaimPath, type RunOutcome } from '../results/run-record.js';
+import { writeClaimResults } from '../results/write.js';
+import { finishReports, reportContext, viewsFolder } from './report-layout.js';
+import { playwrightReportDir, runFolder } from '../engine/run-folder.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareAcceptance, show, summaryLine } from './acceptance.js';
@@ -28,7 +29,7 @@ function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): Cl
     runner: { name: 'ahp-conformance', version: packageVersion() },
     generatedAt: new Date().toISOString(),
     claim: {
-      file: resolve(o.file),
+      file: recordedClaimPath(process.cwd(), resolve(o.file)),
       implementation: o.implementation ?? { name: 'unknown', version: 'unknown' },
       snapshot: 'draft',
       role: 'unknown',
@@ -106,7 +107,7 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
   return undefined;
 }
 
-function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
+function newPlan(claims: ResolvedClaim[], reportsDir: string, hiddenReportsDir = reportsDir): RunPlan {
   const names = claims.map((c) => c.implementation.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup)
@@ -115,6 +116,8 @@ function newPlan(claims: ResolvedClaim[], reportsDir: string): RunPlan {
     runnerVersion: packageVersion(),
     createdAt: new Date().toISOString(),
     reportsDir,
+    ...(hiddenReportsDir !== reportsDir ? { hiddenReportsDir } : {}),
+    cwd: process.cwd(),
     // Filled in by runPlan, which owns the folder's lifetime.
     workDir: '',
     containment: containment(),
@@ -232,13 +235,30 @@ export async function runCommand(files: string[], options: Record<string, string
   if (shard) return runShard(shard, outcomes, options, reportsDir, io);
 
   const criteria = prepareAcceptance(options, ['grep', 'grep-invert']);
+  // A partial run never replaces a full run's report (src/cli/report-layout.ts).
+  const viewsDir = viewsFolder(
+    reportsDir,
+    outcomes.flatMap((o) =>
+      o.kind === 'ok'
+        ? [o.claim.implementation.name]
+        : o.kind === 'incomplete'
+          ? [o.implementation?.name ?? 'unknown']
+          : [],
+    ),
+    criteria.selection !== undefined,
+  );
+  if (viewsDir !== reportsDir)
+    io.out(terminalLine(`a partial run (--grep): the full report stays; this run's reports -> ${show(viewsDir)}`));
+  const claimDirs = outcomes.flatMap((o) => (o.kind === 'ok' ? [join(viewsDir, o.claim.implementation.name)] : []));
+  const playwrightDir = playwrightReportDir(viewsDir, claimDirs);
+  const contextFor = (dir: string) => reportContext(reportsDir, viewsDir, playwrightDir, dir);
   let exit: number = EXIT.ok;
   const written: { results: ClaimResults; dir: string }[] = [];
   for (const o of outcomes) {
     if (o.kind !== 'incomplete') continue;
-    const results = incompleteResults(o);
-    const dir = join(reportsDir, results.claim.implementation.name);
-    writeClaimResults(dir, results);
+    const results = { ...incompleteResults(o), run: { certification: criteria.certification } };
+    const dir = join(viewsDir, results.claim.implementation.name);
+    writeClaimResults(dir, results, {}, undefined, contextFor(dir));
     written.push({ results, dir });
     io.out(terminalLine(`${o.file}: incomplete claim: ${o.reason}`));
     io.out(summaryLine(results, show(dir)));
@@ -246,10 +266,10 @@ export async function runCommand(files: string[], options: Record<string, string
   }
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   if (claims.length === 0) {
-    if (written.length > 1) writeMatrix(reportsDir, written);
+    finishReports(reportsDir, viewsDir, playwrightDir, written);
     return exit;
   }
-  const plan = newPlan(claims, reportsDir);
+  const plan = newPlan(claims, viewsDir, reportsDir);
   io.out(terminalLine(certifying(plan, 'certifying')));
   const { code, outcome } = await runPlan(plan, playwrightArgs(options), {});
   if (!outcome || outcome.claims.length !== plan.claims.length) {
@@ -267,9 +287,10 @@ export async function runCommand(files: string[], options: Record<string, string
       criteria,
       io,
       written,
+      contextFor,
     ),
   );
-  if (written.length > 1)
-    io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
+  const matrix = finishReports(reportsDir, viewsDir, playwrightDir, written);
+  if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(matrix)}`));
   return exit;
 }

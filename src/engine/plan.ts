@@ -26,6 +26,10 @@ export interface RunPlan {
   runnerVersion: string;
   createdAt: string;
   reportsDir: string;
+  /** A partial run writing inside a full run's reports folder: that whole folder, hidden from implementations. */
+  hiddenReportsDir?: string;
+  /** The folder the run started in: results name claim files relative to it. */
+  cwd?: string;
   /** The run's work folder: per-check folders of the implementations (src/engine/workspace.ts). */
   workDir: string;
   /** How implementations are contained in this run (decided once, by the CLI). */
