@@ -113,14 +113,17 @@ function acceptanceSection(j: Acceptance): string {
     const { changes } = j.regression;
     const of = (k: CheckChange['change']): number => changes.filter((c) => c.change === k).length;
     const shown = changes.filter((c) => c.change !== 'unchanged');
+    // Expected failures come first: a new failure on the list does not fail the run (docs/reports.md).
+    const listed = new Set(j.expected?.matched.map((m) => checkKey(m.check)) ?? []);
+    const excused = shown.filter((c) => c.change === 'new-failure' && listed.has(c.key)).length;
     const rows = shown
       .map(
         (c) =>
-          `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}</td></tr>`,
+          `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}${c.change === 'new-failure' && listed.has(c.key) ? ' <span class="muted">on the expected-failures list: not counted</span>' : ''}</td></tr>`,
       )
       .join('');
     out.push(
-      `<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed · baseline <code>${esc(j.regression.baseline)}</code></p>`,
+      `<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed${excused ? ` (${esc(excused)} of the new failures on the expected-failures list, so not counted)` : ''} · baseline <code>${esc(j.regression.baseline)}</code></p>`,
       shown.length
         ? `<table class="changes"><thead><tr><th>Check</th><th>Target</th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table>`
         : '<p class="muted">No check changed.</p>',
@@ -221,7 +224,10 @@ function runKindLine(r: ClaimResults): string {
     r.judgement?.expectedFailures ? 'judged with expected failures' : '',
     r.judgement?.baseline ? 'judged against a baseline' : '',
   ].filter(Boolean);
-  return `<p id="run-kind"><b>Not a certification</b> (run without --certify${why.length ? `; ${esc(why.join(', '))}` : ''})</p>`;
+  const judged = r.judgement
+    ? ` · as judged, the run ${r.judgement.accepted ? 'passed' : 'failed'} (the verdict stays what the checks say)`
+    : '';
+  return `<p id="run-kind"><b>Not a certification</b> (run without --certify${why.length ? `; ${esc(why.join(', '))}` : ''})${judged}</p>`;
 }
 
 /** Links to the pages around this one: the run's matrix, Playwright's report, a full report beside a partial one. */
