@@ -60,9 +60,11 @@ const results = (reports: string, name: string): ClaimResults =>
 
 /** What must not depend on how the run was split: everything but times and the per-run random ids in evidence. */
 function comparable(r: ClaimResults): unknown {
-  const { generatedAt: _, checks, ...rest } = r;
+  const { generatedAt: _, checks, run, ...rest } = r;
+  const { startedAt: _s, durationMs: _t, ...how } = run ?? {};
   return {
     ...rest,
+    run: how,
     checks: checks.map(({ durationMs: _d, evidence, transcript, message, ...c }) => ({
       ...c,
       message: message
