@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ClaimResults } from '../src/results/model.js';
 import { ROOT } from './support/paths.js';
 import { tempFolders } from './support/temp.js';
@@ -40,7 +41,16 @@ function run(dir: string, args: string[]): { code: number | null; out: string } 
   return { code: r.status, out: r.stdout + r.stderr };
 }
 
-const results = (file: string): ClaimResults => JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
+const validate = new Ajv2020({ strict: false, logger: false }).compile(
+  JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
+);
+
+/** A results.json, checked against schemas/results.schema.json. */
+function results(file: string): ClaimResults {
+  const r = JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
+  expect(validate(r), JSON.stringify(validate.errors)).toBe(true);
+  return r;
+}
 
 test('a --grep rerun, pasted from the report, and a --grep matching nothing leave the full report as it was', () => {
   const dir = folder();
