@@ -13,9 +13,9 @@ import type { EarlierReport } from '../results/html/matrix-page.js';
 import type { ClaimResults } from '../results/model.js';
 import { recordedClaimPath } from '../results/run-record.js';
 import { RESULTS_FILE, writeMatrix } from '../results/write.js';
+import { PARTIAL_FOLDER } from '../claims/limits.js';
 
-/** The folder a partial run writes into when a full report is in the way. */
-export const PARTIAL_FOLDER = 'partial';
+export { PARTIAL_FOLDER };
 
 /** A results.json as far as these decisions need it, or undefined when there is none or it is not ours. */
 function readResults(file: string): ClaimResults | undefined {
