@@ -126,8 +126,12 @@ test('--certify is recorded with the duration, the environment and the claim dig
   );
   expect(JSON.stringify(res)).not.toContain(dir);
   expect(readFileSync(join(dir, 'reports', 'demo', 'index.html'), 'utf8')).toContain('<b>Certification run</b>');
+  const verify = (): string =>
+    spawnSync(process.execPath, [BIN, 'verify', 'reports'], { encoding: 'utf8', cwd: dir }).stdout;
+  expect(verify()).toContain('reports/demo: verified: demo (conformant, certification)');
   expect(run(dir, ['demo.yaml']).code).toBe(0);
   expect(results(join(dir, 'reports', 'demo', 'results.json')).run?.certification).toBe(false);
+  expect(verify()).toContain('reports/demo: verified: demo (conformant, not a certification)');
 });
 
 test('expected failures come before a baseline: a listed new failure is excused, said so and recorded', () => {
