@@ -163,6 +163,9 @@ test('expected failures come before a baseline: a listed new failure is excused,
     },
   });
   expect(res.run?.certification).toBe(false);
+  // Paths the user passed are recorded relative to where the run started, as the claim is.
+  expect(res.judgement?.expectedFailures?.file).toBe('expected.yaml');
+  expect(JSON.stringify(res)).not.toContain(good);
   expect(readFileSync(join(bad, 'reports', 'demo', 'index.html'), 'utf8')).toContain(
     'on the expected-failures list: not counted',
   );

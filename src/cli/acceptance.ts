@@ -17,6 +17,7 @@ import {
   type ExpectedFailure,
   type ExpectedOutcome,
 } from '../results/expected-failures.js';
+import { recordedClaimPath } from '../results/run-record.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalLine } from '../terminal.js';
@@ -160,12 +161,16 @@ export function prepareAcceptance(options: Record<string, string>, partial: read
     ...(Object.keys(selection).length ? { selection } : {}),
     ...(options['expected-failures']
       ? {
-          expectedPath: options['expected-failures'],
+          expectedPath: recordedClaimPath(process.cwd(), resolve(options['expected-failures'])),
           expected: loadExpectedFailures(resolve(options['expected-failures'])),
         }
       : {}),
     ...(options.baseline
-      ? { baselinePath: options.baseline, baselines: loadBaselines(resolve(options.baseline)) }
+      ? {
+          // Recorded relative to where the run started, like the claim: no local home folder in published results.
+          baselinePath: recordedClaimPath(process.cwd(), resolve(options.baseline)),
+          baselines: loadBaselines(resolve(options.baseline)),
+        }
       : {}),
   };
 }
