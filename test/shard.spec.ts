@@ -141,6 +141,11 @@ test('a merge with a shard missing is incomplete, never conformant', () => {
     expect(res.reason).toContain('shard 2/2 missing');
     expect(res.targets.every((t) => t.verdict === 'incomplete')).toBe(true);
   }
+  // The matrix names the reason under each target, and a cell with checks of the missing shard is never green.
+  const matrix = readFileSync(join(dir, 'half', 'index.html'), 'utf8');
+  expect(matrix).toContain('<div class="muted reason">shard 2/2 missing from the merge');
+  expect(matrix).toContain('s-incomplete">not all run');
+  expect(matrix).not.toMatch(/<span class="s s-passed">passed<\/span><\/a><div class="muted">[^<]*not run/);
 });
 
 test('shards of different runs, the same shard twice, and junk are refused in one line', () => {
