@@ -17,10 +17,15 @@ import { PARTIAL_FOLDER } from '../claims/limits.js';
 
 export { PARTIAL_FOLDER };
 
+/** Far above any results.json a run writes (the hostile corpus keeps them under 4 MiB). */
+const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
+
 /** A results.json as far as these decisions need it, or undefined when there is none or it is not ours. */
 function readResults(file: string): ClaimResults | undefined {
   try {
-    if (!lstatSync(file).isFile()) return undefined;
+    // Not followed through a link, and bounded: the folder may hold anything a user put there.
+    const st = lstatSync(file);
+    if (!st.isFile() || st.size > MAX_RESULTS_BYTES) return undefined;
     const r = JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
     return r && typeof r.claim?.implementation?.name === 'string' && typeof r.verdict === 'string' ? r : undefined;
   } catch {

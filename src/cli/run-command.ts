@@ -258,7 +258,8 @@ export async function runCommand(files: string[], options: Record<string, string
     if (o.kind !== 'incomplete') continue;
     const results = { ...incompleteResults(o), run: { certification: criteria.certification } };
     const dir = join(viewsDir, results.claim.implementation.name);
-    writeClaimResults(dir, results, {}, undefined, contextFor(dir));
+    // Nothing of an incomplete claim runs, so Playwright's report has nothing of it to link to.
+    writeClaimResults(dir, results, {}, undefined, { ...contextFor(dir), playwrightHref: undefined });
     written.push({ results, dir });
     io.out(terminalLine(`${o.file}: incomplete claim: ${o.reason}`));
     io.out(summaryLine(results, show(dir)));

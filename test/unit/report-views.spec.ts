@@ -113,6 +113,7 @@ test('an expired expected failure that still matched is listed once, as expired'
   );
   expect(table.match(/<tr><td><code>ti\.deny-stops<\/code>/g)).toHaveLength(1);
   expect(table).toContain('s-expired');
+  expect(html).toContain('0 matched, 0 unexpected, 1 expired, 0 no longer failing');
 });
 
 test('with a baseline and expected failures, a new failure on the list is shown as not counted', () => {

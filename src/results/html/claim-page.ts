@@ -155,7 +155,7 @@ function acceptanceSection(j: Acceptance): string {
         ),
     ].join('');
     out.push(
-      `<h2 id="expected">Expected failures</h2><p>${esc(e.matched.length)} matched, ${esc(e.unexpected.length)} unexpected, ${esc(e.expired.length)} expired, ${esc(e.stale.length)} no longer failing. An unexpected failure, an expired entry or one whose check no longer fails fails the run; the verdict above stays what the checks say.</p>`,
+      `<h2 id="expected">Expected failures</h2><p>${esc(e.matched.filter((m) => !e.expired.includes(m.entry)).length)} matched, ${esc(e.unexpected.length)} unexpected, ${esc(e.expired.length)} expired, ${esc(e.stale.length)} no longer failing. An unexpected failure, an expired entry or one whose check no longer fails fails the run; the verdict above stays what the checks say.</p>`,
       rows
         ? `<table class="expected"><thead><tr><th>Check</th><th>Target</th><th>Status</th><th>Reason</th></tr></thead><tbody>${rows}</tbody></table>`
         : '',
