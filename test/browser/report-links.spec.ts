@@ -3,14 +3,16 @@
 // requirement rows), a matrix cell opens its claim's checks of that profile, and a claim
 // report leads back to the matrix. Written by the same functions `run` uses.
 import { test, expect, chromium, type Browser, type Page } from '@playwright/test';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applicableChecks } from '../../src/checks/catalogue.js';
 import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
 import { writeClaimResults } from '../../src/results/write.js';
 import { finishReports, reportContext } from '../../src/cli/report-layout.js';
 import { playwrightReportDir } from '../../src/engine/run-folder.js';
+import { ROOT } from '../support/paths.js';
 import { tempFolders } from '../support/temp.js';
 
 const CHROMIUM = process.env.AHP_CHROMIUM ?? '/usr/bin/chromium';
@@ -82,10 +84,11 @@ async function links(page: Page): Promise<{ href: string; resolved: string }[]> 
     .evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, resolved: (a as HTMLAnchorElement).href })));
 }
 
-test('every link of the matrix and the claim reports is relative and leads to a file that exists', async () => {
-  for (const file of ['index.html', 'acme/index.html', 'good backend/index.html']) {
+/** Open each page and check its links: relative, each to an element or a file that exists. */
+async function checkLinks(root: string, files: readonly string[]): Promise<void> {
+  for (const file of files) {
     const page = await browser.newPage();
-    await page.goto(`file://${join(reports, file)}`);
+    await page.goto(`file://${join(root, file)}`);
     const all = await links(page);
     expect(all.length).toBeGreaterThan(3);
     for (const { href, resolved } of all) {
@@ -101,6 +104,40 @@ test('every link of the matrix and the claim reports is relative and leads to a 
     }
     await page.close();
   }
+}
+
+test('every link of the matrix and the claim reports is relative and leads to a file that exists', async () => {
+  await checkLinks(reports, ['index.html', 'acme/index.html', 'good backend/index.html']);
+});
+
+test('the reports of a real run, and of a --grep rerun beside them, link only to what is there', async () => {
+  test.setTimeout(120_000);
+  const dir = workspace();
+  const main = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+  for (const name of ['demo', 'other'])
+    writeFileSync(
+      join(dir, `${name}.yaml`),
+      `implementation: { name: ${name}, version: 1.0.0 }\nrole: backend\ntransports: [stdio]\nprofiles: [tool-interception]\n` +
+        `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(main)}, --transport, stdio], lifecycle: persistent }\n`,
+    );
+  const run = (...args: string[]): void => {
+    const r = spawnSync(process.execPath, [resolve(ROOT, 'bin', 'ahp-conformance.js'), 'run', ...args], {
+      encoding: 'utf8',
+      cwd: dir,
+      timeout: 100_000,
+      env: { ...process.env, AHP_PROGRESS: 'line' },
+    });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+  };
+  run('demo.yaml', 'other.yaml', '--reports', 'site');
+  run('demo.yaml', '--reports', 'site', '--grep', 'ti\\.state-independent');
+  await checkLinks(join(dir, 'site'), [
+    'index.html',
+    'demo/index.html',
+    'other/index.html',
+    'partial/index.html',
+    'partial/demo/index.html',
+  ]);
 });
 
 test('a matrix cell opens its claim report filtered to that profile, which links back to the matrix', async () => {
