@@ -172,6 +172,22 @@ test('shards of different runs, the same shard twice, and junk are refused in on
   expect(none.err).toContain('no blob reports');
 });
 
+test('shards that ran with --grep merge into results that say so, and --certify refuses them', () => {
+  for (const i of [1, 2]) {
+    const r = cli(['run', claim('good'), '--shard', `${i}/2`, '--reports', `grep-${i}`, '--grep', 'base.jsonrpc-utf8']);
+    expect(r.code, r.err).toBe(0);
+  }
+  const merged = cli(['merge', 'grep-1/blob', 'grep-2/blob', '--reports', 'grep-merged']);
+  expect(merged.code, merged.err).toBe(0);
+  expect(results(join(dir, 'grep-merged'), 'good').run?.selection).toEqual({ grep: 'base.jsonrpc-utf8' });
+  const certify = cli(['merge', 'grep-1/blob', 'grep-2/blob', '--reports', 'grep-certified', '--certify']);
+  expect(certify.code).toBe(2);
+  expect(certify.err.trim().split('\n')).toEqual([
+    'ahp-conformance: --certify accepts no shards that ran with --grep or --grep-invert (a certificate covers every check)',
+  ]);
+  expect(existsSync(join(dir, 'grep-certified', 'good', 'results.json'))).toBe(false);
+});
+
 test('run --shard refuses judging options, which belong to merge', () => {
   const r = cli(['run', claim('good'), '--shard', '1/2', '--certify']);
   expect(r.code).toBe(2);

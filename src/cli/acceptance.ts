@@ -188,6 +188,11 @@ export function conclude(
   written: { results: ClaimResults; dir: string }[],
   contextFor: (reportDir: string) => ReportContext = () => ({}),
 ): number {
+  // A merge learns only from the shards that they selected checks: no certificate of a part.
+  if (criteria.certification && claims.some((c) => c.results.run?.selection))
+    throw new UsageError(
+      '--certify accepts no shards that ran with --grep or --grep-invert (a certificate covers every check)',
+    );
   let exit: number = EXIT.ok;
   for (const { results: recorded, reportDir } of claims) {
     // How the run was made, beside what it found: a certification is told from a development run.

@@ -107,7 +107,12 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
   return undefined;
 }
 
-function newPlan(claims: ResolvedClaim[], reportsDir: string, hiddenReportsDir = reportsDir): RunPlan {
+function newPlan(
+  claims: ResolvedClaim[],
+  options: Record<string, string>,
+  reportsDir: string,
+  hiddenReportsDir = reportsDir,
+): RunPlan {
   const names = claims.map((c) => c.implementation.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup)
@@ -118,11 +123,21 @@ function newPlan(claims: ResolvedClaim[], reportsDir: string, hiddenReportsDir =
     reportsDir,
     ...(hiddenReportsDir !== reportsDir ? { hiddenReportsDir } : {}),
     cwd: process.cwd(),
+    ...selectionOf(options),
     // Filled in by runPlan, which owns the folder's lifetime.
     workDir: '',
     containment: containment(),
     claims: claims.map((claim) => ({ claim, reportDir: join(reportsDir, claim.implementation.name) })),
   };
+}
+
+/** `{ selection }` when --grep or --grep-invert selects checks. */
+function selectionOf(options: Record<string, string>): Pick<RunPlan, 'selection'> {
+  const selection = {
+    ...(options.grep !== undefined ? { grep: options.grep } : {}),
+    ...(options['grep-invert'] !== undefined ? { grepInvert: options['grep-invert'] } : {}),
+  };
+  return Object.keys(selection).length ? { selection } : {};
 }
 
 function playwrightArgs(options: Record<string, string>): string[] {
@@ -192,6 +207,7 @@ async function runShard(
   if (incomplete.length) return EXIT.badInput;
   const plan = newPlan(
     outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : [])),
+    options,
     reportsDir,
   );
   const label = shardLabel(shard);
@@ -270,7 +286,7 @@ export async function runCommand(files: string[], options: Record<string, string
     finishReports(reportsDir, viewsDir, playwrightDir, written);
     return exit;
   }
-  const plan = newPlan(claims, viewsDir, reportsDir);
+  const plan = newPlan(claims, options, viewsDir, reportsDir);
   io.out(terminalLine(certifying(plan, 'certifying')));
   const { code, outcome } = await runPlan(plan, playwrightArgs(options), {});
   if (!outcome || outcome.claims.length !== plan.claims.length) {

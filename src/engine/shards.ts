@@ -68,7 +68,11 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
   return {
     runnerVersion: plan.runnerVersion,
     claims,
-    digest: sha256(JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest)])),
+    // Shards that selected other checks are not one run.
+    digest: sha256(
+      JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest), ...(plan.selection ? [plan.selection] : [])]),
+    ),
+    ...(plan.selection ? { selection: plan.selection } : {}),
     ...(plan.containment ? { containment: plan.containment } : {}),
     environment: runEnvironment(),
   };

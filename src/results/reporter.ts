@@ -186,7 +186,11 @@ export default class ResultsReporter implements Reporter {
         ],
         launches: this.launch.get(index),
         ...(plan.containment ? { containment: plan.containment } : {}),
-        run: { ...this.timing, ...(plan.environment ? { environment: plan.environment } : {}) },
+        run: {
+          ...this.timing,
+          ...(plan.environment ? { environment: plan.environment } : {}),
+          ...(plan.selection ? { selection: plan.selection } : {}),
+        },
       });
       return incomplete
         ? {

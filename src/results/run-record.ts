@@ -39,6 +39,8 @@ export interface RecordedPlan {
   digest: string;
   /** How the implementations were contained (results.json reports it). */
   containment?: ClaimResults['containment'];
+  /** --grep / --grep-invert of the run (of every shard). */
+  selection?: { grep?: string; grepInvert?: string };
   /** The machine that planned the run (for a merge: one of the shards'). */
   environment?: RunEnvironment;
 }
