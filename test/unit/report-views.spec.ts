@@ -77,6 +77,7 @@ test('the report says whether the run was a certification, how long it took, whe
   const dev = claimPage({ ...r, run: { ...r.run, certification: false } });
   expect(dev).toContain('<b>Not a certification</b> (run without --certify)');
   expect(dev).toContain('ran 3 min 5 s');
+  expect(claimPage({ ...r, run: { durationMs: 12_345 } })).toContain('ran 12.3 s');
   expect(dev).toContain('Node 20.1.0 · linux/x64 · Playwright 1.65.1');
   expect(dev).toContain(`sha256 <code>${'ab'.repeat(32)}</code>`);
   const cert = claimPage({ ...r, run: { ...r.run, certification: true } });

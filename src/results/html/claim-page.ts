@@ -209,7 +209,7 @@ function failingLine(r: ClaimResults): string {
 /** `1 h 2 min`, `3 min 4 s`, `5.6 s`. */
 export function duration(ms: number): string {
   const s = Math.round(ms / 1000);
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
