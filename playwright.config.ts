@@ -11,7 +11,7 @@ import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { join } from 'node:path';
 import { plannedProjects, PLAN_ENV, readPlan, type RunPlan } from './src/engine/plan.js';
 import { defaultWorkers } from './src/engine/playwright.js';
-import { runFolder } from './src/engine/run-folder.js';
+import { playwrightReportDir, runFolder } from './src/engine/run-folder.js';
 import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV } from './src/engine/shards.js';
 import { checkTimeLimitMs } from './src/timing.js';
 import type { ProgressOptions } from './src/results/progress.js';
@@ -36,10 +36,7 @@ const reportsDir = merging ?? plan?.reportsDir ?? join(process.cwd(), 'reports')
 const folder = runFolder(reportsDir);
 // One claim: its Playwright report sits beside its results; several, or a merge (the
 // claims are known only once the blobs are read): one shared report.
-const htmlDir =
-  !merging && plan && plan.claims.length === 1
-    ? join(plan.claims[0]!.reportDir, 'playwright')
-    : join(reportsDir, 'playwright');
+const htmlDir = playwrightReportDir(reportsDir, merging ? undefined : plan?.claims.map((c) => c.reportDir));
 // `run --reporter` and `--quiet`: list, line and dot are ours (src/results/progress.ts: the
 // failure blocks a vendor needs; quiet prints nothing), json Playwright's own.
 const progressName = process.env.AHP_PROGRESS ?? 'list';
@@ -90,7 +87,11 @@ export default defineConfig<SuiteOptions>({
     use: {
       claim: plan!.claims[p.target.claimIndex]!.claim,
       target: p.target,
-      runFolders: { workDir: plan!.workDir, reportsDir: plan!.reportsDir, containment: plan!.containment },
+      runFolders: {
+        workDir: plan!.workDir,
+        reportsDir: plan!.hiddenReportsDir ?? plan!.reportsDir,
+        containment: plan!.containment,
+      },
     },
   })),
 });

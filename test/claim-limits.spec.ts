@@ -71,6 +71,8 @@ for (const name of [
   'index.html',
   'playwright',
   'blob',
+  'partial',
+  'Partial',
   '.run',
   '.acme',
   'a/b',

@@ -60,9 +60,11 @@ const results = (reports: string, name: string): ClaimResults =>
 
 /** What must not depend on how the run was split: everything but times and the per-run random ids in evidence. */
 function comparable(r: ClaimResults): unknown {
-  const { generatedAt: _, checks, ...rest } = r;
+  const { generatedAt: _, checks, run, ...rest } = r;
+  const { startedAt: _s, durationMs: _t, ...how } = run ?? {};
   return {
     ...rest,
+    run: how,
     checks: checks.map(({ durationMs: _d, evidence, transcript, message, ...c }) => ({
       ...c,
       message: message
@@ -139,6 +141,11 @@ test('a merge with a shard missing is incomplete, never conformant', () => {
     expect(res.reason).toContain('shard 2/2 missing');
     expect(res.targets.every((t) => t.verdict === 'incomplete')).toBe(true);
   }
+  // The matrix names the reason under each target, and a cell with checks of the missing shard is never green.
+  const matrix = readFileSync(join(dir, 'half', 'index.html'), 'utf8');
+  expect(matrix).toContain('<div class="muted reason">shard 2/2 missing from the merge');
+  expect(matrix).toContain('s-incomplete">not all run');
+  expect(matrix).not.toMatch(/<span class="s s-passed">passed<\/span><\/a><div class="muted">[^<]*not run/);
 });
 
 test('shards of different runs, the same shard twice, and junk are refused in one line', () => {
@@ -163,6 +170,22 @@ test('shards of different runs, the same shard twice, and junk are refused in on
   const none = cli(['merge', 'whole/good']);
   expect(none.code).toBe(2);
   expect(none.err).toContain('no blob reports');
+});
+
+test('shards that ran with --grep merge into results that say so, and --certify refuses them', () => {
+  for (const i of [1, 2]) {
+    const r = cli(['run', claim('good'), '--shard', `${i}/2`, '--reports', `grep-${i}`, '--grep', 'base.jsonrpc-utf8']);
+    expect(r.code, r.err).toBe(0);
+  }
+  const merged = cli(['merge', 'grep-1/blob', 'grep-2/blob', '--reports', 'grep-merged']);
+  expect(merged.code, merged.err).toBe(0);
+  expect(results(join(dir, 'grep-merged'), 'good').run?.selection).toEqual({ grep: 'base.jsonrpc-utf8' });
+  const certify = cli(['merge', 'grep-1/blob', 'grep-2/blob', '--reports', 'grep-certified', '--certify']);
+  expect(certify.code).toBe(2);
+  expect(certify.err.trim().split('\n')).toEqual([
+    'ahp-conformance: --certify accepts no shards that ran with --grep or --grep-invert (a certificate covers every check)',
+  ]);
+  expect(existsSync(join(dir, 'grep-certified', 'good', 'results.json'))).toBe(false);
 });
 
 test('run --shard refuses judging options, which belong to merge', () => {

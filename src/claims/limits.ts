@@ -23,15 +23,19 @@ export const MAX_ALIAS_COUNT = 100;
 export const MAX_NAME_LENGTH = 100;
 export const MAX_VERSION_LENGTH = 100;
 
+/** reports/partial/: where a --grep run writes beside a full report (src/cli/report-layout.ts). */
+export const PARTIAL_FOLDER = 'partial';
+
 /**
  * Names a report folder cannot take: what `run` and `merge` write beside the implementations'
- * folders (reports/index.html, playwright/, blob/, .run/, README.md). Compared ignoring case:
+ * folders (reports/index.html, playwright/, blob/, partial/, .run/, README.md). Compared ignoring case:
  * on a case-insensitive file system `Blob` is `blob`.
  */
 export const RESERVED_NAMES: ReadonlyMap<string, string> = new Map([
   ['index.html', 'reports/index.html is the matrix of implementations'],
   ['playwright', 'reports/playwright/ is the Playwright report of a run with several claims'],
   ['blob', 'reports/blob/ holds the blob reports of sharded runs'],
+  [PARTIAL_FOLDER, 'reports/partial/ holds a --grep run made beside a full report'],
   ['readme.md', 'reports/README.md describes the reports folder'],
 ]);
 /** Device names Windows reserves, with any extension. */

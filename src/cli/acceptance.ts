@@ -5,8 +5,8 @@
 // run on one machine.
 import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { targetLabel, type ClaimResults } from '../results/model.js';
-import type { Acceptance } from '../results/html/claim-page.js';
+import { targetLabel, type ClaimResults, type JudgedEntry, type Judgement } from '../results/model.js';
+import type { Acceptance, ReportContext } from '../results/html/claim-page.js';
 import { writeClaimResults } from '../results/write.js';
 import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
 import {
@@ -17,6 +17,7 @@ import {
   type ExpectedFailure,
   type ExpectedOutcome,
 } from '../results/expected-failures.js';
+import { recordedClaimPath } from '../results/run-record.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalLine } from '../terminal.js';
@@ -79,6 +80,8 @@ function loadBaselines(path: string): (implementation: string) => ClaimResults |
   return (name) => (one?.claim.implementation.name === name ? one : undefined);
 }
 
+const entryOf = (e: ExpectedFailure): JudgedEntry => ({ ...e });
+
 function loadExpectedFailures(path: string): ExpectedFailure[] {
   let text: string;
   try {
@@ -94,19 +97,25 @@ function loadExpectedFailures(path: string): ExpectedFailure[] {
   }
 }
 
+/** One line; an expired entry that still matched a failure counts once, as expired. */
 function expectedLine(o: ExpectedOutcome): string {
   const ids = (list: { check: string }[]): string => (list.length ? ` (${list.map((e) => e.check).join(', ')})` : '');
   return (
-    `${o.matched.length} matched, ${o.unexpected.length} unexpected${ids(o.unexpected.map((c) => ({ check: c.id })))}, ` +
+    `${o.matched.filter((m) => !o.expired.includes(m.entry)).length} matched, ${o.unexpected.length} unexpected${ids(o.unexpected.map((c) => ({ check: c.id })))}, ` +
     `${o.expired.length} expired${ids(o.expired)}, ${o.stale.length} no longer failing${ids(o.stale)}`
   );
 }
 
-function regressionLine(changes: readonly CheckChange[]): string {
+function regressionLine(changes: readonly CheckChange[], excused: ReadonlySet<string>): string {
   const of = (kind: CheckChange['change']): CheckChange[] => changes.filter((c) => c.change === kind);
   const fresh = of('new-failure');
+  const listed = fresh.filter((c) => excused.has(c.key)).length;
+  // Expected failures come first: a new failure on the list does not fail the run, and the line says so.
+  const onList = listed
+    ? `; ${listed === fresh.length ? (listed === 1 ? 'it is' : 'all are') : `${listed} are`} on the expected-failures list, so not counted`
+    : '';
   return [
-    `${fresh.length} new failure${fresh.length === 1 ? '' : 's'}${fresh.length ? ` (${fresh.map((c) => c.key.trim()).join(', ')})` : ''}`,
+    `${fresh.length} new failure${fresh.length === 1 ? '' : 's'}${fresh.length ? ` (${fresh.map((c) => c.key.trim()).join(', ')}${onList})` : ''}`,
     `${of('fixed').length} fixed`,
     `${of('still-failing').length} still failing`,
     `${of('new-check').length} new checks`,
@@ -121,6 +130,11 @@ export function show(path: string): string {
 }
 
 export interface AcceptanceCriteria {
+  /** --certify: recorded in results.json and the report. */
+  certification: boolean;
+  /** --grep / --grep-invert: a partial run. */
+  selection?: { grep?: string; grepInvert?: string };
+  expectedPath?: string;
   baselinePath?: string;
   baselines?: (implementation: string) => ClaimResults | undefined;
   expected?: ExpectedFailure[];
@@ -139,10 +153,25 @@ export function prepareAcceptance(options: Record<string, string>, partial: read
         `--certify accepts no ${relaxing.map((o) => `--${o}`).join(', ')} (a certificate covers every check, with no expected failures)`,
       );
   }
+  const selection = {
+    ...(options.grep !== undefined ? { grep: options.grep } : {}),
+    ...(options['grep-invert'] !== undefined ? { grepInvert: options['grep-invert'] } : {}),
+  };
   return {
-    ...(options['expected-failures'] ? { expected: loadExpectedFailures(resolve(options['expected-failures'])) } : {}),
+    certification: options.certify !== undefined,
+    ...(Object.keys(selection).length ? { selection } : {}),
+    ...(options['expected-failures']
+      ? {
+          expectedPath: recordedClaimPath(process.cwd(), resolve(options['expected-failures'])),
+          expected: loadExpectedFailures(resolve(options['expected-failures'])),
+        }
+      : {}),
     ...(options.baseline
-      ? { baselinePath: options.baseline, baselines: loadBaselines(resolve(options.baseline)) }
+      ? {
+          // Recorded relative to where the run started, like the claim: no local home folder in published results.
+          baselinePath: recordedClaimPath(process.cwd(), resolve(options.baseline)),
+          baselines: loadBaselines(resolve(options.baseline)),
+        }
       : {}),
   };
 }
@@ -157,9 +186,25 @@ export function conclude(
   criteria: AcceptanceCriteria,
   io: Io,
   written: { results: ClaimResults; dir: string }[],
+  contextFor: (reportDir: string) => ReportContext = () => ({}),
 ): number {
+  // A merge learns only from the shards that they selected checks: no certificate of a part.
+  if (criteria.certification && claims.some((c) => c.results.run?.selection))
+    throw new UsageError(
+      '--certify accepts no shards that ran with --grep or --grep-invert (a certificate covers every check)',
+    );
   let exit: number = EXIT.ok;
-  for (const { results, reportDir } of claims) {
+  for (const { results: recorded, reportDir } of claims) {
+    // How the run was made, beside what it found: a certification is told from a development run.
+    const results: ClaimResults = {
+      ...recorded,
+      run: {
+        ...recorded.run,
+        certification: criteria.certification,
+        ...(criteria.selection ? { selection: criteria.selection } : {}),
+      },
+    };
+    const judgement: Judgement = { accepted: true };
     const name = results.claim.implementation.name;
     const lines: string[] = [];
     const acceptance: Acceptance = {};
@@ -175,6 +220,16 @@ export function conclude(
       if (outcome) {
         lines.push(`  expected failures: ${expectedLine(outcome)}`);
         acceptance.expected = outcome;
+        judgement.expectedFailures = {
+          file: criteria.expectedPath ?? '',
+          matched: outcome.matched.map((m) => ({
+            ...entryOf(m.entry),
+            failed: `${m.check.id} ${targetLabel(m.check)}`,
+          })),
+          unexpected: outcome.unexpected.map((c) => `${c.id} ${targetLabel(c)}`),
+          expired: outcome.expired.map(entryOf),
+          stale: outcome.stale.map(entryOf),
+        };
       }
       failing = outcome ? expectedFailuresFail(outcome) : results.verdict === 'nonconformant';
       if (baselines) {
@@ -185,7 +240,15 @@ export function conclude(
           const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
           const changes = compareRuns(before, results);
           regression = { baseline: criteria.baselinePath, changes };
-          lines.push(`  vs baseline: ${regressionLine(changes)}`);
+          lines.push(`  vs baseline: ${regressionLine(changes, excused)}`);
+          const fresh = changes.filter((c) => c.change === 'new-failure').map((c) => c.key);
+          judgement.baseline = {
+            file: criteria.baselinePath ?? '',
+            newFailures: fresh,
+            excused: fresh.filter((k) => excused.has(k)),
+            fixed: changes.filter((c) => c.change === 'fixed').length,
+            stillFailing: changes.filter((c) => c.change === 'still-failing').length,
+          };
           acceptance.regression = { baseline: criteria.baselinePath ?? '', changes };
           // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
           failing =
@@ -194,9 +257,11 @@ export function conclude(
         }
       }
     }
+    judgement.accepted = !failing && results.verdict !== 'incomplete';
+    if (judgement.expectedFailures || judgement.baseline) results.judgement = judgement;
     // Every view at once, after every implementation process is gone; the report shows
     // what the run was judged against, beside the verdict.
-    const digest = writeClaimResults(reportDir, results, acceptance, regression);
+    const digest = writeClaimResults(reportDir, results, acceptance, regression, contextFor(reportDir));
     written.push({ results, dir: reportDir });
     io.out(summaryLine(results, show(reportDir), digest));
     for (const line of lines) io.out(terminalLine(line));

@@ -8,11 +8,11 @@ import { basename, join, resolve } from 'node:path';
 import { runPlaywright } from '../engine/playwright.js';
 import { MERGE_ENV, SHARD_ENV } from '../engine/shards.js';
 import { PLAN_ENV } from '../engine/plan.js';
-import { runFolder } from '../engine/run-folder.js';
+import { playwrightReportDir, runFolder } from '../engine/run-folder.js';
 import type { ClaimResults } from '../results/model.js';
 import { readRunOutcome } from '../results/run-record.js';
 import { FLAKY_FAILS_ENV } from '../results/reporter.js';
-import { writeMatrix } from '../results/write.js';
+import { finishReports, reportContext } from './report-layout.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareAcceptance, show } from './acceptance.js';
@@ -107,13 +107,16 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
     ),
   );
   const written: { results: ClaimResults; dir: string }[] = [];
+  // The config puts a merge's Playwright report in the reports folder, whatever the claims.
+  const playwrightDir = playwrightReportDir(reportsDir, undefined);
   const exit = conclude(
     merged.claims.map((results) => ({ results, reportDir: join(reportsDir, results.claim.implementation.name) })),
     criteria,
     io,
     written,
+    (dir) => reportContext(reportsDir, reportsDir, playwrightDir, dir),
   );
-  if (written.length > 1)
-    io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
+  const matrix = finishReports(reportsDir, reportsDir, playwrightDir, written);
+  if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(matrix)}`));
   return exit;
 }

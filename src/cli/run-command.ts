@@ -11,13 +11,14 @@ import { containment } from '../../drivers/containment.js';
 import { loadClaim, type ClaimOutcome, type ResolvedClaim } from '../claims/load.js';
 import { plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { runPlaywright } from '../engine/playwright.js';
-import { runFolder } from '../engine/run-folder.js';
 import { parseShard, shardLabel, SHARD_ENV, MERGE_ENV, type Shard } from '../engine/shards.js';
 import { packageRoot, packageVersion } from '../package-root.js';
 import { FLAKY_FAILS_ENV } from '../results/reporter.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
-import { readRunOutcome, type RunOutcome } from '../results/run-record.js';
-import { writeClaimResults, writeMatrix } from '../results/write.js';
+import { readRunOutcome, recordedClaimPath, type RunOutcome } from '../results/run-record.js';
+import { writeClaimResults } from '../results/write.js';
+import { finishReports, reportContext, viewsFolder } from './report-layout.js';
+import { playwrightReportDir, runFolder } from '../engine/run-folder.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareAcceptance, show, summaryLine } from './acceptance.js';
@@ -31,7 +32,7 @@ function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): Cl
     runner: { name: 'ahp-conformance', version: packageVersion() },
     generatedAt: new Date().toISOString(),
     claim: {
-      file: resolve(o.file),
+      file: recordedClaimPath(process.cwd(), resolve(o.file)),
       implementation: o.implementation ?? { name: 'unknown', version: 'unknown' },
       snapshot: 'draft',
       role: 'unknown',
@@ -109,7 +110,13 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
   return undefined;
 }
 
-function newPlan(claims: ResolvedClaim[], reportsDir: string, timeoutMs?: number): RunPlan {
+function newPlan(
+  claims: ResolvedClaim[],
+  options: Record<string, string>,
+  reportsDir: string,
+  hiddenReportsDir = reportsDir,
+  timeoutMs?: number,
+): RunPlan {
   const names = claims.map((c) => c.implementation.name);
   const dup = names.find((n, i) => names.indexOf(n) !== i);
   if (dup)
@@ -118,6 +125,9 @@ function newPlan(claims: ResolvedClaim[], reportsDir: string, timeoutMs?: number
     runnerVersion: packageVersion(),
     createdAt: new Date().toISOString(),
     reportsDir,
+    ...(hiddenReportsDir !== reportsDir ? { hiddenReportsDir } : {}),
+    cwd: process.cwd(),
+    ...selectionOf(options),
     // Filled in by runPlan, which owns the folder's lifetime.
     workDir: '',
     containment: containment(),
@@ -144,6 +154,15 @@ function checkRegExp(option: string, text: string): void {
 }
 
 const REPORTERS = ['list', 'line', 'dot', 'json'];
+
+/** `{ selection }` when --grep or --grep-invert selects checks. */
+function selectionOf(options: Record<string, string>): Pick<RunPlan, 'selection'> {
+  const selection = {
+    ...(options.grep !== undefined ? { grep: options.grep } : {}),
+    ...(options['grep-invert'] !== undefined ? { grepInvert: options['grep-invert'] } : {}),
+  };
+  return Object.keys(selection).length ? { selection } : {};
+}
 
 /** Every run option checked before anything is loaded or started; the Playwright arguments they become. */
 function playwrightArgs(options: Record<string, string>): string[] {
@@ -272,6 +291,8 @@ async function runShard(
   if (incomplete.length) return EXIT.badInput;
   const plan = newPlan(
     outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : [])),
+    options,
+    reportsDir,
     reportsDir,
     timeoutOverride(options),
   );
@@ -318,7 +339,7 @@ async function listRun(
   }
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   if (claims.length === 0) return exit;
-  const plan = newPlan(claims, reportsDir, timeoutOverride(options));
+  const plan = newPlan(claims, options, reportsDir, reportsDir, timeoutOverride(options));
   const grep = ['grep', 'grep-invert'].flatMap((o) => (options[o] ? [`--${o}`, options[o]] : []));
   const { code } = await runPlan(plan, [...grep, '--list', '--reporter', 'list'], {});
   if (code !== 0) {
@@ -352,13 +373,31 @@ export async function runCommand(files: string[], options: Record<string, string
   if (shard) return runShard(shard, outcomes, options, reportsDir, io);
 
   const criteria = prepareAcceptance(options, ['grep', 'grep-invert']);
+  // A partial run never replaces a full run's report (src/cli/report-layout.ts).
+  const viewsDir = viewsFolder(
+    reportsDir,
+    outcomes.flatMap((o) =>
+      o.kind === 'ok'
+        ? [o.claim.implementation.name]
+        : o.kind === 'incomplete'
+          ? [o.implementation?.name ?? 'unknown']
+          : [],
+    ),
+    criteria.selection !== undefined,
+  );
+  if (viewsDir !== reportsDir)
+    io.out(terminalLine(`a partial run (--grep): the full report stays; this run's reports -> ${show(viewsDir)}`));
+  const claimDirs = outcomes.flatMap((o) => (o.kind === 'ok' ? [join(viewsDir, o.claim.implementation.name)] : []));
+  const playwrightDir = playwrightReportDir(viewsDir, claimDirs);
+  const contextFor = (dir: string) => reportContext(reportsDir, viewsDir, playwrightDir, dir);
   let exit: number = EXIT.ok;
   const written: { results: ClaimResults; dir: string }[] = [];
   for (const o of outcomes) {
     if (o.kind !== 'incomplete') continue;
-    const results = incompleteResults(o);
-    const dir = join(reportsDir, results.claim.implementation.name);
-    writeClaimResults(dir, results);
+    const results = { ...incompleteResults(o), run: { certification: criteria.certification } };
+    const dir = join(viewsDir, results.claim.implementation.name);
+    // Nothing of an incomplete claim runs, so Playwright's report has nothing of it to link to.
+    writeClaimResults(dir, results, {}, undefined, { ...contextFor(dir), playwrightHref: undefined });
     written.push({ results, dir });
     io.out(terminalLine(`${o.file}: incomplete claim: ${o.reason}`));
     io.out(summaryLine(results, show(dir)));
@@ -366,10 +405,10 @@ export async function runCommand(files: string[], options: Record<string, string
   }
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   if (claims.length === 0) {
-    if (written.length > 1) writeMatrix(reportsDir, written);
+    finishReports(reportsDir, viewsDir, playwrightDir, written);
     return exit;
   }
-  const plan = newPlan(claims, reportsDir, timeoutMs);
+  const plan = newPlan(claims, options, viewsDir, reportsDir, timeoutMs);
   io.out(terminalLine(certifying(plan, 'certifying')));
   if (timeoutMs !== undefined) io.out(overrideLine(plan));
   const { code, outcome } = await runPlan(plan, args, progressEnv(options));
@@ -388,9 +427,10 @@ export async function runCommand(files: string[], options: Record<string, string
       criteria,
       io,
       written,
+      contextFor,
     ),
   );
-  if (written.length > 1)
-    io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(writeMatrix(reportsDir, written))}`));
+  const matrix = finishReports(reportsDir, viewsDir, playwrightDir, written);
+  if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(matrix)}`));
   return exit;
 }

@@ -40,7 +40,9 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
   let exit: number = EXIT.ok;
   for (const dir of folders) {
     const v = verifyClaimFolder(dir, expected);
-    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict})` : ''}`;
+    // Whether it was a certification, so a published result is not taken for a development run.
+    const kind = v.certification === undefined ? '' : v.certification ? ', certification' : ', not a certification';
+    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${kind})` : ''}`;
     if (v.problems.length === 0)
       io.out(terminalLine(`${show(dir)}: verified: ${who}, results.json sha256 ${v.digest}`));
     else {

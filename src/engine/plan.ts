@@ -12,6 +12,7 @@ import type { ResolvedClaim } from '../claims/load.js';
 import type { ContainmentState } from '../../drivers/containment.js';
 import { projectName, type Target } from '../results/model.js';
 import type { DeclaredNotApplicable } from '../results/run-record.js';
+import type { RunInfo } from '../results/model.js';
 
 /** The variable naming the plan file for playwright.config.ts. */
 export const PLAN_ENV = 'AHP_RUN_PLAN';
@@ -28,6 +29,12 @@ export interface RunPlan {
   runnerVersion: string;
   createdAt: string;
   reportsDir: string;
+  /** A partial run writing inside a full run's reports folder: that whole folder, hidden from implementations. */
+  hiddenReportsDir?: string;
+  /** --grep / --grep-invert: recorded, so a merge of shards that ran them is not taken for a full run. */
+  selection?: RunInfo['selection'];
+  /** The folder the run started in: results name claim files relative to it. */
+  cwd?: string;
   /** The run's work folder: per-check folders of the implementations (src/engine/workspace.ts). */
   workDir: string;
   /** How implementations are contained in this run (decided once, by the CLI). */

@@ -23,3 +23,12 @@ export function runFolder(reportsDir: string): RunFolder {
     playwrightOutput: join(root, 'playwright-output'),
   };
 }
+
+/**
+ * Where Playwright's HTML report of a run goes: beside the claim's results for one claim,
+ * else one shared report in the reports folder (a merge learns its claims only from the
+ * blobs, so it always shares). The config writes it there and the claim reports link to it.
+ */
+export function playwrightReportDir(reportsDir: string, claimDirs: readonly string[] | undefined): string {
+  return claimDirs?.length === 1 ? join(claimDirs[0]!, 'playwright') : join(reportsDir, 'playwright');
+}

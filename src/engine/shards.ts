@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { checkSpec } from '../checks/catalogue.js';
-import type { RecordedPlan } from '../results/run-record.js';
+import { recordedClaimPath, runEnvironment, type RecordedPlan } from '../results/run-record.js';
 import { claimTargets, type PlannedProject, type RunPlan } from './plan.js';
 
 /** Set by `ahp-conformance run --shard i/n` for playwright.config.ts (its checks, the blob reporter, metadata). */
@@ -51,7 +51,7 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
     }
     return {
       claim: {
-        file: claim.file,
+        file: plan.cwd ? recordedClaimPath(plan.cwd, claim.file) : claim.file,
         implementation: claim.implementation,
         snapshot: claim.snapshot,
         role: claim.role,
@@ -72,8 +72,13 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
   return {
     runnerVersion: plan.runnerVersion,
     claims,
-    digest: sha256(JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest)])),
+    // Shards that selected other checks are not one run.
+    digest: sha256(
+      JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest), ...(plan.selection ? [plan.selection] : [])]),
+    ),
+    ...(plan.selection ? { selection: plan.selection } : {}),
     ...(plan.containment ? { containment: plan.containment } : {}),
+    environment: runEnvironment(),
   };
 }
 

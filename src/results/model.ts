@@ -57,6 +57,64 @@ export interface ClaimSummary {
   profiles: string[];
   /** `run --timeout-ms`: the deadline of this run's exchanges, when it replaced the claim's `timeoutMs`. */
   timeoutMsOverride?: { claim: number; run: number };
+  /** sha256 of the claim file's bytes: which claim, exactly, the results are for. */
+  digest?: string;
+}
+
+/** Where and how the checks ran: Node, OS, CPU architecture and Playwright of the machine. */
+export interface RunEnvironment {
+  node: string;
+  platform: string;
+  arch: string;
+  playwright: string;
+}
+
+/** How a run was made: a published result must be told apart from a development run. */
+export interface RunInfo {
+  /** `--certify`: every check, no expected failures, no baseline, no selection. */
+  certification?: boolean;
+  /** `--grep` / `--grep-invert`: only some checks ran (never a certificate). */
+  selection?: { grep?: string; grepInvert?: string };
+  startedAt?: string;
+  /** Wall time of the Playwright run (for a merge: as the merged reports give it). */
+  durationMs?: number;
+  environment?: RunEnvironment;
+}
+
+/** An expected-failures entry as the judgement records it. */
+export interface JudgedEntry {
+  check: string;
+  reason: string;
+  expires?: string;
+  implementation?: string;
+  target?: string;
+}
+
+/**
+ * What the run was judged against and the outcome (src/cli/acceptance.ts): with expected
+ * failures or a baseline, whether the run is accepted is not the verdict.
+ */
+export interface Judgement {
+  /** false: the run exits 1 (or 2 when incomplete). */
+  accepted: boolean;
+  expectedFailures?: {
+    file: string;
+    /** Failed checks an entry excused, each as `id target`. */
+    matched: (JudgedEntry & { failed: string })[];
+    /** Failed MUST checks no entry covers, as `id target`. */
+    unexpected: string[];
+    expired: JudgedEntry[];
+    stale: JudgedEntry[];
+  };
+  baseline?: {
+    file: string;
+    /** New failures since the baseline, as `id role transport lifecycle`. */
+    newFailures: string[];
+    /** Those of them on the expected-failures list: they do not fail the run. */
+    excused: string[];
+    fixed: number;
+    stillFailing: number;
+  };
 }
 
 /** One (role, transport, lifecycle) a claim certifies: a Playwright project of the run. */
@@ -89,6 +147,9 @@ export interface ClaimResults {
    * containment, drivers/containment.ts) or `process-group` (the fallback, with the reason).
    */
   containment?: { kind: 'pid-namespace' | 'process-group'; reason?: string };
+  run?: RunInfo;
+  /** Set when the run was judged against expected failures or a baseline. */
+  judgement?: Judgement;
   claim: ClaimSummary;
   /** Incomplete if any target is, else nonconformant if any MUST check failed, else conformant. */
   verdict: Verdict;
@@ -211,6 +272,7 @@ export interface ClaimResultsInput {
   /** Launch records keyed by {@link targetKey}. */
   launches?: ReadonlyMap<string, LaunchRecord>;
   containment?: ClaimResults['containment'];
+  run?: RunInfo;
 }
 
 /** One claim's results from its planned targets and the checks that ran: what results.json holds. */
@@ -223,6 +285,7 @@ export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
     runner: { name: 'ahp-conformance', version: input.runnerVersion },
     generatedAt: input.generatedAt,
     ...(input.containment ? { containment: input.containment } : {}),
+    ...(input.run ? { run: input.run } : {}),
     claim: { ...input.claim, lifecycles },
     ...claimVerdict(targets, checks),
     counts: countStatuses(checks),

@@ -88,6 +88,7 @@ export default class ResultsReporter implements Reporter {
   /** Per claim, per target (keyed by targetKey): a launch failure reason, and whether any check got past launching. */
   private readonly launch = new Map<number, Map<string, LaunchRecord>>();
   private metadata: Record<string, unknown> = {};
+  private timing: { startedAt?: string; durationMs?: number } = {};
 
   constructor(private readonly options: ResultsReporterOptions) {}
 
@@ -164,7 +165,8 @@ export default class ResultsReporter implements Reporter {
     this.byClaim.set(target.claimIndex, list);
   }
 
-  onEnd(_result: FullResult): void {
+  onEnd(result: FullResult): void {
+    this.timing = { startedAt: result.startTime.toISOString(), durationMs: Math.round(result.duration) };
     if (this.options.mode === 'merge') {
       const coverage = mergeCoverage(this.metadata);
       if (coverage.kind === 'error') {
@@ -190,12 +192,12 @@ export default class ResultsReporter implements Reporter {
   }
 
   private claims(plan: RecordedPlan, incomplete?: string): RunOutcome['claims'] {
-    return plan.claims.map(({ claim, targets, notApplicable }, index) => {
+    return plan.claims.map(({ claim, targets, notApplicable, digest }, index) => {
       const ran = this.byClaim.get(index) ?? [];
       const results = buildClaimResults({
         runnerVersion: plan.runnerVersion,
         generatedAt: new Date().toISOString(),
-        claim,
+        claim: { ...claim, digest },
         targets,
         // Declared not applicable by the plan: shown, never run. Only beside checks that ran
         // for its target, so a target left out by --grep stays without checks.
@@ -208,6 +210,11 @@ export default class ResultsReporter implements Reporter {
         ],
         launches: this.launch.get(index),
         ...(plan.containment ? { containment: plan.containment } : {}),
+        run: {
+          ...this.timing,
+          ...(plan.environment ? { environment: plan.environment } : {}),
+          ...(plan.selection ? { selection: plan.selection } : {}),
+        },
       });
       return incomplete
         ? {

@@ -6,7 +6,11 @@
 // `playwright merge-reports` unions it key by key), so a merge of shards knows the claims
 // and targets without the machines' paths or environment.
 import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
-import type { CheckResult, ClaimResults, ClaimSummary, TargetKey } from './model.js';
+import { createRequire } from 'node:module';
+import { arch, platform } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { packageRoot } from '../package-root.js';
+import type { CheckResult, ClaimResults, ClaimSummary, RunEnvironment, TargetKey } from './model.js';
 import { stableJson } from './model.js';
 
 const PLAN_KEY = 'ahp-conformance-plan';
@@ -35,7 +39,29 @@ export interface RecordedPlan {
   digest: string;
   /** How the implementations were contained (results.json reports it). */
   containment?: ClaimResults['containment'];
+  /** --grep / --grep-invert of the run (of every shard). */
+  selection?: { grep?: string; grepInvert?: string };
+  /** The machine that planned the run (for a merge: one of the shards'). */
+  environment?: RunEnvironment;
 }
+
+/** This machine, as results.json records it. */
+export function runEnvironment(): RunEnvironment {
+  let playwright = 'unknown';
+  try {
+    const req = createRequire(join(packageRoot(), 'package.json'));
+    playwright = (req('@playwright/test/package.json') as { version: string }).version;
+  } catch {
+    // Recorded as unknown rather than failing a run over a version string.
+  }
+  return { node: process.versions.node, platform: platform(), arch: arch(), playwright };
+}
+
+/**
+ * A claim file's path as results record it: relative to the folder the run started in, with
+ * `/`, so published results name no local home folder and a rerun command works from there.
+ */
+export const recordedClaimPath = (cwd: string, file: string): string => relative(cwd, file).split(sep).join('/') || '.';
 
 /** Config metadata for a run: the plan, and for a shard its own key. */
 export function runMetadata(plan: RecordedPlan, shard?: { current: number; total: number }): Record<string, unknown> {

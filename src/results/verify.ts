@@ -17,6 +17,8 @@ export interface Verification {
   problems: string[];
   name?: string;
   verdict?: string;
+  /** Whether results.json says the run was a certification (`--certify`); undefined when it does not say. */
+  certification?: boolean;
 }
 
 /** The digest a report page records, if any. */
@@ -43,6 +45,7 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
     results = JSON.parse(bytes.toString('utf8')) as ClaimResults;
     out.name = results.claim?.implementation?.name;
     out.verdict = results.verdict;
+    if (typeof results.run?.certification === 'boolean') out.certification = results.run.certification;
   } catch {
     out.problems.push(`${RESULTS_FILE} is not JSON`);
   }

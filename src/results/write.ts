@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { claimPage, type Acceptance } from './html/claim-page.js';
-import { matrixPage } from './html/matrix-page.js';
+import { claimPage, type Acceptance, type ReportContext } from './html/claim-page.js';
+import { matrixPage, type MatrixContext } from './html/matrix-page.js';
 import { junitXml } from './junit.js';
 import { stableJson, type ClaimResults } from './model.js';
 
@@ -29,20 +29,25 @@ export function writeClaimResults(
   results: ClaimResults,
   acceptance: Acceptance = {},
   regression?: unknown,
+  context: ReportContext = {},
 ): string {
   mkdirSync(dir, { recursive: true });
   const json = stableJson(results);
   const digest = resultsDigest(json);
   writeFileSync(join(dir, RESULTS_FILE), json);
   writeFileSync(join(dir, JUNIT_FILE), junitXml(results));
-  writeFileSync(join(dir, REPORT_FILE), claimPage(results, acceptance, digest));
+  writeFileSync(join(dir, REPORT_FILE), claimPage(results, acceptance, digest, context));
   if (regression !== undefined) writeFileSync(join(dir, REGRESSION_FILE), stableJson(regression));
   else rmSync(join(dir, REGRESSION_FILE), { force: true });
   return digest;
 }
 
 /** reports/index.html: one row per implementation and target, linking to each report. */
-export function writeMatrix(reportsDir: string, claims: readonly { results: ClaimResults; dir: string }[]): string {
+export function writeMatrix(
+  reportsDir: string,
+  claims: readonly { results: ClaimResults; dir: string }[],
+  context: MatrixContext = {},
+): string {
   mkdirSync(reportsDir, { recursive: true });
   const file = join(reportsDir, 'index.html');
   writeFileSync(
@@ -51,6 +56,7 @@ export function writeMatrix(reportsDir: string, claims: readonly { results: Clai
       claims.map((c) => c.results),
       claims.map((c) => relative(reportsDir, c.dir)),
       new Date().toISOString(),
+      context,
     ),
   );
   return file;

@@ -18,16 +18,35 @@ import {
   type TranscriptLine,
 } from '../model.js';
 import { checkGrep } from '../check-title.js';
-import { esc, escJson, token } from './escape.js';
+import { esc, escJson, href, token } from './escape.js';
 import { badge, page } from './page.js';
 
 /** Worst first: what a matrix cell shows when several checks cover one requirement. */
 const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
 
-/** The command that reruns one check of one target. */
-export function rerunCommand(r: ClaimResults, c: CheckResult): string {
+/** A word quoted for a POSIX shell. */
+const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * The command that reruns one check of one target, from the folder the run started in
+ * (the claim path is recorded relative to it), into the same reports folder: a rerun is a
+ * partial run, so it never replaces this report (see docs/reports.md).
+ */
+export function rerunCommand(r: ClaimResults, c: CheckResult, reportsArg?: string): string {
   const grep = checkGrep([c.id], projectName(r.claim.implementation.name, c));
-  return `npx ahp-conformance run '${r.claim.file.replace(/'/g, `'\\''`)}' --grep '${grep.replace(/'/g, `'\\''`)}'`;
+  return `ahp-conformance run ${shellWord(r.claim.file)} --grep ${shellWord(grep)}${reportsArg ? ` --reports ${shellWord(reportsArg)}` : ''}`;
+}
+
+/** Where a claim report links to, as hrefs relative to its folder; and the reports folder its rerun commands name. */
+export interface ReportContext {
+  /** The run's matrix page (reports/index.html). */
+  matrixHref?: string;
+  /** Playwright's HTML report of the run. */
+  playwrightHref?: string;
+  /** `--reports` of the rerun commands, relative to the folder the run started in. */
+  reportsArg?: string;
+  /** A partial run written beside a full report: the full report's page. */
+  fullReportHref?: string;
 }
 
 function cell(checks: CheckResult[]): string {
@@ -44,6 +63,9 @@ function requirementMatrix(r: ClaimResults): string {
       const cells = targets
         .map((t) => {
           if (!q.roles.includes(t.role)) return '<td class="c muted">—</td>';
+          // A requirement of a profile or binding this target does not claim is not a gap of it.
+          if (![`base`, t.transport, ...r.claim.profiles].includes(q.profile))
+            return `<td class="c">${badge('not-applicable', 'n/a')}</td>`;
           const covering = r.checks.filter((c) => targetKey(c) === targetKey(t) && c.requirements.includes(q.id));
           if (covering.length === 0 && q.coveredBy)
             return `<td class="c">${badge('checked-elsewhere', 'checked elsewhere')}</td>`;
@@ -60,7 +82,7 @@ function requirementMatrix(r: ClaimResults): string {
         })
         .join('');
       const note = q.coveredBy ? `<div class="muted">${esc(q.coveredBy)}</div>` : '';
-      return `<tr data-req="${esc(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}</tr>`;
+      return `<tr data-req="${esc(q.id)}" id="req-${token(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}</tr>`;
     })
     .join('\n');
   const head = targets.map((t) => `<th>${esc(targetLabel(t))}</th>`).join('');
@@ -91,14 +113,17 @@ function acceptanceSection(j: Acceptance): string {
     const { changes } = j.regression;
     const of = (k: CheckChange['change']): number => changes.filter((c) => c.change === k).length;
     const shown = changes.filter((c) => c.change !== 'unchanged');
+    // Expected failures come first: a new failure on the list does not fail the run (docs/reports.md).
+    const listed = new Set(j.expected?.matched.map((m) => checkKey(m.check)) ?? []);
+    const excused = shown.filter((c) => c.change === 'new-failure' && listed.has(c.key)).length;
     const rows = shown
       .map(
         (c) =>
-          `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}</td></tr>`,
+          `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}${c.change === 'new-failure' && listed.has(c.key) ? ' <span class="muted">on the expected-failures list: not counted</span>' : ''}</td></tr>`,
       )
       .join('');
     out.push(
-      `<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed · baseline <code>${esc(j.regression.baseline)}</code></p>`,
+      `<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed${excused ? ` (${esc(excused)} of the new failures on the expected-failures list, so not counted)` : ''} · baseline <code>${esc(j.regression.baseline)}</code></p>`,
       shown.length
         ? `<table class="changes"><thead><tr><th>Check</th><th>Target</th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table>`
         : '<p class="muted">No check changed.</p>',
@@ -121,13 +146,16 @@ function acceptanceSection(j: Acceptance): string {
         (x) =>
           `<tr><td><code>${esc(x.check)}</code></td><td>${esc(x.target ?? 'any')}</td><td class="c">${badge('stale', 'no longer failing')}</td><td>${entry(x)}</td></tr>`,
       ),
-      ...e.matched.map(
-        (m) =>
-          `<tr><td><code>${esc(m.check.id)}</code></td><td>${esc(targetLabel(m.check))}</td><td class="c">${badge('matched', 'expected')}</td><td>${entry(m.entry)}</td></tr>`,
-      ),
+      // An expired entry that still matched a failure is shown once, as expired.
+      ...e.matched
+        .filter((m) => !e.expired.includes(m.entry))
+        .map(
+          (m) =>
+            `<tr><td><code>${esc(m.check.id)}</code></td><td>${esc(targetLabel(m.check))}</td><td class="c">${badge('matched', 'expected')}</td><td>${entry(m.entry)}</td></tr>`,
+        ),
     ].join('');
     out.push(
-      `<h2 id="expected">Expected failures</h2><p>${esc(e.matched.length)} matched, ${esc(e.unexpected.length)} unexpected, ${esc(e.expired.length)} expired, ${esc(e.stale.length)} no longer failing. An unexpected failure, an expired entry or one whose check no longer fails fails the run; the verdict above stays what the checks say.</p>`,
+      `<h2 id="expected">Expected failures</h2><p>${esc(e.matched.filter((m) => !e.expired.includes(m.entry)).length)} matched, ${esc(e.unexpected.length)} unexpected, ${esc(e.expired.length)} expired, ${esc(e.stale.length)} no longer failing. An unexpected failure, an expired entry or one whose check no longer fails fails the run; the verdict above stays what the checks say.</p>`,
       rows
         ? `<table class="expected"><thead><tr><th>Check</th><th>Target</th><th>Status</th><th>Reason</th></tr></thead><tbody>${rows}</tbody></table>`
         : '',
@@ -136,7 +164,7 @@ function acceptanceSection(j: Acceptance): string {
   return out.join('\n');
 }
 
-function checkBlock(r: ClaimResults, c: CheckResult, expected?: ExpectedFailure): string {
+function checkBlock(r: ClaimResults, c: CheckResult, context: ReportContext, expected?: ExpectedFailure): string {
   const spec = CHECKS.find((x) => x.id === c.id) ? checkSpec(c.id) : undefined;
   const open = c.status === 'failed' || c.status === 'warning' ? ' open' : '';
   const parts = [
@@ -144,7 +172,7 @@ function checkBlock(r: ClaimResults, c: CheckResult, expected?: ExpectedFailure)
       ? `<p><b>Expected failure:</b> ${esc(expected.reason)}${expected.expires ? ` (until ${esc(expected.expires)})` : ''}</p>`
       : '',
     `<p><b>Expected:</b> ${esc(spec?.expectation ?? c.evidence?.expected ?? '')}</p>`,
-    `<p class="muted">${esc(c.level)} · ${esc(c.profile)} · ${c.requirements.map((q) => `<code>${esc(q)}</code>`).join(' ')}${spec?.seed ? ` · Base Protocol check ${esc(spec.seed)}` : ''} · ${esc(c.durationMs)} ms</p>`,
+    `<p class="muted">${esc(c.level)} · ${esc(c.profile)} · ${c.requirements.map((q) => `<a href="#req-${token(q)}"><code>${esc(q)}</code></a>`).join(' ')}${spec?.seed ? ` · Base Protocol check ${esc(spec.seed)}` : ''} · ${esc(c.durationMs)} ms</p>`,
     c.message ? `<p><b>${c.status === 'passed' ? 'Note' : 'Actual'}:</b></p><pre>${esc(c.message)}</pre>` : '',
     c.evidence?.sent !== undefined ? `<p><b>Sent</b></p><pre>${escJson(c.evidence.sent)}</pre>` : '',
     c.evidence?.received !== undefined ? `<p><b>Received</b></p><pre>${escJson(c.evidence.received)}</pre>` : '',
@@ -154,7 +182,7 @@ function checkBlock(r: ClaimResults, c: CheckResult, expected?: ExpectedFailure)
     c.transcript?.length
       ? `<details><summary>Wire transcript (${c.transcript.length} entries)</summary>${transcriptTable(c.transcript)}</details>`
       : '',
-    `<p><b>Rerun just this check:</b></p><pre>${esc(rerunCommand(r, c))}</pre>`,
+    `<p><b>Rerun just this check:</b></p><pre>${esc(rerunCommand(r, c, context.reportsArg))}</pre>`,
   ]
     .filter(Boolean)
     .join('\n');
@@ -164,7 +192,8 @@ function checkBlock(r: ClaimResults, c: CheckResult, expected?: ExpectedFailure)
   return `<details class="check" ${attrs}${open}><summary>${badge(c.status)}${flaky} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
 }
 
-const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;function apply(){var failed=f.querySelector('[name=failed]').checked;var p=f.querySelector('[name=profile]').value;var t=f.querySelector('[name=transport]').value;var n=0;document.querySelectorAll('details.check').forEach(function(d){var show=(!failed||d.dataset.status==='failed'||d.dataset.status==='warning')&&(!p||d.dataset.profile===p)&&(!t||d.dataset.transport===t);d.hidden=!show;if(show)n++;});document.getElementById('shown').textContent=String(n);}f.addEventListener('change',apply);apply();})();`;
+// The matrix links to a claim's checks of one profile and transport: `index.html?profile=http&transport=http#checks`.
+const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;var q=new URLSearchParams(location.search);['profile','transport'].forEach(function(k){var v=q.get(k),s=f.querySelector('[name='+k+']');if(v&&s&&Array.prototype.some.call(s.options,function(o){return o.value===v;}))s.value=v;});if(q.get('failed'))f.querySelector('[name=failed]').checked=true;function apply(){var failed=f.querySelector('[name=failed]').checked;var p=f.querySelector('[name=profile]').value;var t=f.querySelector('[name=transport]').value;var n=0;document.querySelectorAll('details.check').forEach(function(d){var show=(!failed||d.dataset.status==='failed'||d.dataset.status==='warning')&&(!p||d.dataset.profile===p)&&(!t||d.dataset.transport===t);d.hidden=!show;if(show)n++;});document.getElementById('shown').textContent=String(n);}f.addEventListener('change',apply);apply();})();`;
 
 /** The banner's pointer to what failed: each failing check id once, with its targets. */
 function failingLine(r: ClaimResults): string {
@@ -179,10 +208,57 @@ function failingLine(r: ClaimResults): string {
   return `<p>Failed: ${ids.map((id) => `<b>${esc(id)}</b> (${esc(where(id))})`).join('; ')}</p>`;
 }
 
+/** `1 h 2 min`, `3 min 4 s`, `5.6 s`. */
+export function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+  return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** Whether the run was a certification: a published result must be told from a development run. */
+function runKindLine(r: ClaimResults): string {
+  if (!r.run) return '';
+  if (r.run.certification)
+    return '<p id="run-kind"><b>Certification run</b> (--certify): every check, nothing excused</p>';
+  const why = [
+    r.run.selection ? 'only some checks ran (--grep)' : '',
+    r.judgement?.expectedFailures ? 'judged with expected failures' : '',
+    r.judgement?.baseline ? 'judged against a baseline' : '',
+  ].filter(Boolean);
+  const judged = r.judgement
+    ? ` · as judged, the run ${r.judgement.accepted ? 'passed' : 'failed'} (the verdict stays what the checks say)`
+    : '';
+  return `<p id="run-kind"><b>Not a certification</b> (run without --certify${why.length ? `; ${esc(why.join(', '))}` : ''})${judged}</p>`;
+}
+
+/** Links to the pages around this one: the run's matrix, Playwright's report, a full report beside a partial one. */
+function navigation(context: ReportContext): string {
+  const links = [
+    context.matrixHref
+      ? `<a id="link-matrix" href="${esc(href(context.matrixHref))}">All implementations of this run</a>`
+      : '',
+    context.fullReportHref
+      ? `<a id="link-full" href="${esc(href(context.fullReportHref))}">The full report (this run was partial)</a>`
+      : '',
+    context.playwrightHref
+      ? `<a id="link-playwright" href="${esc(href(context.playwrightHref))}">Playwright report (every attachment)</a>`
+      : '',
+    '<a href="#requirements">Requirements</a>',
+    '<a href="#checks">Checks</a>',
+  ].filter(Boolean);
+  return `<nav class="links">${links.join(' · ')}</nav>`;
+}
+
 /** The meta tag naming the sha256 of the results.json a page shows (`ahp-conformance verify`). */
 export const RESULTS_DIGEST_META = 'ahp-results-sha256';
 
-export function claimPage(r: ClaimResults, acceptance: Acceptance = {}, resultsDigest?: string): string {
+export function claimPage(
+  r: ClaimResults,
+  acceptance: Acceptance = {},
+  resultsDigest?: string,
+  context: ReportContext = {},
+): string {
   const c = r.claim;
   const counts = Object.entries(r.counts)
     .filter(([, n]) => n > 0)
@@ -190,17 +266,22 @@ export function claimPage(r: ClaimResults, acceptance: Acceptance = {}, resultsD
     .join(', ');
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
 <p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${failingLine(r)}
-<p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}</p>${
+<p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}${r.run?.durationMs !== undefined ? ` · ran ${esc(duration(r.run.durationMs))}` : ''}</p>${runKindLine(r)}${
     r.containment && r.containment.kind !== 'pid-namespace'
       ? `<p>Containment: ${esc(r.containment.kind)}${r.containment.reason ? ` (${esc(r.containment.reason)})` : ''}: the implementation ran without kernel containment</p>`
       : ''
   }${resultsDigest ? `<p class="muted">results.json sha256 <code>${esc(resultsDigest)}</code></p>` : ''}</section>`;
+  const env = r.run?.environment;
   const claimed = `<h2>What was claimed</h2><table><tbody>
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
 <tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
-<tr><th>Claim file</th><td><code>${esc(c.file)}</code></td></tr>${
+<tr><th>Claim file</th><td><code>${esc(c.file)}</code>${c.digest ? ` <span class="muted">sha256 <code>${esc(c.digest)}</code></span>` : ''}</td></tr>${
     c.timeoutMsOverride
       ? `<tr><th>timeoutMs</th><td>${esc(c.timeoutMsOverride.run)} (run --timeout-ms; the claim says ${esc(c.timeoutMsOverride.claim)})</td></tr>`
+      : ''
+  }${
+    env
+      ? `<tr><th>Environment</th><td>Node ${esc(env.node)} · ${esc(env.platform)}/${esc(env.arch)} · Playwright ${esc(env.playwright)}${r.run?.startedAt ? ` · started ${esc(r.run.startedAt)}` : ''}</td></tr>`
       : ''
   }</tbody></table>`;
   const targets = `<h2>Verdict per target</h2><table><thead><tr><th>Target</th><th>Verdict</th><th>Passed</th><th>Failed</th><th>Warnings</th><th>Not applicable</th></tr></thead><tbody>${r.targets
@@ -220,16 +301,19 @@ export function claimPage(r: ClaimResults, acceptance: Acceptance = {}, resultsD
     (a, b) => order(a) - order(b) || a.id.localeCompare(b.id) || targetLabel(a).localeCompare(targetLabel(b)),
   );
   const body = [
+    navigation(context),
     banner,
     acceptanceSection(acceptance),
     claimed,
     targets,
-    '<h2>Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
+    '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
     requirementMatrix(r),
-    '<h2>Checks</h2>',
+    '<h2 id="checks">Checks</h2>',
     filters,
     checks
-      .map((x) => checkBlock(r, x, acceptance.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry))
+      .map((x) =>
+        checkBlock(r, x, context, acceptance.expected?.matched.find((m) => checkKey(m.check) === checkKey(x))?.entry),
+      )
       .join('\n'),
   ].join('\n');
   return page(

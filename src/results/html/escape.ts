@@ -21,3 +21,6 @@ export function escJson(value: unknown): string {
 
 /** A word safe for a class or data attribute (anything else becomes '-'). */
 export const token = (value: string): string => value.replace(/[^A-Za-z0-9_-]/g, '-');
+
+/** A relative path as an href: each segment URL-encoded (a folder named after an implementation may hold anything). */
+export const href = (path: string): string => path.split('/').map(encodeURIComponent).join('/');

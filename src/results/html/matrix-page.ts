@@ -1,49 +1,118 @@
-// The matrix page of a run over several claims (reports/index.html): one row per
-// implementation and target, one column per profile, each cell the worst status of that
-// profile's checks; every row links to the claim's own report.
-import type { CheckStatus, ClaimResults } from '../model.js';
+// The matrix page of a run (reports/index.html): one row per implementation and target, one
+// column per profile; each cell the worst status of that profile's checks with their counts,
+// linked to those checks in the claim's own report. A cell tells apart a profile that does
+// not apply to the target ("n/a"), one the claim does not claim, and checks that did not run
+// (left out by --grep, or in a shard missing from a merge). Reports of earlier runs still in
+// the folder are listed apart, never as part of this run.
+import { applicableChecks, CAPABILITY_PROFILES } from '../../checks/catalogue.js';
+import type { CheckResult, CheckStatus, ClaimResults, TargetKey, Verdict } from '../model.js';
 import { targetKey, targetLabel } from '../model.js';
-import { esc } from './escape.js';
+import { esc, href } from './escape.js';
 import { badge, page } from './page.js';
 
 const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
-const PROFILES = ['base', 'tool-interception', 'lifecycle-observation', 'stdio', 'http'];
+const PROFILES = ['base', 'tool-interception', 'lifecycle-observation', 'stdio', 'http'] as const;
+
+/** A report of an earlier run found in the reports folder: listed, not part of this run. */
+export interface EarlierReport {
+  name: string;
+  version: string;
+  verdict: string;
+  generatedAt: string;
+  /** Its folder, relative to the matrix page. */
+  dir: string;
+}
+
+export interface MatrixContext {
+  /** Playwright's report of this run, relative to the matrix page. */
+  playwrightHref?: string;
+  earlier?: readonly EarlierReport[];
+}
+
+function profileCell(r: ClaimResults, t: TargetKey, profile: string, checks: CheckResult[], link: string): string {
+  const planned = applicableChecks(t.role, t.transport, t.lifecycle, r.claim.profiles)
+    .filter((c) => c.profile === profile)
+    .map((c) => c.id);
+  const mine = checks.filter((c) => c.profile === profile);
+  if (planned.length === 0 && mine.length === 0) {
+    const claimable = applicableChecks(t.role, t.transport, t.lifecycle, CAPABILITY_PROFILES).some(
+      (c) => c.profile === profile,
+    );
+    return claimable
+      ? '<td class="c muted" data-cell="not-claimed">not claimed</td>'
+      : '<td class="c muted" data-cell="n-a">n/a</td>';
+  }
+  const ran = new Set(mine.map((c) => c.id));
+  const notRun = planned.filter((id) => !ran.has(id)).length;
+  const worst = SEVERITY.find((s) => mine.some((c) => c.status === s));
+  // Green only when every planned check ran: a cell of a missing shard or a --grep run is not a pass.
+  const shown =
+    worst === undefined
+      ? badge('excluded', 'not run')
+      : notRun > 0 && !['failed', 'incomplete', 'warning'].includes(worst)
+        ? badge('incomplete', 'not all run')
+        : badge(worst);
+  const counts = SEVERITY.map((s) => [s, mine.filter((c) => c.status === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`);
+  if (notRun) counts.push(`${notRun} not run`);
+  // A failing cell names its checks, so a nightly reader sees what broke without opening the report.
+  const ids =
+    worst === 'failed' || worst === 'warning'
+      ? [...new Set(mine.filter((c) => c.status === worst).map((c) => c.id))]
+      : [];
+  const target = `${link}?profile=${encodeURIComponent(profile)}&transport=${encodeURIComponent(t.transport)}#checks`;
+  return `<td class="c" data-cell="${esc(worst ?? 'not-run')}"><a href="${esc(target)}">${shown}</a><div class="muted">${esc(counts.join(' · '))}</div>${ids.map((id) => `<div class="muted"><code>${esc(id)}</code></div>`).join('')}</td>`;
+}
 
 /** `reportDirs[i]` is the folder of `results[i]`, relative to the matrix page. */
 export function matrixPage(
   results: readonly ClaimResults[],
   reportDirs: readonly string[],
   generatedAt: string,
+  context: MatrixContext = {},
 ): string {
   const rows = results
     .flatMap((r, i) => {
-      const link = `${reportDirs[i]!.split('/').map(encodeURIComponent).join('/')}/index.html`;
+      const link = `${href(reportDirs[i]!)}/index.html`;
       const targets = r.targets.length ? r.targets : [undefined];
       return targets.map((t, j) => {
         const checks = t ? r.checks.filter((c) => targetKey(c) === targetKey(t)) : [];
-        const cells = PROFILES.map((p) => {
-          const mine = checks.filter((c) => c.profile === p);
-          if (mine.length === 0) return '<td class="c muted">—</td>';
-          const worst = SEVERITY.find((s) => mine.some((c) => c.status === s))!;
-          // A failing cell names its checks, so a nightly reader sees what broke without opening the report.
-          const ids =
-            worst === 'failed' || worst === 'warning'
-              ? [...new Set(mine.filter((c) => c.status === worst).map((c) => c.id))]
-              : [];
-          return `<td class="c">${badge(worst)}${ids.map((id) => `<div class="muted"><code>${esc(id)}</code></div>`).join('')}</td>`;
-        }).join('');
+        const cells = PROFILES.map((p) =>
+          t ? profileCell(r, t, p, checks, link) : '<td class="c muted" data-cell="n-a">—</td>',
+        ).join('');
         const name =
           j === 0
             ? `<td rowspan="${targets.length}"><a href="${esc(link)}">${esc(r.claim.implementation.name)} ${esc(r.claim.implementation.version)}</a><br>${badge(r.verdict)}</td>`
             : '';
-        return `<tr>${name}<td>${t ? esc(targetLabel(t)) : '—'}</td><td class="c">${badge(t?.verdict ?? r.verdict)}</td>${cells}</tr>`;
+        const reason = t ? t.reason : r.reason;
+        return `<tr>${name}<td>${t ? esc(targetLabel(t)) : '—'}</td><td class="c">${badge(t?.verdict ?? r.verdict)}${reason ? `<div class="muted reason">${esc(reason)}</div>` : ''}</td>${cells}</tr>`;
       });
     })
     .join('\n');
-  const body = `<section class="banner v-${results.every((r) => r.verdict === 'conformant') ? 'conformant' : results.some((r) => r.verdict === 'nonconformant') ? 'nonconformant' : 'incomplete'}"><h1>AHP conformance: ${results.length} implementation${results.length === 1 ? '' : 's'}</h1>
-<p>${esc(results.filter((r) => r.verdict === 'conformant').length)} conformant · ${esc(results.filter((r) => r.verdict === 'nonconformant').length)} nonconformant · ${esc(results.filter((r) => r.verdict === 'incomplete').length)} incomplete · ${esc(generatedAt)}</p></section>
-<table class="matrix"><thead><tr><th>Implementation</th><th>Target</th><th>Verdict</th>${PROFILES.map((p) => `<th>${esc(p)}</th>`).join('')}</tr></thead><tbody>
+  const count = (v: Verdict): number => results.filter((r) => r.verdict === v).length;
+  const overall = results.every((r) => r.verdict === 'conformant')
+    ? 'conformant'
+    : results.some((r) => r.verdict === 'nonconformant')
+      ? 'nonconformant'
+      : 'incomplete';
+  const pw = context.playwrightHref
+    ? `<p><a id="link-playwright" href="${esc(href(context.playwrightHref))}">Playwright report of this run</a></p>`
+    : '';
+  const earlier = context.earlier?.length
+    ? `<h2 id="earlier">Reports of earlier runs in this folder</h2><p class="muted">Not part of this run: each as its own run left it.</p><table><thead><tr><th>Implementation</th><th>Verdict</th><th>Generated</th></tr></thead><tbody>${context.earlier
+        .map(
+          (e) =>
+            `<tr><td><a href="${esc(`${href(e.dir)}/index.html`)}">${esc(e.name)} ${esc(e.version)}</a></td><td>${badge(e.verdict)}</td><td>${esc(e.generatedAt)}</td></tr>`,
+        )
+        .join('')}</tbody></table>`
+    : '';
+  const body = `<section class="banner v-${overall}"><h1>AHP conformance: ${results.length} implementation${results.length === 1 ? '' : 's'}</h1>
+<p>${esc(count('conformant'))} conformant · ${esc(count('nonconformant'))} nonconformant · ${esc(count('incomplete'))} incomplete · ${esc(generatedAt)}</p></section>
+${pw}<table class="matrix"><thead><tr><th>Implementation</th><th>Target</th><th>Verdict</th>${PROFILES.map((p) => `<th>${esc(p)}</th>`).join('')}</tr></thead><tbody>
 ${rows}
-</tbody></table>`;
+</tbody></table>
+<p class="muted">Each cell: the worst status of the profile's checks for the target, with counts; "not all run" where some of its checks did not run (left out by --grep, or in a shard missing from the merge); "not claimed" for a capability profile the claim does not list; "n/a" where the profile has no check for the target.</p>
+${earlier}`;
   return page('AHP conformance matrix', body);
 }

@@ -1,0 +1,121 @@
+// What a run leaves in its reports folder, so that the folder never shows a stale or
+// clobbered report as this run's (docs/reports.md):
+// - a partial run (--grep, --grep-invert) never replaces a full run's report: when the
+//   folder holds one for any of its claims, the partial run writes into `<reports>/partial/`;
+// - every run writes the matrix page (reports/index.html) of its own claims, and lists the
+//   reports of earlier runs still in the folder apart;
+// - Playwright's report of an earlier run at a place this run does not write is removed.
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { runFolder } from '../engine/run-folder.js';
+import type { ReportContext } from '../results/html/claim-page.js';
+import type { EarlierReport } from '../results/html/matrix-page.js';
+import type { ClaimResults } from '../results/model.js';
+import { recordedClaimPath } from '../results/run-record.js';
+import { RESULTS_FILE, writeMatrix } from '../results/write.js';
+import { PARTIAL_FOLDER } from '../claims/limits.js';
+
+export { PARTIAL_FOLDER };
+
+/** Far above any results.json a run writes (the hostile corpus keeps them under 4 MiB). */
+const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
+
+/** A results.json as far as these decisions need it, or undefined when there is none or it is not ours. */
+function readResults(file: string): ClaimResults | undefined {
+  try {
+    // Not followed through a link, and bounded: the folder may hold anything a user put there.
+    const st = lstatSync(file);
+    if (!st.isFile() || st.size > MAX_RESULTS_BYTES) return undefined;
+    const r = JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
+    return r && typeof r.claim?.implementation?.name === 'string' && typeof r.verdict === 'string' ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The folder a run writes its views into: the reports folder, or for a partial run, when it
+ * holds a full run's report of one of these implementations, its `partial/` subfolder.
+ */
+export function viewsFolder(reportsDir: string, names: readonly string[], partial: boolean): string {
+  if (!partial) return reportsDir;
+  const full = names.some((n) => {
+    const r = readResults(join(reportsDir, n, RESULTS_FILE));
+    return r !== undefined && r.run?.selection === undefined;
+  });
+  return full ? join(reportsDir, PARTIAL_FOLDER) : reportsDir;
+}
+
+const posix = (p: string): string => p.split(sep).join('/');
+
+/** The links of one claim's report, and the `--reports` its rerun commands name. */
+export function reportContext(
+  reportsRoot: string,
+  viewsDir: string,
+  playwrightDir: string,
+  reportDir: string,
+): ReportContext {
+  const name = relative(viewsDir, reportDir);
+  const full = viewsDir !== reportsRoot ? join(reportsRoot, name, 'index.html') : undefined;
+  return {
+    matrixHref: posix(relative(reportDir, join(viewsDir, 'index.html'))),
+    playwrightHref: posix(relative(reportDir, join(playwrightDir, 'index.html'))),
+    reportsArg: recordedClaimPath(process.cwd(), reportsRoot),
+    ...(full && existsSync(full) ? { fullReportHref: posix(relative(reportDir, full)) } : {}),
+  };
+}
+
+/** Reports of earlier runs in the folder: its subfolders holding a results.json this run did not write. */
+export function earlierReports(viewsDir: string, written: readonly { dir: string }[]): EarlierReport[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(viewsDir).sort();
+  } catch {
+    return [];
+  }
+  const mine = new Set(written.map((w) => w.dir));
+  return entries.flatMap((e) => {
+    const dir = join(viewsDir, e);
+    if (mine.has(dir)) return [];
+    const r = readResults(join(dir, RESULTS_FILE));
+    return r
+      ? [
+          {
+            name: String(r.claim.implementation.name),
+            version: String(r.claim.implementation.version ?? ''),
+            verdict: String(r.verdict),
+            generatedAt: String(r.generatedAt ?? ''),
+            dir: e,
+          },
+        ]
+      : [];
+  });
+}
+
+/** A folder this tool wrote: removed only when it looks like ours. */
+function removeIf(dir: string, marker: string): void {
+  if (existsSync(join(dir, marker))) rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+}
+
+/**
+ * After a run's claims are written: remove what earlier runs left where this run did not
+ * write (Playwright's report at the other place, a partial run beside a new full one), and
+ * write the matrix page of this run's claims. Returns the matrix file.
+ */
+export function finishReports(
+  reportsRoot: string,
+  viewsDir: string,
+  playwrightDir: string,
+  written: readonly { results: ClaimResults; dir: string }[],
+): string {
+  for (const candidate of [join(viewsDir, 'playwright'), ...written.map((w) => join(w.dir, 'playwright'))])
+    if (candidate !== playwrightDir) removeIf(candidate, 'index.html');
+  // A full run supersedes the partial runs made beside the previous one.
+  const partial = join(reportsRoot, PARTIAL_FOLDER);
+  if (viewsDir === reportsRoot && existsSync(runFolder(partial).root))
+    rmSync(partial, { recursive: true, force: true, maxRetries: 2 });
+  return writeMatrix(viewsDir, written, {
+    playwrightHref: posix(relative(viewsDir, join(playwrightDir, 'index.html'))),
+    earlier: earlierReports(viewsDir, written),
+  });
+}

@@ -1,0 +1,187 @@
+// What the reports say about the run itself (issue 12): certification or not, duration,
+// environment, claim digest; requirements n/a for a target; an expired expected failure
+// once; a rerun command with relative paths and --reports; matrix cells with counts that
+// tell n/a, not claimed and not run apart, a missing shard's reason; and where a partial
+// run writes so that it never replaces a full report.
+import { test, expect } from '@playwright/test';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { applicableChecks } from '../../src/checks/catalogue.js';
+import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
+import { claimPage, rerunCommand } from '../../src/results/html/claim-page.js';
+import { matrixPage } from '../../src/results/html/matrix-page.js';
+import { applyExpectedFailures, parseExpectedFailures } from '../../src/results/expected-failures.js';
+import { compareRuns } from '../../src/results/baseline.js';
+import { recordedClaimPath } from '../../src/results/run-record.js';
+import { earlierReports, PARTIAL_FOLDER, viewsFolder } from '../../src/cli/report-layout.js';
+import { resultsWith } from '../support/results-fixture.js';
+import { tempFolders } from '../support/temp.js';
+
+const workspace = tempFolders('ahp-views-');
+
+/** A backend stdio claim of tool-interception: every planned check passed, except those left out. */
+function stdioResults(leaveOut: (id: string) => boolean = () => false, failed: string[] = []): ClaimResults {
+  const checks: CheckResult[] = applicableChecks('backend', 'stdio', 'persistent', ['tool-interception'])
+    .filter((c) => !leaveOut(c.id))
+    .map((c) => ({
+      id: c.id,
+      title: c.title,
+      level: c.level,
+      profile: c.profile,
+      requirements: [...c.requirements],
+      role: 'backend',
+      transport: 'stdio',
+      lifecycle: 'persistent',
+      status: failed.includes(c.id) ? 'failed' : 'passed',
+      message: '',
+      durationMs: 1,
+    }));
+  return buildClaimResults({
+    runnerVersion: '0',
+    generatedAt: '2026-01-01T00:00:00Z',
+    claim: {
+      file: 'claims/acme.yaml',
+      implementation: { name: 'acme', version: '1' },
+      snapshot: 'draft',
+      role: 'backend',
+      transports: ['stdio'],
+      profiles: ['tool-interception'],
+      digest: 'ab'.repeat(32),
+    },
+    targets: [{ role: 'backend', transport: 'stdio', lifecycle: 'persistent' }],
+    checks,
+    run: {
+      startedAt: '2026-01-01T00:00:00Z',
+      durationMs: 185_000,
+      environment: { node: '20.1.0', platform: 'linux', arch: 'x64', playwright: '1.65.1' },
+    },
+  });
+}
+
+const row = (html: string, id: string): string =>
+  new RegExp(`<tr data-req="${id}"[^>]*>.*?</tr>`, 's').exec(html)?.[0] ?? '';
+
+test('requirements of a binding or profile the target does not claim are n/a, not "not covered"', () => {
+  const html = claimPage(stdioResults());
+  // An HTTP requirement for a stdio-only target.
+  expect(row(html, 'AHP-AUTH-001')).toContain('n/a');
+  expect(row(html, 'AHP-AUTH-001')).not.toContain('not covered');
+  // Tool-interception requirements for a claim of lifecycle-observation only.
+  const lo = { ...stdioResults(), claim: { ...stdioResults().claim, profiles: ['lifecycle-observation'] } };
+  expect(row(claimPage(lo), 'AHP-DEC-002')).toContain('n/a');
+  expect(row(html, 'AHP-DEC-002')).toContain('s-passed');
+});
+
+test('the report says whether the run was a certification, how long it took, where, and over which claim', () => {
+  const r = stdioResults();
+  const dev = claimPage({ ...r, run: { ...r.run, certification: false } });
+  expect(dev).toContain('<b>Not a certification</b> (run without --certify)');
+  expect(dev).toContain('ran 3 min 5 s');
+  expect(claimPage({ ...r, run: { durationMs: 12_345 } })).toContain('ran 12.3 s');
+  expect(dev).toContain('Node 20.1.0 · linux/x64 · Playwright 1.65.1');
+  expect(dev).toContain(`sha256 <code>${'ab'.repeat(32)}</code>`);
+  const cert = claimPage({ ...r, run: { ...r.run, certification: true } });
+  expect(cert).toContain('<b>Certification run</b> (--certify)');
+  const partial = claimPage({ ...r, run: { ...r.run, certification: false, selection: { grep: 'x' } } });
+  expect(partial).toContain('only some checks ran (--grep)');
+  const judged = claimPage({
+    ...r,
+    run: { certification: false },
+    judgement: { accepted: true, baseline: { file: 'b', newFailures: [], excused: [], fixed: 0, stillFailing: 0 } },
+  });
+  expect(judged).toContain('judged against a baseline) · as judged, the run passed');
+});
+
+test('the rerun command names the claim as recorded, relative, and keeps --reports', () => {
+  const r = stdioResults();
+  const cmd = rerunCommand(r, r.checks[0]!, 'out/reports');
+  expect(cmd).toMatch(/^ahp-conformance run 'claims\/acme\.yaml' --grep '.*' --reports 'out\/reports'$/);
+  expect(claimPage(r, {}, undefined, { reportsArg: 'out/reports' })).toContain('--reports &#39;out/reports&#39;');
+  expect(recordedClaimPath('/home/v/work', '/home/v/work/claims/a.yaml')).toBe('claims/a.yaml');
+  expect(recordedClaimPath('/home/v/work', '/home/v/other/a.yaml')).toBe('../other/a.yaml');
+});
+
+test('an expired expected failure that still matched is listed once, as expired', () => {
+  const now = resultsWith({ 'ti.deny-stops': 'failed', 'base.harness-version': 'passed' });
+  const entries = parseExpectedFailures(
+    'expected:\n  - { check: ti.deny-stops, reason: "known", expires: 2020-01-01 }\n',
+    'x.yaml',
+  );
+  const html = claimPage(now, { expected: applyExpectedFailures(now, entries, '2026-01-01') });
+  const table = html.slice(
+    html.indexOf('<table class="expected">'),
+    html.indexOf('</table>', html.indexOf('<table class="expected">')),
+  );
+  expect(table.match(/<tr><td><code>ti\.deny-stops<\/code>/g)).toHaveLength(1);
+  expect(table).toContain('s-expired');
+  expect(html).toContain('0 matched, 0 unexpected, 1 expired, 0 no longer failing');
+});
+
+test('with a baseline and expected failures, a new failure on the list is shown as not counted', () => {
+  const before = resultsWith({ 'ti.deny-stops': 'passed' });
+  const now = resultsWith({ 'ti.deny-stops': 'failed' });
+  const entries = parseExpectedFailures('expected:\n  - { check: ti.deny-stops, reason: known }\n', 'x.yaml');
+  const html = claimPage(now, {
+    regression: { baseline: 'last', changes: compareRuns(before, now) },
+    expected: applyExpectedFailures(now, entries, '2026-01-01'),
+  });
+  expect(html).toContain('(1 of the new failures on the expected-failures list, so not counted)');
+  expect(html).toContain('on the expected-failures list: not counted');
+});
+
+test('matrix cells carry counts and links, and tell n/a, not claimed and not run apart', () => {
+  const r = stdioResults((id) => id.startsWith('stdio.'), ['ti.deny-samples']);
+  const html = matrixPage([r], ['acme'], '2026-01-01T00:00:00Z', { playwrightHref: 'acme/playwright/index.html' });
+  const cells = [...html.matchAll(/<td class="c[^"]*" data-cell="([^"]+)">(.*?)<\/td>/gs)].map((m) => [m[1], m[2]]);
+  // base, tool-interception, lifecycle-observation, stdio, http
+  expect(cells.map((c) => c[0])).toEqual(['passed', 'failed', 'not-claimed', 'not-run', 'n-a']);
+  expect(cells[0]![1]).toMatch(/\d+ passed/);
+  expect(cells[1]![1]).toMatch(/1 failed · \d+ passed/);
+  expect(cells[3]![1]).toContain('not run');
+  expect(cells[4]![1]).toBe('n/a');
+  expect(html).toContain('href="acme/index.html?profile=tool-interception&amp;transport=stdio#checks"');
+  expect(html).toContain('id="link-playwright" href="acme/playwright/index.html"');
+});
+
+test('a target of a merge with a shard missing shows its reason, and no cell of it is green', () => {
+  const full = stdioResults();
+  const reason = 'shard 2/2 missing from the merge (merged: 1/2)';
+  const half = stdioResults((id) => id.startsWith('ti.') && id > 'ti.m');
+  const merged: ClaimResults = {
+    ...half,
+    verdict: 'incomplete',
+    reason,
+    targets: half.targets.map((t) => ({ ...t, verdict: 'incomplete', reason })),
+  };
+  const html = matrixPage([merged], ['acme'], '2026-01-01T00:00:00Z');
+  expect(html).toContain(`<div class="muted reason">${reason}</div>`);
+  expect(html).toMatch(/data-cell="passed"><a [^>]*><span class="s s-incomplete">not all run/);
+  expect(matrixPage([full], ['acme'], 'x')).not.toContain('s-incomplete">not all run');
+});
+
+test('a partial run writes beside a full report, never over it; earlier reports are found apart', () => {
+  const root = workspace();
+  const write = (name: string, r: ClaimResults): void => {
+    mkdirSync(join(root, name), { recursive: true });
+    writeFileSync(join(root, name, 'results.json'), JSON.stringify(r));
+  };
+  // No report yet, or only a partial one: a partial run writes in place.
+  expect(viewsFolder(root, ['acme'], true)).toBe(root);
+  write('acme', { ...stdioResults(), run: { selection: { grep: 'x' } } });
+  expect(viewsFolder(root, ['acme'], true)).toBe(root);
+  // A full report of one of its claims is in the way: the partial run goes to partial/.
+  write('acme', stdioResults());
+  expect(viewsFolder(root, ['acme'], true)).toBe(join(root, PARTIAL_FOLDER));
+  expect(viewsFolder(root, ['acme'], false)).toBe(root);
+  expect(viewsFolder(root, ['other'], true)).toBe(root);
+  // Another implementation's folder is an earlier report; junk is not.
+  write('older', {
+    ...stdioResults(),
+    claim: { ...stdioResults().claim, implementation: { name: 'older', version: '0.9' } },
+  });
+  mkdirSync(join(root, 'junk'));
+  writeFileSync(join(root, 'junk', 'results.json'), '{"not":"ours"}');
+  expect(earlierReports(root, [{ dir: join(root, 'acme') }]).map((e) => [e.name, e.version, e.dir])).toEqual([
+    ['older', '0.9', 'older'],
+  ]);
+});
