@@ -117,7 +117,7 @@ test('claim errors that quote the claim never pass its escape sequences or line 
   const cases: [string, RegExp][] = [
     [
       `${head}profiles: [tool-interception, "x\\e[2J\\nFAKE: conformant\\u202e"]\nbackend:\n  stdio: { command: sh }\n`,
-      /unknown profile "x\\x1b\[2J\\nFAKE: conformant\\u202e"/,
+      /unknown profile "x\\u001b\[2J\\nFAKE: conformant\\u202e"/,
     ],
     [
       `${head}profiles: [tool-interception]\nbackend:\n  stdio: { command: "no-such\\e]0;title\\a\\r\\nFAKE" }\n`,

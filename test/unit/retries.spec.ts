@@ -32,7 +32,7 @@ const plan: RecordedPlan = {
         profiles: [],
       },
       targets: [{ role: 'backend', transport: 'http' }],
-      digest: 'c',
+      digest: 'c'.repeat(64),
     },
   ],
 };
@@ -63,7 +63,7 @@ function record(attempts: TestResult[], flakyFails: boolean, mode: 'run' | 'merg
     const metadata = mode === 'merge' ? runMetadata(plan, { current: 1, total: 1 }) : runMetadata(plan);
     reporter.onBegin({ metadata } as unknown as FullConfig);
     for (const a of attempts) reporter.onTestEnd(testCase, a);
-    reporter.onEnd({ status: 'passed' } as never);
+    reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as never);
     const outcome = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome;
     for (const c of outcome.claims) expect(validResults(c), JSON.stringify(validResults.errors)).toBe(true);
     return outcome;
