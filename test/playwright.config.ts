@@ -5,8 +5,9 @@ import { defineConfig } from '@playwright/test';
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
-  // Verdicts under load run on their own (npm run test:load): they saturate the machine.
-  testIgnore: ['load/**'],
+  // Verdicts under load (npm run test:load) saturate the machine; the packaging tests (npm run
+  // test:packaging) pack and install the tool. Both run on their own, as steps of .ci/run.
+  testIgnore: ['load/**', 'packaging/**'],
   fullyParallel: true,
   workers: '100%',
   forbidOnly: !!process.env.CI,

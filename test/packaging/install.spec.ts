@@ -6,16 +6,16 @@ import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClaimResults } from '../src/results/model.js';
+import type { ClaimResults } from '../../src/results/model.js';
 import {
   installEnv,
   installGlobally,
   loopbackRegistry,
   packThisPackage,
   type LoopbackRegistry,
-} from './support/package.js';
-import { ROOT } from './support/paths.js';
-import { tempFolders } from './support/temp.js';
+} from '../support/package.js';
+import { ROOT } from '../support/paths.js';
+import { tempFolders } from '../support/temp.js';
 
 test.describe.configure({ mode: 'serial' });
 test.setTimeout(5 * 60_000);

@@ -11,10 +11,10 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
-import type { ClaimResults } from '../src/results/model.js';
-import { installEnv, loopbackRegistry, packThisPackage, type LoopbackRegistry } from './support/package.js';
-import { ROOT } from './support/paths.js';
-import { tempFolders } from './support/temp.js';
+import type { ClaimResults } from '../../src/results/model.js';
+import { installEnv, loopbackRegistry, packThisPackage, type LoopbackRegistry } from '../support/package.js';
+import { ROOT } from '../support/paths.js';
+import { tempFolders } from '../support/temp.js';
 
 test.describe.configure({ mode: 'serial' });
 test.setTimeout(10 * 60_000);
