@@ -92,7 +92,8 @@ export function faultMatrixProblems(
       const wantStatus = checkSpec(c.id).level === 'SHOULD' ? 'warning' : 'failed';
       if (!expected.has(c.id))
         problems.push(`${mode}: ${c.id} ${c.status} but the mode does not target it: ${c.message.split('\n')[0]}`);
-      else if (c.status !== wantStatus) problems.push(`${mode}: ${c.id} is ${c.status}, expected ${wantStatus}`);
+      else if (c.status !== wantStatus)
+        problems.push(`${mode}: ${c.id} is ${c.status}, expected ${wantStatus}: ${c.message.split('\n')[0]}`);
       else caught.add(c.id);
     }
     for (const id of expected)
