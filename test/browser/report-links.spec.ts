@@ -8,11 +8,12 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applicableChecks } from '../../src/checks/catalogue.js';
-import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
+import type { ClaimResults } from '../../src/results/model.js';
 import { writeClaimResults } from '../../src/results/write.js';
 import { finishReports, reportContext } from '../../src/cli/report-layout.js';
 import { playwrightReportDir } from '../../src/engine/run-folder.js';
 import { ROOT } from '../support/paths.js';
+import { stdioClaimResults } from '../support/results-fixture.js';
 import { tempFolders } from '../support/temp.js';
 
 const CHROMIUM = process.env.AHP_CHROMIUM ?? '/usr/bin/chromium';
@@ -21,36 +22,8 @@ test.skip(!existsSync(CHROMIUM), `no Chromium at ${CHROMIUM} (.ci/run installs t
 
 const workspace = tempFolders('ahp-links-');
 
-function claim(name: string, failed: string[]): ClaimResults {
-  const checks: CheckResult[] = applicableChecks('backend', 'stdio', 'persistent', ['tool-interception']).map((c) => ({
-    id: c.id,
-    title: c.title,
-    level: c.level,
-    profile: c.profile,
-    requirements: [...c.requirements],
-    role: 'backend',
-    transport: 'stdio',
-    lifecycle: 'persistent',
-    status: failed.includes(c.id) ? 'failed' : 'passed',
-    message: '',
-    durationMs: 1,
-  }));
-  return buildClaimResults({
-    runnerVersion: '0',
-    generatedAt: '2026-01-01T00:00:00Z',
-    claim: {
-      file: `claims/${name}.yaml`,
-      implementation: { name, version: '1' },
-      snapshot: 'draft',
-      role: 'backend',
-      transports: ['stdio'],
-      profiles: ['tool-interception'],
-    },
-    targets: [{ role: 'backend', transport: 'stdio', lifecycle: 'persistent' }],
-    checks,
-    run: { certification: false },
-  });
-}
+const claim = (name: string, failed: string[]): ClaimResults =>
+  stdioClaimResults({ name, failed, run: { certification: false } });
 
 let browser: Browser;
 let reports: string;

@@ -1,5 +1,6 @@
 // Synthetic results for unit tests of the views over the results model: one backend/http
 // target whose checks have the given statuses.
+import { applicableChecks } from '../../src/checks/catalogue.js';
 import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
 
 export function resultsWith(statuses: Record<string, CheckResult['status']>, implementation = 'acme'): ClaimResults {
@@ -28,5 +29,53 @@ export function resultsWith(statuses: Record<string, CheckResult['status']>, imp
     },
     targets: [{ role: 'backend', transport: 'http' }],
     checks,
+  });
+}
+
+/**
+ * A backend stdio/persistent claim of tool-interception as a run records it: every planned
+ * check passed, except those left out or listed as failed; `run` and `claim` add to it.
+ */
+export function stdioClaimResults(
+  o: {
+    name?: string;
+    file?: string;
+    leaveOut?: (id: string) => boolean;
+    failed?: string[];
+    digest?: string;
+    run?: ClaimResults['run'];
+  } = {},
+): ClaimResults {
+  const name = o.name ?? 'acme';
+  const checks: CheckResult[] = applicableChecks('backend', 'stdio', 'persistent', ['tool-interception'])
+    .filter((c) => !o.leaveOut?.(c.id))
+    .map((c) => ({
+      id: c.id,
+      title: c.title,
+      level: c.level,
+      profile: c.profile,
+      requirements: [...c.requirements],
+      role: 'backend',
+      transport: 'stdio',
+      lifecycle: 'persistent',
+      status: o.failed?.includes(c.id) ? 'failed' : 'passed',
+      message: '',
+      durationMs: 1,
+    }));
+  return buildClaimResults({
+    runnerVersion: '0',
+    generatedAt: '2026-01-01T00:00:00Z',
+    claim: {
+      file: o.file ?? `claims/${name}.yaml`,
+      implementation: { name, version: '1' },
+      snapshot: 'draft',
+      role: 'backend',
+      transports: ['stdio'],
+      profiles: ['tool-interception'],
+      ...(o.digest ? { digest: o.digest } : {}),
+    },
+    targets: [{ role: 'backend', transport: 'stdio', lifecycle: 'persistent' }],
+    checks,
+    ...(o.run ? { run: o.run } : {}),
   });
 }

@@ -6,57 +6,31 @@
 import { test, expect } from '@playwright/test';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applicableChecks } from '../../src/checks/catalogue.js';
-import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
+import type { ClaimResults } from '../../src/results/model.js';
 import { claimPage, rerunCommand } from '../../src/results/html/claim-page.js';
 import { matrixPage } from '../../src/results/html/matrix-page.js';
 import { applyExpectedFailures, parseExpectedFailures } from '../../src/results/expected-failures.js';
 import { compareRuns } from '../../src/results/baseline.js';
 import { recordedClaimPath } from '../../src/results/run-record.js';
 import { earlierReports, PARTIAL_FOLDER, viewsFolder } from '../../src/cli/report-layout.js';
-import { resultsWith } from '../support/results-fixture.js';
+import { resultsWith, stdioClaimResults } from '../support/results-fixture.js';
 import { tempFolders } from '../support/temp.js';
 
 const workspace = tempFolders('ahp-views-');
 
 /** A backend stdio claim of tool-interception: every planned check passed, except those left out. */
-function stdioResults(leaveOut: (id: string) => boolean = () => false, failed: string[] = []): ClaimResults {
-  const checks: CheckResult[] = applicableChecks('backend', 'stdio', 'persistent', ['tool-interception'])
-    .filter((c) => !leaveOut(c.id))
-    .map((c) => ({
-      id: c.id,
-      title: c.title,
-      level: c.level,
-      profile: c.profile,
-      requirements: [...c.requirements],
-      role: 'backend',
-      transport: 'stdio',
-      lifecycle: 'persistent',
-      status: failed.includes(c.id) ? 'failed' : 'passed',
-      message: '',
-      durationMs: 1,
-    }));
-  return buildClaimResults({
-    runnerVersion: '0',
-    generatedAt: '2026-01-01T00:00:00Z',
-    claim: {
-      file: 'claims/acme.yaml',
-      implementation: { name: 'acme', version: '1' },
-      snapshot: 'draft',
-      role: 'backend',
-      transports: ['stdio'],
-      profiles: ['tool-interception'],
-      digest: 'ab'.repeat(32),
-    },
-    targets: [{ role: 'backend', transport: 'stdio', lifecycle: 'persistent' }],
-    checks,
+const stdioResults = (leaveOut?: (id: string) => boolean, failed: string[] = []): ClaimResults =>
+  stdioClaimResults({
+    file: 'claims/acme.yaml',
+    ...(leaveOut ? { leaveOut } : {}),
+    failed,
+    digest: 'ab'.repeat(32),
     run: {
       startedAt: '2026-01-01T00:00:00Z',
       durationMs: 185_000,
       environment: { node: '20.1.0', platform: 'linux', arch: 'x64', playwright: '1.65.1' },
     },
   });
-}
 
 const row = (html: string, id: string): string =>
   new RegExp(`<tr data-req="${id}"[^>]*>.*?</tr>`, 's').exec(html)?.[0] ?? '';
