@@ -7,6 +7,7 @@
 // table of docs/harness-adapter.md). CONTRIBUTING.md walks through it.
 //
 // Numbering of base checks follows the seed (Base Protocol profile, checks 1-9).
+import type { SnapshotId } from '../protocol/snapshots.js';
 import { REGISTRATION_CORPUS } from './registration-corpus.js';
 
 export type Role = 'harness' | 'backend';
@@ -48,6 +49,11 @@ export interface CheckSpec {
    * declares it not applicable instead of running it (src/engine/plan.ts).
    */
   readonly samples?: 'deny' | 'modify';
+  /**
+   * The snapshots whose rule the check judges (src/protocol/snapshots.ts), where not all:
+   * for a claim of another snapshot the plan declares it not applicable, with the reason.
+   */
+  readonly snapshots?: readonly SnapshotId[];
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];

@@ -20,6 +20,7 @@ import { didYouMean } from './near-miss.js';
 import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
+import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, type SnapshotId } from '../protocol/snapshots.js';
 
 export interface Sample {
   event: 'tool.before';
@@ -71,7 +72,10 @@ export interface ResolvedClaim {
   file: string;
   dir: string;
   implementation: { name: string; version: string };
-  snapshot: 'draft';
+  /** The snapshot the claim is judged by (src/protocol/snapshots.ts). */
+  snapshot: SnapshotId;
+  /** What the claim said (`draft` or `draft@<commit>`), for the report when it differs. */
+  snapshotRequested: string;
   role: Role | 'both';
   transports: Transport[];
   profiles: string[];
@@ -451,6 +455,7 @@ export function loadClaim(file: string): ClaimOutcome {
   );
   const c = raw as {
     implementation: { name: string; version: string };
+    snapshot?: string;
     role: Role | 'both';
     transports?: Transport[];
     profiles?: string[];
@@ -490,11 +495,18 @@ export function loadClaim(file: string): ClaimOutcome {
     }
   };
   const roles = claimRoles(c.role);
+  const requested = c.snapshot ?? 'draft';
+  const snapshot = resolveSnapshot(requested);
+  if (snapshot === undefined)
+    problems.push(
+      `snapshot: unknown snapshot ${quoted(requested)} (this runner knows ${SNAPSHOT_IDS.join(', ')}; plain draft means the newest, ${NEWEST_SNAPSHOT})`,
+    );
   const claim: ResolvedClaim = {
     file: path,
     dir,
     implementation: c.implementation,
-    snapshot: 'draft',
+    snapshot: snapshot?.id ?? NEWEST_SNAPSHOT,
+    snapshotRequested: requested,
     role: c.role,
     transports,
     profiles: capability,

@@ -72,9 +72,14 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
 
 /**
  * Why a check that applies to the target cannot be exercised with this claim, if it
- * cannot: the sample checks need the claim's samples of their kind.
+ * cannot: a check of a rule that the claim's snapshot does not have (the catalogue row's
+ * `snapshots`), and the sample checks without the claim's samples of their kind.
  */
 function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
+  const only = checkSpec(id).snapshots;
+  if (only !== undefined && !only.includes(claim.snapshot)) {
+    return `the rule it judges is not part of ${claim.snapshot} (it is in ${only.join(', ')})`;
+  }
   const samples = checkSpec(id).samples;
   if (samples && (claim.backend?.samples[samples].length ?? 0) === 0) {
     return `the claim lists no ${samples} samples, so the ${samples} path was not exercised`;

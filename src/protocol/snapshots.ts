@@ -46,7 +46,11 @@ export interface Snapshot {
    * Which snapshot's material stands in where this one publishes none. Requirement texts,
    * fixtures and profiles of 1d98c19 are not available; 2b5da580's are used and marked.
    */
-  readonly borrowed: { readonly fixtures?: SnapshotId; readonly requirements?: SnapshotId; readonly profiles?: SnapshotId };
+  readonly borrowed: {
+    readonly fixtures?: SnapshotId;
+    readonly requirements?: SnapshotId;
+    readonly profiles?: SnapshotId;
+  };
   readonly rules: SnapshotRules;
 }
 

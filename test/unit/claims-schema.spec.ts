@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { loadClaim, type ResolvedClaim } from '../../src/claims/load.js';
 import { didYouMean } from '../../src/claims/near-miss.js';
 import { ROOT } from '../support/paths.js';
+import { NEWEST_SNAPSHOT } from '../../src/protocol/snapshots.js';
 
 type Schema = { [k: string]: unknown; properties?: Record<string, Schema>; $ref?: string; description?: string };
 const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'claim.schema.json'), 'utf8')) as Schema & {
@@ -78,7 +79,8 @@ test("the defaults the schema states are the loader's", () => {
   );
   const d = schema.$defs;
   expect(c.timeoutMs).toBe(schema.properties!.timeoutMs!.default);
-  expect(c.snapshot).toBe(schema.properties!.snapshot!.default);
+  expect(c.snapshotRequested).toBe(schema.properties!.snapshot!.default);
+  expect(c.snapshot).toBe(NEWEST_SNAPSHOT);
   expect(c.backend!.stdio!.lifecycles).toEqual([d.stdioLaunch!.properties!.lifecycles!.default]);
   expect(c.harness!.lifecycles).toEqual(schema.properties!.harness!.properties!.lifecycles!.default);
   expect(c.backend!.http!.readyTimeoutMs).toBe(d.httpLaunch!.properties!.readyTimeoutMs!.default);

@@ -12,7 +12,8 @@ test('draft resolves to the newest snapshot; a commit prefix to its snapshot; ot
   expect(resolveSnapshot('draft')?.id).toBe(NEWEST_SNAPSHOT);
   expect(resolveSnapshot('draft@2b5da580')?.id).toBe('draft@2b5da580');
   expect(resolveSnapshot('draft@1d98c19bf4558d998ef8af32b2ac54f604899c20')?.id).toBe('draft@1d98c19');
-  for (const bad of ['draft@2b5da5', 'draft@ffffffff', 'Draft', '0.1', 'draft@']) expect(resolveSnapshot(bad)).toBeUndefined();
+  for (const bad of ['draft@2b5da5', 'draft@ffffffff', 'Draft', '0.1', 'draft@'])
+    expect(resolveSnapshot(bad)).toBeUndefined();
 });
 
 for (const s of SNAPSHOTS) {
