@@ -92,7 +92,14 @@ export interface ResolvedClaim {
 
 export type ClaimOutcome =
   | { kind: 'ok'; claim: ResolvedClaim }
-  | { kind: 'incomplete'; reason: string; implementation?: { name: string; version: string }; file: string }
+  | {
+      kind: 'incomplete';
+      reason: string;
+      implementation?: { name: string; version: string };
+      file: string;
+      /** The claim's `snapshot:` text, for the results of a claim that never resolved. */
+      snapshot?: string;
+    }
   /** Every problem of the file, one line each, each starting with the file's name. */
   | { kind: 'error'; messages: string[]; file: string };
 
@@ -482,7 +489,14 @@ export function loadClaim(file: string): ClaimOutcome {
   const transports = c.transports ?? [];
   const capability = profiles.filter((p) => (CAPABILITY_PROFILES as readonly string[]).includes(p));
   const reason = incompleteness(capability, transports);
-  if (reason) return { kind: 'incomplete', file, implementation: c.implementation, reason };
+  if (reason)
+    return {
+      kind: 'incomplete',
+      file,
+      implementation: c.implementation,
+      reason,
+      ...(typeof c.snapshot === 'string' ? { snapshot: c.snapshot } : {}),
+    };
 
   const problems: string[] = [...conditional];
   const attempt: Attempt = (f) => {
@@ -497,10 +511,12 @@ export function loadClaim(file: string): ClaimOutcome {
   const roles = claimRoles(c.role);
   const requested = c.snapshot ?? 'draft';
   const snapshot = resolveSnapshot(requested);
-  if (snapshot === undefined)
+  if (snapshot === undefined) {
+    const hint = didYouMean(requested, ['draft', ...SNAPSHOT_IDS]);
     problems.push(
-      `snapshot: unknown snapshot ${quoted(requested)} (this runner knows ${SNAPSHOT_IDS.join(', ')}; plain draft means the newest, ${NEWEST_SNAPSHOT})`,
+      `snapshot: unknown snapshot ${quoted(requested)} (${hint ? `did you mean ${hint}? ` : ''}this runner knows ${SNAPSHOT_IDS.join(', ')}; plain draft means the newest, ${NEWEST_SNAPSHOT})`,
     );
+  }
   const claim: ResolvedClaim = {
     file: path,
     dir,

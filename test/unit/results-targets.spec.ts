@@ -21,6 +21,7 @@ import {
   type TargetKey,
 } from '../../src/results/model.js';
 import { ROOT } from '../support/paths.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
 const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object;
 const validateResults = new Ajv2020({ strict: false, logger: false }).compile(schema);
@@ -60,7 +61,7 @@ function results(targets: TargetKey[], checks: CheckResult[], launches?: Map<str
     claim: {
       file: '/claims/demo.yaml',
       implementation: { name: 'demo', version: '1.0.0' },
-      snapshot: 'draft',
+      snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
       role: 'both',
       transports: ['stdio', 'http'],
       profiles: ['tool-interception'],
