@@ -35,14 +35,21 @@ export function snapshotChange(
   return before === after ? undefined : { before, after };
 }
 
-/** Whether a check judges the same rule under both snapshots (its catalogue row names no snapshots leaving either out). */
-function sameRule(id: string, snapshots: { before: string; after: string }): boolean {
-  const only = CHECKS.find((c) => c.id === id)?.snapshots as readonly string[] | undefined;
-  return only === undefined || (only.includes(snapshots.before) && only.includes(snapshots.after));
-}
+/** The snapshots whose rule a check judges (its catalogue row's `snapshots`); undefined: every snapshot's. */
+export type SnapshotsOf = (id: string) => readonly string[] | undefined;
+
+const catalogueSnapshots: SnapshotsOf = (id) => CHECKS.find((c) => c.id === id)?.snapshots;
 
 /** Every check of either run, with what happened to it; sorted by key. */
-export function compareRuns(baseline: ClaimResults, current: ClaimResults): CheckChange[] {
+export function compareRuns(
+  baseline: ClaimResults,
+  current: ClaimResults,
+  snapshotsOf: SnapshotsOf = catalogueSnapshots,
+): CheckChange[] {
+  const sameRule = (id: string, moved: { before: string; after: string }): boolean => {
+    const only = snapshotsOf(id);
+    return only === undefined || (only.includes(moved.before) && only.includes(moved.after));
+  };
   const before = new Map(baseline.checks.map((c) => [checkKey(c), c]));
   const after = new Map(current.checks.map((c) => [checkKey(c), c]));
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort();

@@ -83,7 +83,7 @@ test('the summary line of results with a hostile name and version is one line, w
   });
   const line = summaryLine(r, 'reports/demo');
   expect(line).toBe(
-    'demo\\r 1.0\\x1b[2J\\nFAKE: conformant (99 passed, 0 failed)\\u202e: conformant (1 passed, 0 failed) -> reports/demo',
+    'demo\\r 1.0\\x1b[2J\\nFAKE: conformant (99 passed, 0 failed)\\u202e: conformant (1 passed, 0 failed), judged by draft@2b5da580 -> reports/demo',
   );
   expect(line).not.toMatch(RAW);
 });
