@@ -130,6 +130,21 @@ const cases: [string, string, RegExp][] = [
     `${head()}backend:\n${stdio()}`,
     /: backend\.http: transport http is claimed but backend\.http \(url\) is missing$/,
   ],
+  [
+    'a snapshot with a mistyped commit',
+    backend().replace('role:', 'snapshot: draft@2b5da581\nrole:'),
+    /: snapshot: unknown snapshot "draft@2b5da581" \(did you mean draft@2b5da580\? this runner knows draft@2b5da580, draft@1d98c19; plain draft means the newest, draft@1d98c19\)$/,
+  ],
+  [
+    'a snapshot of a commit this runner does not know',
+    backend().replace('role:', 'snapshot: draft@deadbeef\nrole:'),
+    /: snapshot: unknown snapshot "draft@deadbeef" \(this runner knows draft@2b5da580, draft@1d98c19; plain draft means the newest, draft@1d98c19\)$/,
+  ],
+  [
+    'a snapshot name the claim format does not have',
+    backend().replace('role:', 'snapshot: draft-1d98c19\nrole:'),
+    /: snapshot: unknown snapshot "draft-1d98c19" \(did you mean draft@1d98c19\? this runner knows/,
+  ],
 ];
 for (const [name, claim, line] of cases) {
   test(`${name}: one line naming the field, exit 2, nothing launched`, () => {
