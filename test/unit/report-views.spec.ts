@@ -207,15 +207,31 @@ test('requirement texts of a snapshot that borrows them are marked as the other 
   expect(row(own, 'AHP-DEC-002')).not.toContain('publishes none');
 });
 
-test('the matrix page shows claims of both snapshots together, each naming its own', () => {
-  const old = stdioClaimResults({ name: 'reference-backend', snapshot: 'draft@2b5da580' });
-  const fresh = stdioClaimResults({ name: 'reference-backend-1d98c19', snapshot: 'draft@1d98c19', requested: 'draft' });
-  const html = matrixPage([old, fresh], ['reference-backend', 'reference-backend-1d98c19'], '2026-01-01T00:00:00Z');
+test('the matrix page shows the four reference claims of both snapshots together, each naming its own', () => {
+  // What `npm run conformance` certifies: claims/reference-*.yaml, two per snapshot.
+  const claims = [
+    stdioClaimResults({ name: 'reference-backend', snapshot: 'draft@2b5da580' }),
+    stdioClaimResults({ name: 'reference-backend-1d98c19', snapshot: 'draft@1d98c19' }),
+    stdioClaimResults({ name: 'reference-harness', snapshot: 'draft@2b5da580' }),
+    stdioClaimResults({ name: 'reference-harness-1d98c19', snapshot: 'draft@1d98c19', requested: 'draft' }),
+  ];
+  const html = matrixPage(
+    claims,
+    claims.map((c) => c.claim.implementation.name),
+    '2026-01-01T00:00:00Z',
+  );
   expect(html).toContain('<th>Snapshot</th>');
-  expect([...html.matchAll(/data-snapshot="([^"]+)"/g)].map((m) => m[1])).toEqual(['draft@2b5da580', 'draft@1d98c19']);
-  expect(html).toContain('the claim said draft');
+  expect([...html.matchAll(/data-snapshot="([^"]+)"/g)].map((m) => m[1])).toEqual([
+    'draft@2b5da580',
+    'draft@1d98c19',
+    'draft@2b5da580',
+    'draft@1d98c19',
+  ]);
+  expect(html.match(/the claim said draft/g)).toHaveLength(1);
   expect(html).toContain(`Judged by 2 snapshots: draft@2b5da580 (upstream commit ${COMMIT_OLD}`);
   expect(html).toContain(`draft@1d98c19 (upstream commit ${COMMIT_NEW}`);
+  const one = matrixPage([claims[0]!], ['reference-backend'], 'x');
+  expect(one).toContain(`Judged by draft@2b5da580 (upstream commit ${COMMIT_OLD}`);
 });
 
 test('a claim incomplete before it resolved records the snapshot it asked for, or unknown', () => {
