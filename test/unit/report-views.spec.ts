@@ -13,6 +13,10 @@ import { applyExpectedFailures, parseExpectedFailures } from '../../src/results/
 import { compareRuns } from '../../src/results/baseline.js';
 import { mergeCoverage, recordedClaimPath, runMetadata, shardKey } from '../../src/results/run-record.js';
 import { junitXml } from '../../src/results/junit.js';
+import { stableJson } from '../../src/results/model.js';
+import { verifyClaimFolder } from '../../src/results/verify.js';
+import { resultsDigest } from '../../src/results/write.js';
+import { RESULTS_DIGEST_META } from '../../src/results/html/claim-page.js';
 import { snapshotBanner } from '../../src/results/html/claim-page.js';
 import { requestedSnapshot, snapshotSummary } from '../../src/results/snapshot.js';
 import { snapshotOf } from '../../src/protocol/snapshots.js';
@@ -266,4 +270,19 @@ test('merge refuses shards that judged a claim by different snapshots, in one li
   // Shards that agree merge as before.
   const agree = { ...runMetadata(plan, { current: 1, total: 2 }), ...runMetadata(plan, { current: 2, total: 2 }) };
   expect(mergeCoverage(agree)).toMatchObject({ kind: 'ok', present: [1, 2], missing: [] });
+});
+
+test('verify still checks a report folder written with results version 1 (snapshot "draft"), read as draft@2b5da580', () => {
+  const dir = workspace();
+  const now = stdioClaimResults();
+  const v1 = { ...now, schemaVersion: 1, claim: { ...now.claim, snapshot: 'draft' } } as unknown as ClaimResults;
+  // What a version 1 run left: its results.json, the JUnit it rendered, a page recording the digest.
+  const json = stableJson(v1);
+  writeFileSync(join(dir, 'results.json'), json);
+  writeFileSync(join(dir, 'junit.xml'), junitXml(v1));
+  writeFileSync(join(dir, 'index.html'), `<meta name="${RESULTS_DIGEST_META}" content="${resultsDigest(json)}">`);
+  const v = verifyClaimFolder(dir);
+  expect(v.problems).toEqual([]);
+  expect(v.snapshot).toBe('draft@2b5da580');
+  expect(claimPage(now)).toContain('<tr><th>Snapshot</th><td>judged by draft@2b5da580 (upstream commit');
 });

@@ -315,6 +315,7 @@ export function claimPage(
   const claimed = `<h2>What was claimed</h2><table><tbody>
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
 <tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
+<tr><th>Snapshot</th><td>${esc(snapshotBanner(c.snapshot))}</td></tr>
 <tr><th>Claim file</th><td><code>${esc(c.file)}</code>${c.digest ? ` <span class="muted">sha256 <code>${esc(c.digest)}</code></span>` : ''}</td></tr>${
     c.timeoutMsOverride
       ? `<tr><th>timeoutMs</th><td>${esc(c.timeoutMsOverride.run)} (run --timeout-ms; the claim says ${esc(c.timeoutMsOverride.claim)})</td></tr>`
