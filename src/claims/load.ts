@@ -511,7 +511,8 @@ export function loadClaim(file: string): ClaimOutcome {
       file,
       implementation: c.implementation,
       reason,
-      ...(typeof c.snapshot === 'string' ? { snapshot: c.snapshot } : {}),
+      // As the claim would resolve it: no snapshot: means plain draft.
+      snapshot: typeof c.snapshot === 'string' ? c.snapshot : 'draft',
     };
 
   const problems: string[] = [...conditional];
