@@ -6,6 +6,7 @@
 //   2  bad input: usage error, missing or unreadable file or directory, not UTF-8/JSON
 //   3  internal error (a bug in ahp-conformance)
 import { CHECKS } from '../checks/catalogue.js';
+import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS } from '../protocol/snapshots.js';
 import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
 import { UsageError, parseArgs } from './args.js';
@@ -17,7 +18,12 @@ import { terminalJson, terminalLine } from '../terminal.js';
 import { validateCommand } from './validate-command.js';
 import { verifyCommand } from './verify-command.js';
 
-const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
+// The snapshots named from the one table (src/protocol/snapshots.ts), so the help never lags it.
+const SNAPSHOT_LIST = SNAPSHOTS.map((s) => `${s.id} (upstream commit ${s.commit.slice(0, 12)})`).join(', ');
+
+const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP)
+Snapshots this runner judges by: ${SNAPSHOT_LIST}. A claim picks one with snapshot:;
+plain draft means the newest, ${NEWEST_SNAPSHOT} (docs/claims.md).
 
 Usage:
   ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
@@ -51,8 +57,9 @@ Usage:
   ahp-conformance validate <file.json|file.jsonl> [--as <kind>] [--spec <dir>] [--json]
       Validate one captured message or a transcript (one message per line). The kind is
       inferred from each message unless --as names it (see --kinds).
-  ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--json]
-                                list the conformance checks (id, level, profile, requirements)
+  ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--snapshot <snapshot>] [--json]
+                                list the conformance checks (id, level, profile, requirements);
+                                with --snapshot, those judging a rule it lacks are marked n/a
   ahp-conformance --kinds       list the kinds the validator knows
   ahp-conformance --version, -v
   ahp-conformance --help, -h
@@ -77,11 +84,19 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
   const profiles = [...new Set(CHECKS.map((c) => c.profile))];
   if (options.profile !== undefined && !profiles.includes(options.profile as (typeof profiles)[number]))
     throw new UsageError(`--profile takes one of ${profiles.join(', ')} (got "${options.profile}")`);
+  const snapshot = options.snapshot === undefined ? undefined : resolveSnapshot(options.snapshot)?.id;
+  if (options.snapshot !== undefined && snapshot === undefined)
+    throw new UsageError(
+      `--snapshot takes one of ${SNAPSHOT_IDS.join(', ')} or draft (the newest) (got "${options.snapshot}")`,
+    );
   const checks = CHECKS.filter(
     (c) =>
       (options.role === undefined || c.roles.includes(options.role as 'backend')) &&
       (options.profile === undefined || c.profile === options.profile),
   );
+  // Listed, not hidden: a check of another snapshot's rule is not applicable to this one's claims (src/engine/plan.ts).
+  const notApplicable = (c: (typeof CHECKS)[number]): boolean =>
+    snapshot !== undefined && c.snapshots !== undefined && !c.snapshots.includes(snapshot);
   if (json) {
     io.out(
       terminalJson(
@@ -94,6 +109,8 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
           roles: c.roles,
           transports: c.transports,
           lifecycles: c.lifecycles,
+          ...(c.snapshots ? { snapshots: c.snapshots } : {}),
+          ...(snapshot ? { applicable: !notApplicable(c) } : {}),
         })),
         2,
       ),
@@ -104,8 +121,9 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
     const where = [c.roles.join('+'), c.transports.join('+'), c.lifecycles.length < 2 ? c.lifecycles.join('') : '']
       .filter(Boolean)
       .join(' ');
+    const only = c.snapshots ? ` [${notApplicable(c) ? 'n/a: ' : ''}${c.snapshots.join(', ')} only]` : '';
     io.out(
-      `${c.id.padEnd(28)} ${c.level.padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}`,
+      `${c.id.padEnd(28)} ${(notApplicable(c) ? 'n/a' : c.level).padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}${only}`,
     );
   }
   return EXIT.ok;
@@ -148,6 +166,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         'timeout-ms',
         'role',
         'profile',
+        'snapshot',
         'host',
         'port',
       ],
@@ -164,7 +183,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     const [command, ...rest] = args.positional;
     if (args.flags.kinds) return validateCommand.listKinds(io);
     if (args.flags.checks) return listChecks(args.options, args.flags.json === true, io);
-    for (const o of ['role', 'profile'])
+    for (const o of ['role', 'profile', 'snapshot'])
       if (args.options[o] !== undefined) throw new UsageError(`--${o} filters --checks`);
     const runOnly = RUN_ONLY.filter((o) => args.flags[o] || args.options[o] !== undefined);
     if (command !== 'run' && command !== undefined && runOnly.length)
