@@ -29,6 +29,35 @@ export interface SnapshotRules {
   readonly subscriptionsOptional: boolean;
   /** An intercept result may leave out `effects` (no effect). */
   readonly effectsOptional: boolean;
+  /**
+   * Every intercept result (general, no-effect, deny) keeps out `manifest` and `configuration`
+   * (intercept-*-response.schema.json@1d98c19); 2b5da580 keeps a manifest out of the general one only.
+   */
+  readonly interceptResultsExclusive: boolean;
+  /**
+   * The deny result's single effect may be any valid effect: intercept-deny-response.schema.json@1d98c19
+   * refers to effect.schema.json where 2b5da580 named deny-effect.schema.json.
+   */
+  readonly denyResultAnyEffect: boolean;
+  /**
+   * A registration's HTTP transport may carry `headers` (literal values or env/secret sources) and a
+   * stdio transport `env` (registration.schema.json@1d98c19 $defs httpHeaderValue/httpHeaderSource).
+   */
+  readonly transportHeadersAndEnv: boolean;
+  /** `session.counters` is an object of non-negative integers (common.schema.json@1d98c19 $defs/SessionCounters). */
+  readonly sessionCounters: boolean;
+  /**
+   * Modify values are typed further: an object answer at `content` is MCP form answers, a
+   * `workspace` value a workspace state (effect.schema.json@1d98c19 ModifyFormEffect, ModifyWorkspaceEffect).
+   */
+  readonly modifyValuesTyped: boolean;
+  /**
+   * An intercept request's chain state is typed per event: `injections` are inject effects, and the
+   * candidate value is a message list at model.request.before, a text-part list at
+   * context.compact.before and an MCP elicitation result at user.elicitation.request
+   * (intercept-request.schema.json@1d98c19 $defs MessagesState, TextState, ElicitResultState, ToolState).
+   */
+  readonly interceptStateTyped: boolean;
 }
 
 export interface Snapshot {
@@ -63,7 +92,18 @@ export const SNAPSHOTS: readonly Snapshot[] = [
     digestSource: 'sha256 of schema/draft/manifest.json@2b5da580',
     specDir: 'ahp-spec',
     borrowed: {},
-    rules: { harnessOnEveryEvent: false, configuration: false, subscriptionsOptional: false, effectsOptional: false },
+    rules: {
+      harnessOnEveryEvent: false,
+      configuration: false,
+      subscriptionsOptional: false,
+      effectsOptional: false,
+      interceptResultsExclusive: false,
+      denyResultAnyEffect: false,
+      transportHeadersAndEnv: false,
+      sessionCounters: false,
+      modifyValuesTyped: false,
+      interceptStateTyped: false,
+    },
   },
   {
     id: 'draft@1d98c19',
@@ -73,7 +113,19 @@ export const SNAPSHOTS: readonly Snapshot[] = [
     digestSource: 'schemaManifestSha256 of the official SDKs’ ahp-codegen.lock.json (sourceCommit 1d98c19)',
     specDir: 'ahp-spec-1d98c19',
     borrowed: { fixtures: 'draft@2b5da580', requirements: 'draft@2b5da580', profiles: 'draft@2b5da580' },
-    rules: { harnessOnEveryEvent: true, configuration: true, subscriptionsOptional: true, effectsOptional: true },
+    // Each difference is shown by the 1d98c19 file named in its rule's comment above.
+    rules: {
+      harnessOnEveryEvent: true,
+      configuration: true,
+      subscriptionsOptional: true,
+      effectsOptional: true,
+      interceptResultsExclusive: true,
+      denyResultAnyEffect: true,
+      transportHeadersAndEnv: true,
+      sessionCounters: true,
+      modifyValuesTyped: true,
+      interceptStateTyped: true,
+    },
   },
 ];
 
