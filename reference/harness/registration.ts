@@ -36,7 +36,10 @@ export interface Hook {
   readonly id: string;
   readonly transport: TransportConfig;
   readonly authentication?: Authentication;
-  readonly subscriptions: readonly Subscription[];
+  /** Set once at load, or (configure) from the backend's hooks/configuration reply before any event. */
+  subscriptions: readonly Subscription[];
+  /** draft@1d98c19: the registration left out `subscriptions`; ask the backend (configuration.ts). */
+  readonly configure?: boolean;
 }
 
 export type RegistrationResult = { ok: true; hooks: Hook[] } | { ok: false; reason: string };
@@ -45,21 +48,28 @@ export type RegistrationResult = { ok: true; hooks: Hook[] } | { ok: false; reas
 const LOOSE_DEFAULT_TIMEOUT_MS = 2000;
 const LOOSE_DEFAULT_POLICY: FailurePolicy = 'fail-closed';
 
-/** Validate, then extract. `skipValidation` is the skip-registration-validation fault. */
+/**
+ * Validate, then extract. `skipValidation` is the skip-registration-validation fault.
+ * `optionalSubscriptions`: a hook may leave out `subscriptions` (draft@1d98c19, or the
+ * subscriptions-optional fault under 2b5da580); `configure`: such a hook gets its
+ * subscriptions from hooks/configuration (1d98c19) instead of subscribing to nothing.
+ */
 export function loadRegistration(
   doc: JsonValue,
   skipValidation = false,
   optionalSubscriptions = false,
+  configure = false,
 ): RegistrationResult {
-  if (skipValidation) return { ok: true, hooks: extractLoosely(doc) };
+  if (skipValidation) return { ok: true, hooks: extractLoosely(doc, configure) };
   const reason = rejectionReason(optionalSubscriptions ? withPlaceholderSubscriptions(doc) : doc);
   if (reason !== undefined) return { ok: false, reason };
-  return { ok: true, hooks: extractLoosely(doc) };
+  return { ok: true, hooks: extractLoosely(doc, configure) };
 }
 
 /**
- * subscriptions-optional fault: validate as if every hook without `subscriptions` had one
- * (the hook itself then subscribes to nothing), as the newer snapshot 1d98c19 allows.
+ * A hook without `subscriptions` (1d98c19): validate the rest of the document as if it had
+ * one. Our validator's registration schema is 2b5da580's, where the member is required;
+ * the other backend rules are the same in both snapshots' schemas.
  */
 function withPlaceholderSubscriptions(doc: JsonValue): JsonValue {
   if (!isObject(doc) || !Array.isArray(doc.hooks)) return doc;
@@ -98,7 +108,7 @@ export function rejectionReason(doc: JsonValue): string | undefined {
  * The usable part of a document. After validation this is all of it; without validation
  * (fault mode) hooks and subscriptions that cannot be used are skipped silently.
  */
-function extractLoosely(doc: JsonValue): Hook[] {
+function extractLoosely(doc: JsonValue, configure: boolean): Hook[] {
   if (!isObject(doc) || !Array.isArray(doc.hooks)) return [];
   const out: Hook[] = [];
   for (const [i, hook] of doc.hooks.entries()) {
@@ -111,6 +121,7 @@ function extractLoosely(doc: JsonValue): Hook[] {
       id,
       transport,
       subscriptions,
+      ...(configure && !('subscriptions' in hook) ? { configure: true } : {}),
       ...(isObject(hook.authentication) ? { authentication: hook.authentication } : {}),
     });
   }
@@ -138,7 +149,8 @@ function transportOf(t: JsonValue | undefined): TransportConfig | undefined {
   return undefined;
 }
 
-function subscriptionOf(s: JsonValue): Subscription[] {
+/** One subscription as far as it goes (defaults for what is missing); validated documents have it all. */
+export function subscriptionOf(s: JsonValue): Subscription[] {
   if (!isObject(s) || (s.mode !== 'intercept' && s.mode !== 'observe')) return [];
   const events = Array.isArray(s.events) ? s.events.filter((e): e is string => typeof e === 'string') : [];
   const timeoutMs =

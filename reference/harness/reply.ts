@@ -38,7 +38,17 @@ const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
 const bad = (failure: string): Judgement => ({ ok: false, failure });
 const quote = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 60);
 
-export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, fault?: FaultMode): Judgement {
+/**
+ * `effectsOptional`: the snapshot lets a result leave out `effects` (draft@1d98c19,
+ * intercept-no-effect-response.schema.json): such a result is no effect, not a failure.
+ */
+export function judgeReply(
+  reply: JsonValue,
+  rpcId: string,
+  input: JsonObject,
+  fault?: FaultMode,
+  effectsOptional = false,
+): Judgement {
   if (!isObject(reply)) return bad('reply is not a JSON object');
   if (reply.jsonrpc !== '2.0') return bad('reply "jsonrpc" is not "2.0"');
   if (reply.id !== rpcId) return bad('reply id does not match the request id');
@@ -53,6 +63,9 @@ export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, f
   if (fault === 'strict-result-fields' && Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects')) {
     return bad('result has members other than protocolVersion and effects');
   }
+  // effects-required fault: 1d98c19's optional effects are still demanded.
+  if (!('effects' in result) && effectsOptional && fault !== 'effects-required')
+    return { ok: true, decision: { kind: 'no-effect' } };
   if (!Array.isArray(result.effects)) return bad('result.effects is missing or not a list');
 
   let effects: JsonValue[] = result.effects;

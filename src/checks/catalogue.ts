@@ -8,7 +8,7 @@
 //
 // Numbering of base checks follows the seed (Base Protocol profile, checks 1-9).
 import type { SnapshotId } from '../protocol/snapshots.js';
-import { REGISTRATION_CORPUS } from './registration-corpus.js';
+import { REGISTRATION_CORPUS_MAX } from './registration-corpus.js';
 
 export type Role = 'harness' | 'backend';
 export type Transport = 'stdio' | 'http';
@@ -403,7 +403,7 @@ export const CHECKS: readonly CheckSpec[] = [
     profile: 'base',
     requirements: ['AHP-REG-001', 'AHP-REG-002'],
     title: 'Invalid registrations are refused before use',
-    launches: REGISTRATION_CORPUS.length + 1, // the corpus plus the valid control
+    launches: REGISTRATION_CORPUS_MAX + 1, // the corpus (of the claim's snapshot) plus the valid control
     expectation:
       'for every document of the invalid-registration corpus the harness refuses the registration (exit status non-zero or a "rejected" report) and no backend receives anything',
   }),

@@ -3,7 +3,7 @@
 import { REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
 import { isObject } from '../../src/protocol/json.js';
 import { deepEqualJson } from '../../src/protocol/json.js';
-import { REGISTRATION_CORPUS } from '../../src/checks/registration-corpus.js';
+import { registrationCorpus } from '../../src/checks/registration-corpus.js';
 import { check, test } from '../support/check.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
@@ -139,6 +139,8 @@ test.describe('base (harness)', () => {
 
   test(
     ...check('base.registration-validated', async ({ harness, judge, spec }) => {
+      // The documents invalid in the claim's snapshot (1d98c19 allows a hook without subscriptions).
+      const REGISTRATION_CORPUS = registrationCorpus(harness.snapshot);
       const base = (): { hooks: HookPlan[]; steps: StepPlan[] } => ({
         hooks: [
           { name: 'a', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })] },
@@ -178,7 +180,9 @@ test.describe('base (harness)', () => {
           { expected: spec.expectation },
         );
       }
-      judge.note(`${REGISTRATION_CORPUS.length} invalid registrations refused, nothing sent`);
+      judge.note(
+        `${REGISTRATION_CORPUS.length} invalid registrations (invalid in ${harness.snapshot}) refused, nothing sent`,
+      );
     }),
   );
 

@@ -4,11 +4,15 @@
 import { test, expect } from '@playwright/test';
 import {
   appliesTo,
-  JUDGED_SNAPSHOT,
-  REGISTRATION_CORPUS,
   REGISTRATION_CORPUS_ALL,
-  SNAPSHOTS,
+  REGISTRATION_CORPUS_MAX,
+  registrationCorpus,
 } from '../../src/checks/registration-corpus.js';
+import { SNAPSHOT_IDS } from '../../src/protocol/snapshots.js';
+
+// Our validator's schemas are 2b5da580's: the corpus of that snapshot is proven invalid under
+// them; 1d98c19's corpus is a subset of it (it only relaxes rules), checked below.
+const REGISTRATION_CORPUS = registrationCorpus('draft@2b5da580');
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 
 function base(transport: 'stdio' | 'http'): Record<string, unknown> {
@@ -60,11 +64,16 @@ test('corpus ids are unique', () => {
   expect(new Set(REGISTRATION_CORPUS.map((e) => e.id)).size).toBe(REGISTRATION_CORPUS.length);
 });
 
-test("corpus entries carry snapshot applicability: only the judged snapshot's invalid documents are sent", () => {
+test("corpus entries carry snapshot applicability: a claim's snapshot selects the documents it holds invalid", () => {
   const missing = REGISTRATION_CORPUS_ALL.find((e) => e.id === 'subscriptions-missing');
-  expect(missing?.invalidIn).toEqual([SNAPSHOTS.draft]);
-  expect(JUDGED_SNAPSHOT).toBe(SNAPSHOTS.draft);
-  expect(REGISTRATION_CORPUS.map((e) => e.id)).toContain('subscriptions-missing');
-  expect(appliesTo(missing!.invalidIn, SNAPSHOTS.newer)).toBe(false);
-  for (const e of REGISTRATION_CORPUS_ALL) expect(REGISTRATION_CORPUS.includes(e)).toBe(appliesTo(e.invalidIn));
+  expect(missing?.invalidIn).toEqual(['draft@2b5da580']);
+  expect(registrationCorpus('draft@2b5da580').map((e) => e.id)).toContain('subscriptions-missing');
+  expect(registrationCorpus('draft@1d98c19').map((e) => e.id)).not.toContain('subscriptions-missing');
+  expect(appliesTo(missing!.invalidIn, 'draft@1d98c19')).toBe(false);
+  for (const snapshot of SNAPSHOT_IDS)
+    for (const e of REGISTRATION_CORPUS_ALL)
+      expect(registrationCorpus(snapshot).includes(e)).toBe(appliesTo(e.invalidIn, snapshot));
+  // The newer snapshot only relaxes: its corpus is part of the older one's.
+  for (const e of registrationCorpus('draft@1d98c19')) expect(REGISTRATION_CORPUS).toContain(e);
+  expect(REGISTRATION_CORPUS_MAX).toBe(REGISTRATION_CORPUS.length);
 });
