@@ -2,7 +2,9 @@
 // of its fault modes makes the runner fail exactly the checks that mode targets (plus the
 // documented overlaps), and no others (the "no others" part in the every-check scope,
 // `npm run test:matrix`: test/support/fault-matrix.ts). All modes run in two
-// `ahp-conformance run`s (below).
+// `ahp-conformance run`s (below). Claims pin their snapshot: the conforming harness is
+// judged by draft@1d98c19 (every check applies), each mode by the snapshots its row names
+// (default draft@2b5da580), with the reference harness started under the same snapshot.
 //
 // Cost: base.registration-validated starts the adapter once per invalid document (20
 // times); it runs in full for the conforming harness and for the mode that targets it.
@@ -12,6 +14,7 @@ import { test } from '@playwright/test';
 import { resolve } from 'node:path';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
+import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
 import { checkFaultMatrix, faultTable, matrixClaim } from './support/fault-matrix.js';
 
@@ -65,21 +68,38 @@ function placement(mode: FaultMode): Where {
   return { transport: 'http' };
 }
 
-function claimYaml(name: string, mode: FaultMode | undefined, where: Where[]): string {
+function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], snapshot: SnapshotId): string {
   const transports = [...new Set(where.map((w) => w.transport))];
   const lifecycles = where.filter((w) => w.lifecycle).map((w) => w.lifecycle);
   return [
     `implementation: { name: ${name}, version: 0.0.0 }`,
+    // Pinned, and the reference harness follows the same snapshot's rules.
+    `snapshot: ${snapshot}`,
     'role: harness',
     `transports: [${transports.join(', ')}]`,
     'profiles: [tool-interception, lifecycle-observation]',
     'harness:',
     `  command: ${JSON.stringify(process.execPath)}`,
-    `  args: [${JSON.stringify(MAIN)}, --config, "{config}"${mode ? `, --fault, ${mode}` : ''}]`,
+    `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${mode ? `, --fault, ${mode}` : ''}]`,
     ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
     '',
   ].join('\n');
 }
+
+/**
+ * The snapshots a mode runs against (FaultSpec.snapshots; default the oldest, whose rules
+ * most modes break), each as one matrix entry: the first under the mode's own name, the
+ * others as `<mode>-<commit>` (a mode caught under both snapshots, such as
+ * no-harness-version, is proven under each).
+ */
+const snapshotsOf = (m: FaultMode): readonly SnapshotId[] =>
+  (FAULTS[m] as { snapshots?: readonly SnapshotId[] }).snapshots ?? [OLDEST_SNAPSHOT];
+const entries = (m: FaultMode): { key: string; snapshot: SnapshotId }[] =>
+  snapshotsOf(m).map((snapshot, i) => ({ key: i === 0 ? m : `${m}-${snapshot.split('@')[1]}`, snapshot }));
+const modeOfKey = (key: string): FaultMode =>
+  FAULT_MODES.find((m) => entries(m).some((e) => e.key === key)) ?? (key as FaultMode);
+/** The conforming harness is judged by the newest snapshot: every check applies to it. */
+const CONFORMING_SNAPSHOT: SnapshotId = 'draft@1d98c19';
 
 /**
  * AHP_HARNESS_FAULTS=mode,mode[,conforming]: run only these modes (and the conforming
@@ -96,7 +116,13 @@ test(matrixClaim('harness'), async () => {
   test.setTimeout(30 * 60_000);
   const modes = ONLY ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
   const claims = (some: FaultMode[]): Record<string, string> =>
-    Object.fromEntries(some.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])]));
+    Object.fromEntries(
+      some.flatMap((m) => entries(m).map((e) => [e.key, claimYaml(`fault-${e.key}`, m, [placement(m)], e.snapshot)])),
+    );
+  const byKey = Object.fromEntries(FAULT_MODES.flatMap((m) => entries(m).map((e) => [e.key, FAULTS[m]])));
+  const alsoByKey = Object.fromEntries(
+    Object.keys(byKey).flatMap((k) => (ALSO_FAILS[modeOfKey(k)] ? [[k, ALSO_FAILS[modeOfKey(k)]!]] : [])),
+  );
   const registers = (m: FaultMode): boolean => (FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK);
   checkFaultMatrix({
     tempPrefix: 'ahp-harness-faults-',
@@ -104,11 +130,16 @@ test(matrixClaim('harness'), async () => {
       {
         ...(!ONLY || ONLY.includes('conforming')
           ? {
-              conforming: claimYaml('conforming', undefined, [
-                { transport: 'stdio', lifecycle: 'persistent' },
-                { transport: 'stdio', lifecycle: 'per_event' },
-                { transport: 'http' },
-              ]),
+              conforming: claimYaml(
+                'conforming',
+                undefined,
+                [
+                  { transport: 'stdio', lifecycle: 'persistent' },
+                  { transport: 'stdio', lifecycle: 'per_event' },
+                  { transport: 'http' },
+                ],
+                CONFORMING_SNAPSHOT,
+              ),
             }
           : {}),
         faults: claims(modes.filter(registers)),
@@ -118,7 +149,7 @@ test(matrixClaim('harness'), async () => {
         args: ['--grep-invert', REGISTRATION_CHECK.replaceAll('.', '\\.')],
       },
     ],
-    table: faultTable(FAULTS, ALSO_FAILS),
+    table: faultTable(byKey, alsoByKey),
     workers: 6,
     timeoutMs: 25 * 60_000,
     // Every harness-role check in the catalogue is shown failing by some mode.

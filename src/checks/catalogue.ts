@@ -447,6 +447,39 @@ export const CHECKS: readonly CheckSpec[] = [
     expectation:
       'with every interceptor answering no effect, a call the host would refuse (ask and refuse, or deny) still does not run, and an allowed call runs',
   }),
+  // draft@1d98c19 server-driven configuration (hooks/configuration). No 1d98c19 requirement
+  // text is published: the dispatch rule is 2b5da580's AHP-REG-002 (borrowed), applied to the
+  // subscriptions the backend gave; what to do with a bad reply is our SHOULD.
+  hcheck({
+    id: 'base.configuration-request',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-REG-002'],
+    snapshots: ['draft@1d98c19'],
+    title: 'A backend registered without subscriptions is asked hooks/configuration before any event',
+    expectation:
+      'the first message a backend registered without subscriptions receives is a valid hooks/configuration request (params: protocolVersion "draft" only); no event reaches it before; a harness that never asks (and so sends it nothing) gets a warning',
+  }),
+  hcheck({
+    id: 'base.configuration-dispatch',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-REG-002'],
+    snapshots: ['draft@1d98c19'],
+    title: 'Events go only to the subscriptions a hooks/configuration reply gave',
+    expectation:
+      'after a valid configuration reply (intercept tool.before; observe session.start and tool.after), the backend gets only those events in those modes (tool.before never observed, tool.after and session.start never intercepted, session.end not at all), and its deny is applied',
+  }),
+  hcheck({
+    id: 'base.configuration-invalid',
+    level: 'SHOULD',
+    profile: 'base',
+    requirements: ['AHP-REG-002'],
+    snapshots: ['draft@1d98c19'],
+    title: 'A backend whose configuration reply is invalid or an error gets no events',
+    expectation:
+      'after an invalid hooks/configuration reply (subscriptions lacking timeoutMs and failurePolicy, a result carrying effects) or a JSON-RPC error, nothing but the configuration request reaches that backend, and the other hooks still work',
+  }),
   // ---------------------------------------------------------------- tool interception (harness side)
   hcheck({
     id: 'ti.intercept-request',
@@ -535,6 +568,16 @@ export const CHECKS: readonly CheckSpec[] = [
     title: 'Deadlines are enforced and late replies ignored',
     expectation:
       'a reply that comes after timeoutMs is ignored: the failure policy decides, and the harness does not wait for the late reply',
+  }),
+  hcheck({
+    id: 'ti.no-effects-result',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-FAIL-001', 'AHP-COMP-001'],
+    snapshots: ['draft@1d98c19'],
+    title: 'A result without effects is no effect, not a failure',
+    expectation:
+      'under fail-closed, an intercept answered with a result that leaves out effects (valid in draft@1d98c19) lets the call continue: the next interceptor is called and the tool runs',
   }),
   // ---------------------------------------------------------------- lifecycle observation (harness side)
   hcheck({

@@ -4,6 +4,7 @@ import { REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
 import { isObject } from '../../src/protocol/json.js';
 import { deepEqualJson } from '../../src/protocol/json.js';
 import { registrationCorpus } from '../../src/checks/registration-corpus.js';
+import { snapshotOf } from '../../src/protocol/snapshots.js';
 import { check, test } from '../support/check.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
@@ -294,11 +295,21 @@ test.describe('base (harness)', () => {
           h.name !== '' &&
           typeof h.version === 'string' &&
           h.version !== '';
+        // Which rule is broken follows the claim's snapshot: in 1d98c19 the event schemas
+        // require harness on every event (a wire error); in 2b5da580 only session.start's
+        // does, and the seed's Base Protocol check 8 asks it of every event.
         if (!ok)
-          judge.fail(`a ${eventType(f)} event to hook ${f.hook} has harness ${JSON.stringify(h)}`, {
-            received: f.text,
-            expected: spec.expectation,
-          });
+          judge.fail(
+            `a ${eventType(f)} event to hook ${f.hook} has harness ${JSON.stringify(h)}: ${
+              snapshotOf(harness.snapshot).rules.harnessOnEveryEvent || eventType(f) === 'session.start'
+                ? `invalid on the wire in ${harness.snapshot} (the event schema requires harness {name, version})`
+                : `the Base Protocol profile (check 8) requires it on every event; the ${harness.snapshot} event schema only on session.start`
+            }`,
+            {
+              received: f.text,
+              expected: spec.expectation,
+            },
+          );
       }
       // The originating harness, not the adapter: the events name what the adapter report names.
       const reported = run.report?.harness;
