@@ -9,7 +9,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
 import { respond, handle, RPC_CODES, type HandlerContext, type Reply } from '../../reference/backend/handler.js';
-import { FAULTS, FAULT_MODES, faultMismatch, type FaultMode } from '../../reference/backend/faults.js';
+import {
+  FAULTS,
+  FAULT_MODES,
+  faultMismatch,
+  type BackendFaultSpec,
+  type FaultMode,
+} from '../../reference/backend/faults.js';
 import { DEFAULT_POLICY, parsePolicy } from '../../reference/backend/policy.js';
 import { parseBackendArgs } from '../../reference/backend/args.js';
 import { configurationOf } from '../../reference/backend/configuration.js';
@@ -430,7 +436,11 @@ test.describe('fault table', () => {
       }
       if (spec.transport === 'http') expect(faultMismatch(mode, 'stdio', 'persistent'), mode).toBeDefined();
       if (spec.lifecycle === 'per_event') expect(faultMismatch(mode, 'stdio', 'persistent'), mode).toBeDefined();
-      if (!spec.transport) expect(faultMismatch(mode, 'http', undefined), mode).toBeUndefined();
+      // With hooks/configuration served as the mode needs it (only draft@1d98c19 has the method).
+      const serves = { configuration: (FAULTS[mode] as BackendFaultSpec).configuration !== 'not-served' };
+      if (!spec.transport) expect(faultMismatch(mode, 'http', undefined, serves), mode).toBeUndefined();
+      if ((FAULTS[mode] as BackendFaultSpec).configuration)
+        expect(faultMismatch(mode, 'http', undefined, { configuration: !serves.configuration }), mode).toBeDefined();
     }
   });
 });
