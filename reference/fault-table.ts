@@ -11,8 +11,8 @@ export interface FaultSpec {
   readonly description: string;
   readonly transport?: FaultTransport;
   readonly lifecycle?: FaultLifecycle;
-  /** The snapshots whose claims the mode is run against (default: draft@2b5da580 only). */
-  readonly snapshots?: readonly SnapshotId[];
+  /** The snapshot whose rule the mode breaks, where not every one's (the fault matrix runs it under that claim). */
+  readonly snapshot?: SnapshotId;
 }
 
 /** The mode names of a table, and a type guard for them. */

@@ -1,7 +1,10 @@
-// Writes our fast validators as precompiled code beside the compiled protocol module
-// (src/protocol/precompiled.ts says why). Run by `npm run build` after tsc.
+// Writes our fast validators as precompiled code beside the compiled protocol module, one
+// file per snapshot (src/protocol/precompiled.ts says why). Run by `npm run build` after tsc.
 import { writeFileSync } from 'node:fs';
-import { FAST_VALIDATORS_FILE, fastValidatorsFile } from '../src/protocol/precompiled.js';
+import { fastValidatorsFile, fastValidatorsFileOf } from '../src/protocol/precompiled.js';
 import { fastValidatorsCode } from '../src/protocol/schema-set.js';
+import { SNAPSHOT_IDS } from '../src/protocol/snapshots.js';
 
-writeFileSync(FAST_VALIDATORS_FILE, fastValidatorsFile(fastValidatorsCode()));
+for (const snapshot of SNAPSHOT_IDS) {
+  writeFileSync(fastValidatorsFileOf(snapshot), fastValidatorsFile(snapshot, fastValidatorsCode(snapshot)));
+}

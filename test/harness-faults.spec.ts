@@ -4,7 +4,8 @@
 // `npm run test:matrix`: test/support/fault-matrix.ts). All modes run in two
 // `ahp-conformance run`s (below). Claims pin their snapshot: the conforming harness is
 // judged by draft@1d98c19 (every check applies), each mode by the snapshots its row names
-// (default draft@2b5da580), with the reference harness started under the same snapshot.
+// (`snapshot`, default draft@2b5da580; ALSO_UNDER adds more), with the reference harness
+// started under the same snapshot.
 //
 // Cost: base.registration-validated starts the adapter once per invalid document (20
 // times); it runs in full for the conforming harness and for the mode that targets it.
@@ -87,13 +88,20 @@ function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], sn
 }
 
 /**
- * The snapshots a mode runs against (FaultSpec.snapshots; default the oldest, whose rules
- * most modes break), each as one matrix entry: the first under the mode's own name, the
- * others as `<mode>-<commit>` (a mode caught under both snapshots, such as
- * no-harness-version, is proven under each).
+ * Modes whose rule holds in more than one snapshot, proven under each: the base-8 rule
+ * (harness on every event) is a profile rule in 2b5da580 and a wire rule in 1d98c19.
  */
-const snapshotsOf = (m: FaultMode): readonly SnapshotId[] =>
-  (FAULTS[m] as { snapshots?: readonly SnapshotId[] }).snapshots ?? [OLDEST_SNAPSHOT];
+const ALSO_UNDER: Partial<Record<FaultMode, readonly SnapshotId[]>> = { 'no-harness-version': ['draft@1d98c19'] };
+
+/**
+ * The snapshots a mode runs against (its row's `snapshot`, default the oldest, whose rules
+ * most modes break; plus ALSO_UNDER), each as one matrix entry: the first under the mode's
+ * own name, the others as `<mode>-<commit>`.
+ */
+const snapshotsOf = (m: FaultMode): readonly SnapshotId[] => [
+  (FAULTS[m] as { snapshot?: SnapshotId }).snapshot ?? OLDEST_SNAPSHOT,
+  ...(ALSO_UNDER[m] ?? []),
+];
 const entries = (m: FaultMode): { key: string; snapshot: SnapshotId }[] =>
   snapshotsOf(m).map((snapshot, i) => ({ key: i === 0 ? m : `${m}-${snapshot.split('@')[1]}`, snapshot }));
 const modeOfKey = (key: string): FaultMode =>

@@ -54,6 +54,12 @@ export interface CheckSpec {
    * for a claim of another snapshot the plan declares it not applicable, with the reason.
    */
   readonly snapshots?: readonly SnapshotId[];
+  /**
+   * Backend checks of `hooks/configuration`: whether the claim must say the backend serves
+   * it (`backend.configuration`) or must not; the plan declares the check not applicable
+   * to the other claims.
+   */
+  readonly configuration?: 'served' | 'not-served';
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
@@ -179,6 +185,31 @@ export const CHECKS: readonly CheckSpec[] = [
     title: 'Replies never carry credentials',
     expectation:
       'the bearer token the runner sends never appears in any reply body, header, error message or error data',
+  }),
+  // draft@1d98c19 adds hooks/configuration. Nothing on the wire says whether a backend serves
+  // it (capabilities describe a harness), so the claim does (`backend.configuration`), and
+  // exactly one of these two runs: src/engine/plan.ts declares the other not applicable.
+  check({
+    id: 'base.configuration',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-RPC-001', 'AHP-VER-001'],
+    snapshots: ['draft@1d98c19'],
+    configuration: 'served',
+    title: 'hooks/configuration gets a valid configuration result',
+    expectation:
+      'a backend whose claim says it serves hooks/configuration answers it with a success response carrying the request id, valid against the snapshot’s configuration-response schema (protocolVersion, at least one valid intercept or observe subscription, no manifest or effects)',
+  }),
+  check({
+    id: 'base.configuration-unoffered',
+    level: 'SHOULD',
+    profile: 'base',
+    requirements: ['AHP-RPC-001'],
+    snapshots: ['draft@1d98c19'],
+    configuration: 'not-served',
+    title: 'hooks/configuration, where not served, gets error -32601',
+    expectation:
+      'a backend whose claim does not say it serves hooks/configuration answers it with a JSON-RPC error -32601 (method not found) carrying the request id',
   }),
   // ---------------------------------------------------------------- tool interception (backend side)
   check({

@@ -181,6 +181,8 @@ export const METHODS = {
   intercept: 'hooks/intercept',
   observe: 'hooks/observe',
   capabilities: 'hooks/capabilities',
+  /** Only in snapshots with `rules.configuration` (draft@1d98c19). */
+  configuration: 'hooks/configuration',
 } as const;
 
 /** AHP-reserved JSON-RPC server error codes. */

@@ -1,14 +1,21 @@
 // The kinds of value the validator judges, and where each kind lives in our schemas
 // and in an upstream snapshot's published schemas (`--spec`). One table, so that the
-// fixture cross-check can map a manifest's schema path back to our kind.
+// fixture cross-check can map a manifest's schema path back to our kind. A kind may
+// exist in some snapshots only (`snapshots`); its locations are the same in every
+// snapshot that has it.
 import { EVENTS, INTERCEPTABLE_EVENTS } from './catalogue.js';
+import { SNAPSHOTS, type SnapshotId, type SnapshotRules } from './snapshots.js';
+
+export type UpstreamLocation = string | { readonly inline: Record<string, unknown> };
 
 export interface KindEntry {
   readonly kind: string;
-  /** `file#pointer` in our schemas/draft. */
+  /** `file#pointer` in our schemas/<snapshot>. */
   readonly ours: string;
   /** `file#pointer` in an upstream snapshot's schema/draft, or an inline schema. */
-  readonly upstream: string | { readonly inline: Record<string, unknown> };
+  readonly upstream: UpstreamLocation;
+  /** The snapshots that have this kind; absent = every snapshot. */
+  readonly snapshots?: readonly SnapshotId[];
   /** Requirement ids a wire finding against this kind falls under. */
   readonly requirements: readonly string[];
   readonly title: string;
@@ -220,6 +227,39 @@ const entries: KindEntry[] = [
   },
 ];
 
+/** The snapshots whose rules say yes. */
+const where = (rule: (r: SnapshotRules) => boolean): SnapshotId[] =>
+  SNAPSHOTS.filter((s) => rule(s.rules)).map((s) => s.id);
+
+// hooks/configuration: configuration-request/-response.schema.json and configuration.schema.json@1d98c19.
+entries.push(
+  {
+    kind: 'configuration-request',
+    ours: 'ahp-message.schema.json#/$defs/configurationRequest',
+    upstream: 'configuration-request.schema.json',
+    snapshots: where((r) => r.configuration),
+    // No requirement text of 1d98c19 is published; the kind names none rather than borrow one.
+    requirements: [],
+    title: 'hooks/configuration request',
+  },
+  {
+    kind: 'configuration-response',
+    ours: 'ahp-message.schema.json#/$defs/configurationResponse',
+    upstream: 'configuration-response.schema.json',
+    snapshots: where((r) => r.configuration),
+    requirements: [],
+    title: 'hooks/configuration result',
+  },
+  {
+    kind: 'configuration',
+    ours: 'registration.schema.json#/$defs/configuration',
+    upstream: 'configuration.schema.json',
+    snapshots: where((r) => r.configuration),
+    requirements: [],
+    title: 'subscription configuration (hooks/configuration answer)',
+  },
+);
+
 // Upstream publishes four events as files of their own and the rest in the catalogue.
 const OWN_FILE: Record<string, string> = {
   'tool.before': 'tool-before.schema.json',
@@ -253,7 +293,28 @@ export function kindEntry(kind: string): KindEntry | undefined {
   return byKind.get(kind);
 }
 
-/** The kind whose upstream location is exactly this snapshot-relative schema file (e.g. `tool-after.schema.json`). */
-export function kindForUpstreamFile(file: string): string | undefined {
-  return entries.find((e) => e.upstream === file)?.kind;
+/** Whether a snapshot has this kind (a known kind; unknown kinds are never part of one). */
+export function kindInSnapshot(kind: string, snapshot: SnapshotId): boolean {
+  const e = byKind.get(kind);
+  return e !== undefined && (e.snapshots === undefined || e.snapshots.includes(snapshot));
+}
+
+/** The kinds a snapshot has, in table order (`validate --kinds`). */
+export function kindsOf(snapshot: SnapshotId): KindEntry[] {
+  return entries.filter((e) => e.snapshots === undefined || e.snapshots.includes(snapshot));
+}
+
+/** The one-line reason a kind cannot be judged under a snapshot. */
+export function kindNotInSnapshot(kind: string, snapshot: SnapshotId): string {
+  const e = byKind.get(kind);
+  const has = e?.snapshots?.join(', ');
+  return `kind "${kind}" is not part of ${snapshot}${has ? ` (it exists in ${has})` : ''}`;
+}
+
+/**
+ * The kind whose upstream location is exactly this snapshot-relative schema file (e.g.
+ * `tool-after.schema.json`); with a snapshot, only the kinds that snapshot has.
+ */
+export function kindForUpstreamFile(file: string, snapshot?: SnapshotId): string | undefined {
+  return entries.find((e) => e.upstream === file && (snapshot === undefined || kindInSnapshot(e.kind, snapshot)))?.kind;
 }

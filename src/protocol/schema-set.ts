@@ -8,17 +8,24 @@ import standalone from 'ajv/dist/standalone/index.js';
 import { _ } from 'ajv/dist/compile/codegen/index.js';
 import { isDateTime, isUri } from './formats.js';
 import { parseJsonBytes } from './json.js';
-import { kindEntry, KINDS, type KindEntry } from './kinds.js';
+import { kindEntry, kindInSnapshot, kindNotInSnapshot, kindsOf, type KindEntry } from './kinds.js';
 import { loadFastValidators, type FastValidators } from './precompiled.js';
-import { SCHEMA_BASE, wireSchemas } from './schema-build/index.js';
+import { schemaBase, wireSchemas } from './schema-build/index.js';
+import { snapshotOfSpecDir } from './snapshot-dir.js';
+import { OLDEST_SNAPSHOT, type SnapshotId } from './snapshots.js';
 
 type AjvInstance = InstanceType<typeof Ajv2020>;
 
 export class SchemaSetError extends Error {}
 
 export interface SchemaSet {
-  /** `ours` or the snapshot directory. */
+  /** `ours (<snapshot>)` or the snapshot directory. */
   readonly label: string;
+  /**
+   * The snapshot the set judges by: ours are built for one; a published folder's is
+   * recognised by its schema digest (undefined when the folder is no snapshot we know).
+   */
+  readonly snapshot: SnapshotId | undefined;
   /** The verdict for a kind, fast (stops at the first error). */
   isValid(kind: string, value: unknown): boolean;
   /** The fast validator's errors for an invalid value (the first it met), undefined for a valid one. */
@@ -85,6 +92,7 @@ class CompiledSet implements SchemaSet {
   private readonly nodes: NodeIndex = new WeakMap();
   constructor(
     readonly label: string,
+    readonly snapshot: SnapshotId | undefined,
     strict: boolean,
     private readonly base: string,
     private readonly side: 'ours' | 'upstream',
@@ -132,6 +140,8 @@ class CompiledSet implements SchemaSet {
   private kindUri(kind: string): string {
     const entry: KindEntry | undefined = kindEntry(kind);
     if (!entry) throw new SchemaSetError(`unknown kind "${kind}"`);
+    if (this.snapshot !== undefined && !kindInSnapshot(kind, this.snapshot))
+      throw new SchemaSetError(kindNotInSnapshot(kind, this.snapshot));
     const where = this.side === 'ours' ? entry.ours : entry.upstream;
     if (typeof where === 'string') return this.base + where;
     // An inline fragment lives beside the files so its relative $refs resolve among them.
@@ -190,33 +200,41 @@ class CompiledSet implements SchemaSet {
   }
 }
 
-let ours: SchemaSet | undefined;
-function ourSet(precompiled?: FastValidators): CompiledSet {
-  const set = new CompiledSet('ours', true, SCHEMA_BASE, 'ours', precompiled);
-  for (const doc of Object.values(wireSchemas())) set.add(doc);
+const ours = new Map<SnapshotId, SchemaSet>();
+function ourSet(snapshot: SnapshotId, precompiled?: FastValidators): CompiledSet {
+  const set = new CompiledSet(`ours (${snapshot})`, snapshot, true, schemaBase(snapshot), 'ours', precompiled);
+  for (const doc of Object.values(wireSchemas(snapshot))) set.add(doc);
   return set;
 }
 
-/** Our wire schemas compiled now, every validator at run time (the self-tests compare the two). */
-export function compileOurSchemas(): SchemaSet {
-  return ourSet();
-}
-
-/** Our wire schemas, compiled once per process (the fast validators precompiled when available). */
-export function ourSchemas(): SchemaSet {
-  ours ??= ourSet(loadFastValidators());
-  return ours;
+/** Our wire schemas of a snapshot compiled now, every validator at run time (the self-tests compare the two). */
+export function compileOurSchemas(snapshot: SnapshotId = OLDEST_SNAPSHOT): SchemaSet {
+  return ourSet(snapshot);
 }
 
 /**
- * The fast validators of every kind as one CommonJS module body (Ajv's standalone code) that
- * reads the custom formats from a variable `ahpFormats`. Compiled the same way as at run time,
- * so the precompiled functions give the same verdicts (a self-test compares them).
+ * Our wire schemas of a snapshot (default the oldest, so callers that name none keep their
+ * verdicts), compiled once per process (the fast validators precompiled when available).
  */
-export function fastValidatorsCode(): string {
+export function ourSchemas(snapshot: SnapshotId = OLDEST_SNAPSHOT): SchemaSet {
+  let set = ours.get(snapshot);
+  if (!set) {
+    set = ourSet(snapshot, loadFastValidators(snapshot));
+    ours.set(snapshot, set);
+  }
+  return set;
+}
+
+/**
+ * The fast validators of every kind of a snapshot as one CommonJS module body (Ajv's
+ * standalone code) that reads the custom formats from a variable `ahpFormats`. Compiled the
+ * same way as at run time, so the precompiled functions give the same verdicts (a self-test
+ * compares them).
+ */
+export function fastValidatorsCode(snapshot: SnapshotId): string {
   const ajv = newAjv(true, 'fast', { source: true, formats: _`ahpFormats` });
-  for (const doc of Object.values(wireSchemas())) ajv.addSchema(doc);
-  const uris = [...new Set(KINDS.map((k) => SCHEMA_BASE + k.ours))];
+  for (const doc of Object.values(wireSchemas(snapshot))) ajv.addSchema(doc);
+  const uris = [...new Set(kindsOf(snapshot).map((k) => schemaBase(snapshot) + k.ours))];
   // A CommonJS module whose default export TypeScript sees as the namespace.
   return standalone.default(ajv, Object.fromEntries(uris.map((u) => [u, u])));
 }
@@ -243,7 +261,7 @@ export function snapshotSchemas(specDir: string): SchemaSet {
   }
   if (names.length === 0) throw new SchemaSetError(`no schemas in ${dir}`);
   const base = 'file:///ahp-snapshot/schema/draft/';
-  const set = new CompiledSet(dir, false, base, 'upstream');
+  const set = new CompiledSet(dir, snapshotOfSpecDir(resolve(specDir)), false, base, 'upstream');
   for (const name of names) {
     const parsed = parseJsonBytes(readFileSync(join(dir, name)));
     if (!parsed.ok) throw new SchemaSetError(`${name}: ${parsed.findings[0]?.message ?? 'unreadable'}`);

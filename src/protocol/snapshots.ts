@@ -29,6 +29,23 @@ export interface SnapshotRules {
   readonly subscriptionsOptional: boolean;
   /** An intercept result may leave out `effects` (no effect). */
   readonly effectsOptional: boolean;
+  /**
+   * Every intercept result (general, no-effect, deny) keeps out `manifest` and `configuration`
+   * (intercept-*-response.schema.json@1d98c19); 2b5da580 keeps a manifest out of the general one only.
+   */
+  readonly interceptResultsExclusive: boolean;
+  /**
+   * The deny result's single effect may be any valid effect: intercept-deny-response.schema.json@1d98c19
+   * refers to effect.schema.json where 2b5da580 named deny-effect.schema.json.
+   */
+  readonly denyResultAnyEffect: boolean;
+  /**
+   * A registration's HTTP transport may carry `headers` (literal values or env/secret sources) and a
+   * stdio transport `env` (registration.schema.json@1d98c19 $defs httpHeaderValue/httpHeaderSource).
+   */
+  readonly transportHeadersAndEnv: boolean;
+  /** session counters have named members (common.schema.json@1d98c19 $defs/SessionCounters). */
+  readonly sessionCounters: boolean;
 }
 
 export interface Snapshot {
@@ -63,7 +80,16 @@ export const SNAPSHOTS: readonly Snapshot[] = [
     digestSource: 'sha256 of schema/draft/manifest.json@2b5da580',
     specDir: 'ahp-spec',
     borrowed: {},
-    rules: { harnessOnEveryEvent: false, configuration: false, subscriptionsOptional: false, effectsOptional: false },
+    rules: {
+      harnessOnEveryEvent: false,
+      configuration: false,
+      subscriptionsOptional: false,
+      effectsOptional: false,
+      interceptResultsExclusive: false,
+      denyResultAnyEffect: false,
+      transportHeadersAndEnv: false,
+      sessionCounters: false,
+    },
   },
   {
     id: 'draft@1d98c19',
@@ -73,7 +99,17 @@ export const SNAPSHOTS: readonly Snapshot[] = [
     digestSource: 'schemaManifestSha256 of the official SDKs’ ahp-codegen.lock.json (sourceCommit 1d98c19)',
     specDir: 'ahp-spec-1d98c19',
     borrowed: { fixtures: 'draft@2b5da580', requirements: 'draft@2b5da580', profiles: 'draft@2b5da580' },
-    rules: { harnessOnEveryEvent: true, configuration: true, subscriptionsOptional: true, effectsOptional: true },
+    // Each difference is shown by the 1d98c19 file named in its rule's comment above.
+    rules: {
+      harnessOnEveryEvent: true,
+      configuration: true,
+      subscriptionsOptional: true,
+      effectsOptional: true,
+      interceptResultsExclusive: true,
+      denyResultAnyEffect: true,
+      transportHeadersAndEnv: true,
+      sessionCounters: true,
+    },
   },
 ];
 

@@ -6,9 +6,10 @@
 //    top; they are reported with their own check ids and never flip wire validity.
 import { METHODS } from './catalogue.js';
 import { isObject, parseJsonBytes, parseJsonStrict, type JsonValue } from './json.js';
-import { kindEntry } from './kinds.js';
+import { kindEntry, kindInSnapshot, kindNotInSnapshot } from './kinds.js';
 import { schemaIssues } from './schema-errors.js';
 import { ourSchemas, SchemaSetError, type SchemaSet } from './schema-set.js';
+import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from './snapshots.js';
 
 export type Layer = 'wire' | 'profile';
 
@@ -26,6 +27,12 @@ export interface Finding {
 export interface ValidateOptions {
   /** Schemas to judge by: ours (default) or a snapshot's (`snapshotSchemas(dir)`). */
   schemas?: SchemaSet;
+  /**
+   * The snapshot whose rules judge, when `schemas` is not given: our schemas of that
+   * snapshot. Default OLDEST_SNAPSHOT (draft@2b5da580), so callers that name none keep
+   * their verdicts.
+   */
+  snapshot?: SnapshotId;
   /** Skip the profile layer (the fixture verdict uses the wire layer only). */
   wireOnly?: boolean;
   /**
@@ -52,11 +59,25 @@ function carriedEvent(value: unknown): { event: Record<string, unknown>; base: s
   return undefined;
 }
 
-/** Validate a parsed value against a kind; returns all findings (wire first, then profile). */
+/** The schemas the options name: given ones, else ours of the named (or oldest) snapshot. */
+export function schemasFor(options: Pick<ValidateOptions, 'schemas' | 'snapshot'> = {}): SchemaSet {
+  return options.schemas ?? ourSchemas(options.snapshot ?? OLDEST_SNAPSHOT);
+}
+
+/**
+ * Validate a parsed value against a kind; returns all findings (wire first, then profile).
+ * An unknown kind throws; a kind the snapshot does not have (e.g. `configuration-request`
+ * under draft@2b5da580) is one wire finding: no message of that kind is valid there.
+ */
 export function validate(kind: string, value: unknown, options: ValidateOptions = {}): Finding[] {
   const entry = kindEntry(kind);
   if (!entry) throw new SchemaSetError(`unknown kind "${kind}"`);
-  const schemas = options.schemas ?? ourSchemas();
+  const schemas = schemasFor(options);
+  // The rules of the snapshot the schemas belong to; a published folder that is no snapshot
+  // we know (undefined) is judged by its files alone.
+  const snapshot = schemas.snapshot;
+  if (snapshot !== undefined && !kindInSnapshot(kind, snapshot))
+    return [wire('', 'kind.not-in-snapshot', kindNotInSnapshot(kind, snapshot))];
   const requirement = entry.requirements[0];
   const findings: Finding[] = [];
   const first = schemas.firstErrors(kind, value);
@@ -75,6 +96,9 @@ export function validate(kind: string, value: unknown, options: ValidateOptions 
   }
   findings.push(...semanticFindings(kind, value, schemas));
   if (options.wireOnly) return findings;
+  // Where the snapshot's schemas require `harness` on every event, the wire finding says it
+  // and base-8 would say it again (the check id stays the same for snapshots that need it).
+  if (snapshot !== undefined && snapshotOf(snapshot).rules.harnessOnEveryEvent) return findings;
   // A snapshot's schemas may require what our profile layer only recommends (a missing
   // `harness`): the wire error says it once, and the warning would say it again.
   const missing = new Set(
@@ -160,7 +184,11 @@ function semanticFindings(kind: string, value: unknown, schemas: SchemaSet): Fin
  * MCP contract, and require agreement with the AHP envelope. Metadata, omit and gap
  * views carry no payload and are never parsed.
  */
-export function elicitationFindings(value: unknown, schemas: SchemaSet = ourSchemas()): Finding[] {
+export function elicitationFindings(
+  value: unknown,
+  schemasOrOptions: SchemaSet | Pick<ValidateOptions, 'schemas' | 'snapshot'> = {},
+): Finding[] {
+  const schemas = 'isValid' in schemasOrOptions ? schemasOrOptions : schemasFor(schemasOrOptions);
   const carried = carriedEvent(value);
   if (!carried) return [];
   const { event, base } = carried;

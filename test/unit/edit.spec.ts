@@ -171,6 +171,7 @@ function permissiveEffectSchemas(): SchemaSet {
   const pass = Object.assign(() => true, { errors: null }) as unknown as ValidateFunction;
   return {
     label: 'ours, effect list unchecked',
+    snapshot: real.snapshot,
     isValid: (kind, value) => kind === 'effects' || real.isValid(kind, value),
     firstErrors: (kind, value) => (kind === 'effects' ? undefined : real.firstErrors(kind, value)),
     forKind: (kind) => (kind === 'effects' ? pass : real.forKind(kind)),

@@ -1,19 +1,49 @@
 // Our generated schemas: in step with the catalogue, strict-clean, and complete.
 import { test, expect } from '@playwright/test';
 import { resolve } from 'node:path';
-import { staleSchemaFiles } from '../../scripts/generate-schemas.js';
+import { snapshotSchemaDir, staleSchemaFiles } from '../../scripts/generate-schemas.js';
 import { EVENTS, INTERCEPTABLE_EVENTS, RETURN_EVENTS, CONTINUE_EVENTS } from '../../src/protocol/catalogue.js';
-import { KINDS } from '../../src/protocol/kinds.js';
-import { ourSchemas } from '../../src/protocol/schema-set.js';
+import { kindsOf, KINDS } from '../../src/protocol/kinds.js';
+import { ourSchemas, SchemaSetError } from '../../src/protocol/schema-set.js';
 import { wireSchemas } from '../../src/protocol/schema-build/index.js';
+import { SNAPSHOT_IDS } from '../../src/protocol/snapshots.js';
+import { validate } from '../../src/protocol/validator.js';
 import { ROOT } from '../support/paths.js';
 
-test('schemas/draft on disk equals what the catalogue generates (run npm run gen:schemas)', () => {
-  expect(staleSchemaFiles(resolve(ROOT, 'schemas', 'draft'))).toEqual([]);
-});
+for (const snapshot of SNAPSHOT_IDS) {
+  test(`schemas/${snapshot} on disk equals what the catalogue generates (run npm run gen:schemas)`, () => {
+    expect(staleSchemaFiles(snapshotSchemaDir(resolve(ROOT, 'schemas'), snapshot), snapshot)).toEqual([]);
+  });
 
-test('every kind compiles under ajv strict mode', () => {
-  for (const k of KINDS) expect(() => ourSchemas().forKind(k.kind), k.kind).not.toThrow();
+  test(`every ${snapshot} kind compiles under ajv strict mode; the others are not part of it`, () => {
+    const has = new Set(kindsOf(snapshot).map((k) => k.kind));
+    for (const k of KINDS) {
+      if (has.has(k.kind)) expect(() => ourSchemas(snapshot).forKind(k.kind), k.kind).not.toThrow();
+      else expect(() => ourSchemas(snapshot).forKind(k.kind), k.kind).toThrow(SchemaSetError);
+    }
+  });
+
+  test(`every ${snapshot} schema document has our $id, the 2020-12 dialect and a title`, () => {
+    for (const [name, doc] of Object.entries(wireSchemas(snapshot))) {
+      expect(String(doc.$id)).toBe(`https://ahp-conformance.invalid/schemas/${snapshot}/${name}`);
+      expect(doc.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+      expect(typeof doc.title).toBe('string');
+    }
+  });
+}
+
+test('configuration kinds exist only where the snapshot has hooks/configuration', () => {
+  expect(kindsOf('draft@2b5da580').some((k) => k.kind.startsWith('configuration'))).toBe(false);
+  expect(
+    kindsOf('draft@1d98c19')
+      .filter((k) => k.kind.startsWith('configuration'))
+      .map((k) => k.kind),
+  ).toEqual(['configuration-request', 'configuration-response', 'configuration']);
+  expect(() => ourSchemas('draft@2b5da580').forKind('configuration-request')).toThrow(/not part of draft@2b5da580/);
+  // validate says so as one wire finding rather than throwing; the default snapshot is the oldest.
+  const req = { jsonrpc: '2.0', id: 1, method: 'hooks/configuration', params: { protocolVersion: 'draft' } };
+  expect(validate('configuration-request', req).map((f) => f.code)).toEqual(['kind.not-in-snapshot']);
+  expect(validate('configuration-request', req, { snapshot: 'draft@1d98c19' })).toEqual([]);
 });
 
 test('the catalogue has the 32 draft events, 19 of them interceptable', () => {
@@ -39,12 +69,4 @@ test('return and continue are allowed only where the capability rules say', () =
     'user.elicitation.request',
   ]);
   expect([...CONTINUE_EVENTS].sort()).toEqual(['tool.after', 'turn.finish.before']);
-});
-
-test('every schema document has our $id, the 2020-12 dialect and a title', () => {
-  for (const [name, doc] of Object.entries(wireSchemas())) {
-    expect(String(doc.$id)).toMatch(new RegExp(`/schemas/draft/${name.replace('.', '\\.')}$`));
-    expect(doc.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
-    expect(typeof doc.title).toBe('string');
-  }
 });

@@ -28,6 +28,7 @@ import {
   str,
   type Schema,
 } from './dsl.js';
+import type { SnapshotRules } from '../snapshots.js';
 
 const C = 'content.schema.json#/$defs/';
 
@@ -44,7 +45,7 @@ function targetsOf(family: TargetFamily): ModifyTarget[] {
   return MODIFY_TARGETS.filter((t) => TARGET_FAMILY[t] === family);
 }
 
-export function effectSchema(): Record<string, unknown> {
+export function effectSchema(_rules: SnapshotRules): Record<string, unknown> {
   const closed = (properties: Record<string, Schema>, required: string[]): Schema =>
     object(properties, { required, closed: true });
   const defs: Record<string, Schema> = {

@@ -23,6 +23,7 @@ import {
   whenMember,
   type Schema,
 } from './dsl.js';
+import type { SnapshotRules } from '../snapshots.js';
 
 const C = 'content.schema.json#/$defs/';
 const msg = (): Schema => ref(`${C}message`);
@@ -46,7 +47,7 @@ const OUTCOMES = ['ok', 'error', 'denied', 'cancelled', 'timeout'];
 const TURN_OUTCOMES = ['completed', 'failed', 'cancelled', 'max_iterations'];
 
 /** Shared sub-objects of events. */
-function sharedDefs(): Record<string, Schema> {
+function sharedDefs(rules: SnapshotRules): Record<string, Schema> {
   const skipped = (reason: string, detail: boolean): Schema =>
     object(
       { status: constant('skipped'), reason: constant(reason), ...(detail ? { detail: nonEmpty() } : {}) },
@@ -111,9 +112,12 @@ function sharedDefs(): Record<string, Schema> {
         model: str(),
         agent: object({ id: nonEmpty(), type: str() }, { required: ['id'] }),
         synthesized: bool(),
+        // Host counters, each a non-negative integer; absent means unknown (common.schema.json@1d98c19 SessionCounters).
+        ...(rules.sessionCounters ? { counters: { type: 'object', additionalProperties: int(0) } } : {}),
       },
       { required: ['id'] },
     ),
+    harness: object({ name: nonEmpty(), version: nonEmpty() }, { required: ['name', 'version'], closed: true }),
     gaps: gapList(false),
     model: object({ id: nonEmpty(), provider: nonEmpty() }, { required: ['id', 'provider'], closed: true }),
     attempt: object(
@@ -300,7 +304,7 @@ function payloads(): Record<string, Payload> {
         trigger: oneOfValues(['startup', 'resume', 'clear', 'compact', 'fork']),
         resumedFrom: identity(),
         permissionMode: nonEmpty(),
-        harness: object({ name: nonEmpty(), version: nonEmpty() }, { required: ['name', 'version'], closed: true }),
+        harness: d('harness'),
         manifest: ref('manifest.schema.json'),
       },
       rules: [forbid('tool', 'outcome'), whenMember('trigger', ['clear', 'fork'], { required: ['resumedFrom'] })],
@@ -530,8 +534,9 @@ function payloads(): Record<string, Payload> {
   };
 }
 
-function envelope(spec: EventSpec): Record<string, Schema> {
+function envelope(spec: EventSpec, rules: SnapshotRules): Record<string, Schema> {
   return {
+    ...(rules.harnessOnEveryEvent ? { harness: d('harness') } : {}),
     id: nonEmpty(),
     source: uri(),
     type: constant(spec.type),
@@ -547,16 +552,27 @@ function envelope(spec: EventSpec): Record<string, Schema> {
   };
 }
 
-export function eventSchema(): Record<string, unknown> {
-  const defs = sharedDefs();
+export function eventSchema(rules: SnapshotRules): Record<string, unknown> {
+  const defs = sharedDefs(rules);
   const all = payloads();
   for (const spec of EVENTS) {
     const p = all[spec.type];
     if (!p) throw new Error(`no payload for ${spec.type}`);
     defs[spec.type] = object(
-      { ...envelope(spec), ...p.properties },
+      { ...envelope(spec, rules), ...p.properties },
       {
-        required: ['id', 'source', 'type', 'time', ...p.required],
+        // The seed's base check 8 as a wire rule where the snapshot's schemas make it one
+        // (common.schema.json@1d98c19 $defs/harness, required by every event file).
+        required: [
+          ...new Set([
+            'id',
+            'source',
+            'type',
+            'time',
+            ...(rules.harnessOnEveryEvent ? ['harness'] : []),
+            ...p.required,
+          ]),
+        ],
         extra: p.rules && p.rules.length ? { allOf: p.rules } : {},
       },
     );

@@ -1,6 +1,20 @@
 // JSON-RPC 2.0 envelopes and the AHP messages built on them.
 import { INTERCEPTABLE_EVENTS, METHODS, PROTOCOL_VERSION } from '../catalogue.js';
-import { any, anyObject, array, constant, document, int, nonEmpty, object, ref, str, type Schema } from './dsl.js';
+import type { SnapshotRules } from '../snapshots.js';
+import {
+  any,
+  anyObject,
+  array,
+  constant,
+  document,
+  forbid,
+  int,
+  nonEmpty,
+  object,
+  ref,
+  str,
+  type Schema,
+} from './dsl.js';
 
 const J = 'jsonrpc.schema.json#/$defs/';
 
@@ -46,18 +60,23 @@ export function jsonRpcSchema(): Record<string, unknown> {
   });
 }
 
-export function ahpMessagesSchema(): Record<string, unknown> {
+export function ahpMessagesSchema(rules: SnapshotRules): Record<string, unknown> {
   const pv = ref(`${J}protocolVersion`);
   const ext = ref('extensions.schema.json');
   const E = 'event.schema.json';
+  // What a result of one method must not carry from another's (discovery, configuration).
+  const foreign = (...members: string[]): Record<string, unknown> => forbid(...members) as Record<string, unknown>;
   const result = (effects: Schema, extra: Record<string, unknown> = {}): Schema => ({
     properties: {
       result: object(
         { protocolVersion: pv, effects, extensions: ext },
-        { required: ['protocolVersion', 'effects'], extra },
+        { required: rules.effectsOptional ? ['protocolVersion'] : ['protocolVersion', 'effects'], extra },
       ),
     },
   });
+  // 2b5da580 keeps a manifest out of the general result only; 1d98c19 keeps a manifest and a
+  // configuration out of every intercept result (intercept-*-response.schema.json@1d98c19).
+  const interceptForeign = rules.interceptResultsExclusive ? foreign('manifest', 'configuration') : undefined;
   const interceptParams = object(
     {
       protocolVersion: pv,
@@ -105,13 +124,13 @@ export function ahpMessagesSchema(): Record<string, unknown> {
         ref(`${J}success`),
         {
           required: ['result'],
-          ...(result(array(ref('effect.schema.json')), { not: { required: ['manifest'] } }) as object),
+          ...(result(array(ref('effect.schema.json')), interceptForeign ?? foreign('manifest')) as object),
         },
       ],
     },
-    noEffectResponse: { allOf: [ref(`${J}success`), result(array(any(), { maxItems: 0 }))] },
+    noEffectResponse: { allOf: [ref(`${J}success`), result(array(any(), { maxItems: 0 }), interceptForeign)] },
     denyResponse: {
-      allOf: [ref(`${J}success`), result(array(ref('effect.schema.json#/$defs/deny'), { minItems: 1, maxItems: 1 }))],
+      allOf: [ref(`${J}success`), result(array(ref(denyItem(rules)), { minItems: 1, maxItems: 1 }), interceptForeign)],
     },
     observeNotification: {
       allOf: [
@@ -148,7 +167,8 @@ export function ahpMessagesSchema(): Record<string, unknown> {
               { protocolVersion: pv, manifest: ref('manifest.schema.json') },
               {
                 required: ['protocolVersion', 'manifest'],
-                extra: { not: { required: ['effects'] } },
+                // capabilities-response.schema.json@1d98c19 also keeps a configuration out.
+                extra: rules.configuration ? foreign('configuration', 'effects') : { not: { required: ['effects'] } },
               },
             ),
           },
@@ -157,6 +177,36 @@ export function ahpMessagesSchema(): Record<string, unknown> {
     },
     errorResponse: ref(`${J}error`),
   };
+  if (rules.configuration) {
+    // configuration-request/-response.schema.json@1d98c19: the harness asks the backend for
+    // its subscriptions; the answer is a configuration, never a manifest or effects.
+    defs.configurationRequest = {
+      allOf: [
+        ref(`${J}request`),
+        {
+          required: ['method', 'params'],
+          properties: {
+            method: constant(METHODS.configuration),
+            params: object({ protocolVersion: pv }, { required: ['protocolVersion'], closed: true }),
+          },
+        },
+      ],
+    };
+    defs.configurationResponse = {
+      allOf: [
+        ref(`${J}success`),
+        {
+          required: ['result'],
+          properties: {
+            result: object(
+              { protocolVersion: pv, configuration: ref('registration.schema.json#/$defs/configuration') },
+              { required: ['protocolVersion', 'configuration'], extra: foreign('manifest', 'effects') },
+            ),
+          },
+        },
+      ],
+    };
+  }
   return document('ahp-message.schema.json', 'AHP draft wire message (any request, response or notification)', {
     oneOf: [
       'interceptRequest',
@@ -165,7 +215,17 @@ export function ahpMessagesSchema(): Record<string, unknown> {
       'observeNotification',
       'capabilitiesRequest',
       'capabilitiesResponse',
+      ...(rules.configuration ? ['configurationRequest', 'configurationResponse'] : []),
     ].map((k) => ref(`#/$defs/${k}`)),
     $defs: defs,
   });
+}
+
+/**
+ * The effect a deny result holds: 2b5da580 names the deny effect
+ * (intercept-deny-response.schema.json@2b5da580 refers to deny-effect.schema.json); 1d98c19
+ * refers to effect.schema.json, so any single valid effect passes that schema.
+ */
+function denyItem(rules: SnapshotRules): string {
+  return rules.denyResultAnyEffect ? 'effect.schema.json' : 'effect.schema.json#/$defs/deny';
 }

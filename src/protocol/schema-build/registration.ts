@@ -16,10 +16,11 @@ import {
   whenMember,
   type Schema,
 } from './dsl.js';
+import type { SnapshotRules } from '../snapshots.js';
 
 const ENV_NAME = '^[A-Za-z_][A-Za-z0-9_]*$';
 
-export function registrationSchema(): Record<string, unknown> {
+export function registrationSchema(rules: SnapshotRules): Record<string, unknown> {
   // Exact event names, a whole family (`tool.*`) or everything (`*`).
   const events = (names: readonly string[]): Schema =>
     array({ anyOf: [oneOfValues(names), pattern(EVENT_WILDCARD_PATTERN)] }, { minItems: 1, unique: true });
@@ -45,13 +46,39 @@ export function registrationSchema(): Record<string, unknown> {
         args: array(str()),
         lifecycle: oneOfValues(['persistent', 'per_event']),
         cwd: str(),
+        // Literal values, never interpolated (registration.schema.json@1d98c19 stdioTransport.env).
+        ...(rules.transportHeadersAndEnv ? { env: { type: 'object', additionalProperties: str() } } : {}),
       },
       { required: ['type', 'command', 'lifecycle'] },
     ),
     httpTransport: object(
-      { type: constant('http'), url: str({ format: 'uri', pattern: '^https?://' }) },
+      {
+        type: constant('http'),
+        url: str({ format: 'uri', pattern: '^https?://' }),
+        // Header names are RFC 9110 tokens; a value is literal (no CR, LF or NUL) or names its
+        // source (registration.schema.json@1d98c19 httpTransport.headers).
+        ...(rules.transportHeadersAndEnv
+          ? {
+              headers: {
+                type: 'object',
+                propertyNames: pattern("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"),
+                additionalProperties: ref('#/$defs/httpHeaderValue'),
+              },
+            }
+          : {}),
+      },
       { required: ['type', 'url'] },
     ),
+    ...(rules.transportHeadersAndEnv
+      ? {
+          httpHeaderValue: { anyOf: [str({ not: { pattern: '[\\r\\n\\u0000]' } }), ref('#/$defs/httpHeaderSource')] },
+          // Exactly one of the two sources, as bearer credentials.
+          httpHeaderSource: object(
+            { valueEnv: pattern(ENV_NAME), valueRef: nonEmpty() },
+            { extra: { oneOf: [{ required: ['valueEnv'] }, { required: ['valueRef'] }] } },
+          ),
+        }
+      : {}),
     // Credentials are referenced (environment variable or secret reference), never literal.
     authentication: {
       anyOf: [
@@ -107,13 +134,11 @@ export function registrationSchema(): Record<string, unknown> {
         id: ref('#/$defs/reverseDns'),
         transport: { oneOf: [ref('#/$defs/stdioTransport'), ref('#/$defs/httpTransport')] },
         authentication: ref('#/$defs/authentication'),
-        subscriptions: array(
-          { oneOf: [ref('#/$defs/interceptSubscription'), ref('#/$defs/observeSubscription')] },
-          { minItems: 1 },
-        ),
+        subscriptions: ref('#/$defs/subscriptions'),
       },
       {
-        required: ['id', 'transport', 'subscriptions'],
+        // Without subscriptions the harness asks the backend (hooks/configuration); registration.schema.json@1d98c19.
+        required: rules.subscriptionsOptional ? ['id', 'transport'] : ['id', 'transport', 'subscriptions'],
         extra: {
           allOf: [
             // Authentication objects belong to HTTP endpoints only.
@@ -132,6 +157,15 @@ export function registrationSchema(): Record<string, unknown> {
       },
     ),
   };
+  defs.subscriptions = array(
+    { oneOf: [ref('#/$defs/interceptSubscription'), ref('#/$defs/observeSubscription')] },
+    { minItems: 1 },
+  );
+  if (rules.configuration) {
+    // The hooks/configuration answer (configuration.schema.json@1d98c19): subscriptions only,
+    // never connection or authentication settings; open like the upstream object.
+    defs.configuration = object({ subscriptions: ref('#/$defs/subscriptions') }, { required: ['subscriptions'] });
+  }
   return document('registration.schema.json', 'AHP draft registration document', {
     type: 'object',
     required: ['protocolVersion', 'hooks'],
