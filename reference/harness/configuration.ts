@@ -14,7 +14,8 @@
 // used is not guessed at). The official SDKs' harness APIs have no hooks/configuration
 // client at 0.10.1 to follow (docs/harness-adapter.md, section 7).
 import { randomUUID } from 'node:crypto';
-import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
+import { isObject, type JsonValue } from '../../src/protocol/json.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { subscriptionOf, type Hook, type Subscription } from './registration.js';
@@ -49,7 +50,7 @@ async function configureHook(run: Run, hook: Hook): Promise<void> {
     .intercept(message, id, new Deadline(CONFIGURATION_TIMEOUT_MS))
     .catch((e: unknown) => ({ ok: false as const, failure: String(e), retryable: false }));
   const got: Configured = exchange.ok
-    ? judgeConfiguration(exchange.reply, id, run.fault === 'lenient-configuration')
+    ? judgeConfiguration(exchange.reply, id, run.fault === 'lenient-configuration', run.snapshot)
     : { ok: false, failure: exchange.failure };
   if (!got.ok) {
     run.audit(`${hook.id}: configuration failed, nothing will be delivered to it: ${got.failure}`);
@@ -64,35 +65,28 @@ async function configureHook(run: Run, hook: Hook): Promise<void> {
   run.audit(`${hook.id}: configured with ${got.subscriptions.length} subscription(s)`);
 }
 
-/** A placeholder transport, so a configuration's subscriptions can be judged by the registration schema. */
-const PLACEHOLDER_TRANSPORT = { type: 'stdio', command: 'configured-backend', lifecycle: 'persistent' };
-
-/** The subscriptions of a valid reply, or why it cannot be used. `lenient`: the lenient-configuration fault. */
-export function judgeConfiguration(reply: JsonValue, id: string, lenient = false): Configured {
+/**
+ * The subscriptions of a valid reply (configuration-response.schema.json of `snapshot`), or
+ * why it cannot be used. `lenient`: the lenient-configuration fault.
+ */
+export function judgeConfiguration(
+  reply: JsonValue,
+  id: string,
+  lenient = false,
+  snapshot: SnapshotId = 'draft@1d98c19',
+): Configured {
   const bad = (failure: string): Configured => ({ ok: false, failure });
   if (!isObject(reply)) return bad('reply is not a JSON object');
-  if (reply.jsonrpc !== '2.0') return bad('reply "jsonrpc" is not "2.0"');
   if (reply.id !== id) return bad('reply id does not match the request id');
   if ('error' in reply) return bad('backend answered with a JSON-RPC error');
-  const result = reply.result;
-  if (!isObject(result)) return bad('reply has no result object');
-  const configuration = result.configuration;
-  const listed =
-    isObject(configuration) && Array.isArray(configuration.subscriptions) ? configuration.subscriptions : [];
+  const result = isObject(reply.result) ? reply.result : undefined;
+  const configuration = isObject(result?.configuration) ? result.configuration : undefined;
+  const listed = Array.isArray(configuration?.subscriptions) ? configuration.subscriptions : [];
   if (lenient) return { ok: true, subscriptions: listed.flatMap((s) => subscriptionOf(s)) };
-  if (result.protocolVersion !== PROTOCOL_VERSION) return bad('result.protocolVersion is not "draft"');
-  if ('manifest' in result || 'effects' in result) return bad('a configuration result carries manifest or effects');
-  if (!isObject(configuration) || !Array.isArray(configuration.subscriptions))
-    return bad('result.configuration.subscriptions is missing');
-  if (configuration.subscriptions.length === 0) return bad('result.configuration.subscriptions is empty');
-  const doc: JsonObject = {
-    protocolVersion: PROTOCOL_VERSION,
-    hooks: [{ id: 'dev.ahp-conformance.configured', transport: PLACEHOLDER_TRANSPORT, subscriptions: listed }],
-  };
-  const findings = validate('registration', doc, { wireOnly: true, explain: false });
+  const findings = validate('configuration-response', reply, { wireOnly: true, explain: false, snapshot });
   if (!isWireValid(findings)) {
     const f = findings.find((x) => x.layer === 'wire')!;
-    return bad(`a configured subscription is invalid at ${f.path}: ${f.message.slice(0, 120)}`);
+    return bad(`the configuration reply is invalid at ${f.path || '(root)'}: ${f.message.slice(0, 120)}`);
   }
   return { ok: true, subscriptions: listed.flatMap((s) => subscriptionOf(s)) };
 }

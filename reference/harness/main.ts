@@ -70,6 +70,7 @@ async function main(): Promise<number> {
     args.fault === 'skip-registration-validation',
     rules.subscriptionsOptional || args.fault === 'subscriptions-optional',
     rules.configuration,
+    args.snapshot,
   );
   if (!registration.ok) {
     say(`registration refused: ${registration.reason}`);

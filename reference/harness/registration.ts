@@ -6,6 +6,7 @@
 import { checkUrl } from '../../drivers/http.js';
 import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
+import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';
 
 export type Mode = 'intercept' | 'observe';
 export type FailurePolicy = 'fail-open' | 'fail-closed';
@@ -59,17 +60,20 @@ export function loadRegistration(
   skipValidation = false,
   optionalSubscriptions = false,
   configure = false,
+  snapshot: SnapshotId = OLDEST_SNAPSHOT,
 ): RegistrationResult {
   if (skipValidation) return { ok: true, hooks: extractLoosely(doc, configure) };
-  const reason = rejectionReason(optionalSubscriptions ? withPlaceholderSubscriptions(doc) : doc);
+  // Only the subscriptions-optional fault needs the placeholder: a snapshot that allows the
+  // omission says so in its own schemas.
+  const placeholder = optionalSubscriptions && !snapshotOf(snapshot).rules.subscriptionsOptional;
+  const reason = rejectionReason(placeholder ? withPlaceholderSubscriptions(doc) : doc, snapshot);
   if (reason !== undefined) return { ok: false, reason };
   return { ok: true, hooks: extractLoosely(doc, configure) };
 }
 
 /**
- * A hook without `subscriptions` (1d98c19): validate the rest of the document as if it had
- * one. Our validator's registration schema is 2b5da580's, where the member is required;
- * the other backend rules are the same in both snapshots' schemas.
+ * subscriptions-optional fault (2b5da580): validate as if every hook without `subscriptions`
+ * had one (the hook itself then subscribes to nothing), as the newer snapshot 1d98c19 allows.
  */
 function withPlaceholderSubscriptions(doc: JsonValue): JsonValue {
   if (!isObject(doc) || !Array.isArray(doc.hooks)) return doc;
@@ -81,10 +85,10 @@ function withPlaceholderSubscriptions(doc: JsonValue): JsonValue {
 }
 
 /** Why the document must be refused, or undefined when it may be used. */
-export function rejectionReason(doc: JsonValue): string | undefined {
+export function rejectionReason(doc: JsonValue, snapshot: SnapshotId = OLDEST_SNAPSHOT): string | undefined {
   // The verdict, with the first reason: explaining every error would cost each refused run
   // more CPU than the rest of the run.
-  const findings = validate('registration', doc, { wireOnly: true, explain: false });
+  const findings = validate('registration', doc, { wireOnly: true, explain: false, snapshot });
   if (!isWireValid(findings)) {
     const shown = findings
       .filter((f) => f.layer === 'wire')

@@ -5,7 +5,7 @@ import type { ScenarioSession } from './config.js';
 import type { FaultMode } from './faults.js';
 import { Observations } from './observe.js';
 import type { Hook } from './registration.js';
-import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId, type SnapshotRules } from '../../src/protocol/snapshots.js';
+import { OLDEST_SNAPSHOT, type SnapshotId } from '../../src/protocol/snapshots.js';
 import { HttpTransport } from './transports/http.js';
 import { PerEventStdio } from './transports/stdio-per-event.js';
 import { PersistentStdio } from './transports/stdio-persistent.js';
@@ -27,9 +27,6 @@ export class Run {
     this.observations = new Observations(this);
   }
 
-  get rules(): SnapshotRules {
-    return snapshotOf(this.snapshot).rules;
-  }
 
   transportFor(hook: Hook): Transport {
     let t = this.transports.get(hook);

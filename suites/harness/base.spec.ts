@@ -4,7 +4,7 @@ import { REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
 import { isObject } from '../../src/protocol/json.js';
 import { deepEqualJson } from '../../src/protocol/json.js';
 import { registrationCorpus } from '../../src/checks/registration-corpus.js';
-import { snapshotOf } from '../../src/protocol/snapshots.js';
+import { validate } from '../../src/protocol/validator.js';
 import { check, test } from '../support/check.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import { intercept, observe, tool, type HookPlan, type StepPlan } from '../support/harness-session.js';
@@ -275,7 +275,7 @@ test.describe('base (harness)', () => {
   );
 
   test(
-    ...check('base.harness-metadata', async ({ harness, judge, spec }) => {
+    ...check('base.harness-metadata', async ({ harness, judge, spec, snapshot }) => {
       const run = await harness.run({
         label: 'tool call without a preceding session.start',
         hooks: [
@@ -295,21 +295,23 @@ test.describe('base (harness)', () => {
           h.name !== '' &&
           typeof h.version === 'string' &&
           h.version !== '';
-        // Which rule is broken follows the claim's snapshot: in 1d98c19 the event schemas
-        // require harness on every event (a wire error); in 2b5da580 only session.start's
-        // does, and the seed's Base Protocol check 8 asks it of every event.
-        if (!ok)
+        // Which rule is broken follows the claim's snapshot, judged by its schemas: in 1d98c19
+        // the event schemas require harness on every event (a wire error); in 2b5da580 only
+        // session.start's does, and the seed's Base Protocol check 8 asks it of every event.
+        if (!ok) {
+          const kind = f.method === INTERCEPT ? 'intercept-request' : 'observe-notification';
+          const wire = validate(kind, f.message, { wireOnly: true, snapshot }).find(
+            (x) => x.layer === 'wire' && /harness/.test(`${x.path} ${x.message}`),
+          );
           judge.fail(
             `a ${eventType(f)} event to hook ${f.hook} has harness ${JSON.stringify(h)}: ${
-              snapshotOf(harness.snapshot).rules.harnessOnEveryEvent || eventType(f) === 'session.start'
-                ? `invalid on the wire in ${harness.snapshot} (the event schema requires harness {name, version})`
-                : `the Base Protocol profile (check 8) requires it on every event; the ${harness.snapshot} event schema only on session.start`
+              wire
+                ? `invalid on the wire in ${snapshot} (${wire.path}: ${wire.message})`
+                : `the Base Protocol profile (check 8) requires it on every event; the ${snapshot} schemas only on session.start`
             }`,
-            {
-              received: f.text,
-              expected: spec.expectation,
-            },
+            { received: f.text, expected: spec.expectation },
           );
+        }
       }
       // The originating harness, not the adapter: the events name what the adapter report names.
       const reported = run.report?.harness;

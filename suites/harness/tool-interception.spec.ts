@@ -58,7 +58,7 @@ const GARBAGE = 'SCRIPTED-BACKEND-INTERNAL-DETAIL';
 
 test.describe('tool-interception (harness)', () => {
   test(
-    ...check('ti.intercept-request', async ({ harness, judge, spec }) => {
+    ...check('ti.intercept-request', async ({ harness, judge, spec, snapshot }) => {
       const run = await harness.run({
         label: 'one call; the backend looks for the marker while deciding',
         hooks: [
@@ -78,7 +78,7 @@ test.describe('tool-interception (harness)', () => {
           expected: spec.expectation,
         });
       for (const f of got) {
-        const findings = validate('intercept-request', f.message, { wireOnly: true });
+        const findings = validate('intercept-request', f.message, { wireOnly: true, snapshot });
         if (!isWireValid(findings)) {
           judge.fail(
             `the hooks/intercept is not valid: ${findings

@@ -30,9 +30,12 @@ test('--snapshot: default 2b5da580, a known snapshot by prefix or plain draft, a
 
 test('a result without effects: no effect when the snapshot allows it, else an operational failure', () => {
   const noEffects = { jsonrpc: '2.0', id: 'e1', result: { protocolVersion: 'draft' } };
-  expect(judgeReply(noEffects, 'e1', {}, undefined, true)).toEqual({ ok: true, decision: { kind: 'no-effect' } });
-  expect(judgeReply(noEffects, 'e1', {}, undefined, false).ok).toBe(false);
-  expect(judgeReply(noEffects, 'e1', {}, 'effects-required', true).ok).toBe(false);
+  expect(judgeReply(noEffects, 'e1', {}, undefined, 'draft@1d98c19')).toEqual({
+    ok: true,
+    decision: { kind: 'no-effect' },
+  });
+  expect(judgeReply(noEffects, 'e1', {}, undefined, 'draft@2b5da580').ok).toBe(false);
+  expect(judgeReply(noEffects, 'e1', {}, 'effects-required', 'draft@1d98c19').ok).toBe(false);
 });
 
 test('a configuration reply is used only when valid; the lenient fault keeps what parses', () => {
