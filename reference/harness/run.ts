@@ -27,7 +27,6 @@ export class Run {
     this.observations = new Observations(this);
   }
 
-
   transportFor(hook: Hook): Transport {
     let t = this.transports.get(hook);
     if (!t) {
