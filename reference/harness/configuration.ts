@@ -11,8 +11,10 @@
 // backend at once; a reply that is late, an error, or not valid under those schemas leaves
 // the backend without subscriptions for the whole session, so nothing at all is delivered to
 // it (as an unusable registration would be refused, a backend whose configuration cannot be
-// used is not guessed at). The official SDKs' harness APIs have no hooks/configuration
-// client at 0.10.1 to follow (docs/harness-adapter.md, section 7).
+// used is not guessed at). Nearest SDK precedent found: the Rust SDK's registered-backend
+// client (agenthooksprotocol/rust-sdk src/adapters/registered.rs@1f836ca5, validate_response)
+// treats an error reply or one that fails its response schema as a failed call, never as a
+// partial answer; that version sends no hooks/configuration itself.
 import { randomUUID } from 'node:crypto';
 import { isObject, type JsonValue } from '../../src/protocol/json.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';

@@ -160,7 +160,9 @@ test.describe('configuration (harness, draft@1d98c19)', () => {
     ...check('base.configuration-invalid', async ({ harness, judge, spec }) => {
       // Our choice (no 1d98c19 text states it): a backend whose configuration cannot be used
       // gets nothing; defaults are not guessed for what an invalid reply lacks, and an error
-      // is not read as "subscribe me to everything". The call itself is the other hooks' and
+      // is not read as "subscribe me to everything" (as the Rust SDK's registered-backend
+      // client treats a reply failing its schema as a failed call, never a partial answer:
+      // rust-sdk src/adapters/registered.rs@1f836ca5). The call itself is the other hooks' and
       // the host's to decide, so only what reaches the bad backends is judged.
       const invalidReply = {
         configuration: {
