@@ -7,7 +7,8 @@
 // published (../shared/ahp-spec-1d98c19/PROVENANCE.md): dispatch is judged by 2b5da580's
 // AHP-REG-002 applied to the subscriptions the backend gave, and what a harness does with a
 // bad configuration reply is a SHOULD (base.configuration-invalid), our choice written there.
-import { isObject } from '../../src/protocol/json.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
+import { validate } from '../../src/protocol/validator.js';
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
 import { CONFIGURATION } from '../../drivers/scripted-backend/script.js';
 import { check, test } from '../support/check.js';
@@ -17,7 +18,6 @@ import {
   frames,
   INTERCEPT,
   intercepts,
-  messageOf,
   OBSERVE,
   ran,
   reportedAs,
@@ -50,20 +50,13 @@ function configuredSession(): { label: string; hooks: HookPlan[]; steps: StepPla
 
 const isConfiguration = (f: WireRecord): boolean => f.method === CONFIGURATION;
 
-/** What is wrong with a hooks/configuration request (configuration-request.schema.json@1d98c19), or undefined. */
-function requestProblem(f: WireRecord): string | undefined {
-  const m = messageOf(f);
-  if (!m) return 'it is not a JSON object';
-  if (m.jsonrpc !== '2.0') return `jsonrpc is ${JSON.stringify(m.jsonrpc)}, not "2.0"`;
-  if (typeof m.id !== 'string' && typeof m.id !== 'number')
-    return `its id is ${JSON.stringify(m.id)} (a request needs a string or number id)`;
-  const params = m.params;
-  if (!isObject(params)) return 'it has no params object';
-  if (params.protocolVersion !== 'draft')
-    return `params.protocolVersion is ${JSON.stringify(params.protocolVersion)}, not "draft"`;
-  const extra = Object.keys(params).filter((k) => k !== 'protocolVersion');
-  if (extra.length) return `params carries ${extra.join(', ')} (only protocolVersion is defined)`;
-  return undefined;
+/** What is wrong with a hooks/configuration request under the claim's snapshot's configuration-request schema, or undefined. */
+function requestProblem(f: WireRecord, snapshot: SnapshotId): string | undefined {
+  if (f.message === undefined) return 'it is not JSON';
+  const wrong = validate('configuration-request', f.message, { wireOnly: true, snapshot }).find(
+    (x) => x.layer === 'wire',
+  );
+  return wrong ? `${wrong.path || '(root)'}: ${wrong.message}` : undefined;
 }
 
 /** Frames of a hook other than configuration requests: the events it was sent. */
@@ -75,7 +68,7 @@ const label = (f: WireRecord): string =>
 
 test.describe('configuration (harness, draft@1d98c19)', () => {
   test(
-    ...check('base.configuration-request', async ({ harness, judge, spec }) => {
+    ...check('base.configuration-request', async ({ harness, judge, spec, snapshot }) => {
       const run = await harness.sharedRun(configuredSession());
       requireUsable(judge, run, ['t1', 't2']);
       const all = frames(run, { hook: 'cfg' });
@@ -98,7 +91,7 @@ test.describe('configuration (harness, draft@1d98c19)', () => {
         return;
       }
       for (const f of all.filter(isConfiguration)) {
-        const problem = requestProblem(f);
+        const problem = requestProblem(f, snapshot);
         if (problem)
           judge.fail(`a hooks/configuration request is invalid: ${problem}`, {
             received: f.text,
