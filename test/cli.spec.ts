@@ -4,7 +4,15 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { HAVE_SPEC, NO_SPEC_REASON, ROOT, SPEC_DIR } from './support/paths.js';
+import {
+  HAVE_SPEC,
+  HAVE_SPEC_1D98C19,
+  NO_SPEC_1D98C19_REASON,
+  NO_SPEC_REASON,
+  ROOT,
+  SPEC_DIR,
+  SPEC_DIR_1D98C19,
+} from './support/paths.js';
 
 const BIN = resolve(ROOT, 'bin', 'ahp-conformance.js');
 function cli(...args: string[]): { code: number | null; out: string; err: string } {
@@ -77,9 +85,34 @@ test('validate: profile findings are warnings with their check id and do not fai
   const noHarness = structuredClone(goodRequest) as { params: { event: Record<string, unknown> } };
   delete noHarness.params.event.harness;
   writeFileSync(join(dir, 'm.json'), JSON.stringify(noHarness));
-  const r = cli('validate', join(dir, 'm.json'));
+  // draft@2b5da580 requires harness only on session.start: base-8 is a profile warning there.
+  const r = cli('validate', join(dir, 'm.json'), '--snapshot', 'draft@2b5da580');
   expect(r.code).toBe(0);
   expect(r.out).toContain('warning [base-8] /params/event/harness');
+  // draft@1d98c19 (plain draft, the default) requires it on every event: one wire error, no warning on top.
+  const newest = cli('validate', join(dir, 'm.json'));
+  expect(newest.code).toBe(1);
+  expect(newest.out).toContain('judged by draft@1d98c19');
+  expect(newest.out).toContain('missing required member "harness"');
+  expect(newest.out).not.toContain('base-8');
+});
+
+test('validate --snapshot: the snapshot that judged is named; an unknown one is one line, exit 2', () => {
+  const dir = tmp();
+  writeFileSync(join(dir, 'r.json'), '{"jsonrpc":"2.0","id":"e1","result":{"protocolVersion":"draft"}}');
+  const newest = cli('validate', join(dir, 'r.json'), '--snapshot', 'draft');
+  expect(newest.out).toMatch(/^judged by draft@1d98c19 \(upstream commit 1d98c19/m);
+  expect(newest.code).toBe(0); // 1d98c19: an intercept result may leave out effects
+  const oldest = cli('validate', join(dir, 'r.json'), '--snapshot', 'draft@2b5da580');
+  expect(oldest.out).toContain('judged by draft@2b5da580');
+  expect(oldest.code).toBe(1);
+  const bad = cli('validate', join(dir, 'r.json'), '--snapshot', 'draft@0000000');
+  expect(bad.code).toBe(2);
+  expect(bad.err.trim().split('\n')).toHaveLength(1);
+  expect(bad.err).toContain('unknown snapshot "draft@0000000"');
+  noStack(bad.err);
+  expect(cli('--kinds', '--snapshot', 'draft@2b5da580').out).not.toContain('configuration-request');
+  expect(cli('--kinds').out).toContain('configuration-request');
 });
 
 test('validate: a transcript is judged line by line', () => {
@@ -136,8 +169,27 @@ test.describe('with the upstream snapshot', () => {
   test.skip(!HAVE_SPEC, NO_SPEC_REASON);
   test('fixtures --spec prints both closing lines and exits 0', () => {
     const r = cli('fixtures', SPEC_DIR, '--spec', SPEC_DIR);
+    expect(r.out).toContain('fixtures: judged by draft@2b5da580');
     expect(r.out).toMatch(/^fixtures: \d+ agree, 0 disagree \(of \d+\)$/m);
     expect(r.out).toMatch(/^fixtures \(snapshot schemas\): \d+ agree, 0 disagree \(of \d+\)$/m);
+    expect(r.code).toBe(0);
+  });
+
+  test('fixtures under a snapshot without fixtures of its own needs its schemas (--spec)', () => {
+    const r = cli('fixtures', SPEC_DIR, '--snapshot', 'draft@1d98c19');
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('no expected verdicts for draft@1d98c19');
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+test.describe('with the draft@1d98c19 material', () => {
+  test.skip(!HAVE_SPEC || !HAVE_SPEC_1D98C19, !HAVE_SPEC ? NO_SPEC_REASON : NO_SPEC_1D98C19_REASON);
+  test('fixtures --spec <1d98c19>: judged by 1d98c19, ours agree with its published schemas', () => {
+    const r = cli('fixtures', SPEC_DIR, '--spec', SPEC_DIR_1D98C19);
+    expect(r.out).toContain('fixtures: judged by draft@1d98c19');
+    expect(r.out).toMatch(/ours and the published schemas agree on \d+, disagree on 0 \(of \d+\)$/m);
+    expect(r.out).toMatch(/^structural acceptance: ours and the published schemas agree on 21 of 21;/m);
     expect(r.code).toBe(0);
   });
 });

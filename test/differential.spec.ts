@@ -1,6 +1,6 @@
-// Differential test: our JSON Schemas judge exactly like the upstream snapshot's
-// published schemas, not only on the visible fixtures but on a large, deterministic
-// family of single-place mutants of each of them (see test/support/mutate.ts).
+// Differential test: for each snapshot, our JSON Schemas judge exactly like that upstream
+// snapshot's published schemas, not only on the visible fixtures but on a large,
+// deterministic family of single-place mutants of each of them (see test/support/mutate.ts).
 //
 // Our fast validators precompiled at build time (src/protocol/precompiled.ts) are also
 // compared with the same schemas compiled at run time.
@@ -16,7 +16,8 @@ import { frameFixture } from '../src/fixtures/framing.js';
 import { kindForUpstreamFile } from '../src/protocol/kinds.js';
 import { wireSchemas } from '../src/protocol/schema-build/index.js';
 import { loadFastValidators } from '../src/protocol/precompiled.js';
-import { OLDEST_SNAPSHOT } from '../src/protocol/snapshots.js';
+import { liftDocument, ownBases } from '../src/fixtures/lift.js';
+import { OLDEST_SNAPSHOT, SNAPSHOT_IDS, snapshotOf, type SnapshotId } from '../src/protocol/snapshots.js';
 import {
   compileOurSchemas,
   ourSchemas,
@@ -32,7 +33,14 @@ import {
   type Mutant,
   type StringPool,
 } from './support/mutate.js';
-import { HAVE_SPEC, NO_SPEC_REASON, SPEC_DIR } from './support/paths.js';
+import {
+  HAVE_SPEC,
+  HAVE_SPEC_1D98C19,
+  NO_SPEC_1D98C19_REASON,
+  NO_SPEC_REASON,
+  SPEC_DIR,
+  SPEC_DIR_OF,
+} from './support/paths.js';
 
 /** A disagreement that is accepted because a semantic rule beyond the schemas decides it. */
 interface KnownDivergence {
@@ -70,6 +78,8 @@ interface LoadedCase {
   /** The declared kind, then `ahp` when the case has an aggregate expectation. */
   readonly kinds: readonly string[];
   readonly value: Json;
+  /** Judge every `stride`-th distinct mutant only (1 = all): a deterministic sample. */
+  readonly stride: number;
 }
 
 interface Loaded {
@@ -78,10 +88,39 @@ interface Loaded {
   readonly skipped: readonly string[];
 }
 
-function loadCases(): Loaded {
+/** One snapshot's run: its published schemas, and the documents whose mutants they judge. */
+interface Run {
+  readonly snapshot: SnapshotId;
+  readonly specDir: string;
+  readonly have: boolean;
+  readonly reason: string;
+  readonly loaded: Loaded;
+}
+
+const HARNESS_ADDED = 'harness added to the event';
+/**
+ * Deterministic samples for a snapshot that borrows the fixtures, to keep the self-test time
+ * modest (every case still has mutants at every depth, since mutantsOf walks the tree in
+ * order and the sample takes every n-th): a borrowed event fixture without `harness` is
+ * invalid there, and so are nearly all its mutants (its lifted copy covers the valid
+ * neighbourhood), one in 16; the other borrowed documents one in 4; the lifted copies one in
+ * 3; our own base documents every mutant. Measured with one worker on a loaded machine:
+ * about 20 s of CPU for about 15,000 mutants, as much again as the 2b5da580 run (21 s).
+ */
+const STRIDE = { outdated: 16, borrowed: 4, lifted: 3 } as const;
+
+/**
+ * For a snapshot whose own fixtures are these (2b5da580), every mutant of every fixture.
+ * For one that borrows them (1d98c19 publishes no fixtures): the borrowed fixtures as they
+ * are, their copies lifted to the snapshot's rules (src/fixtures/lift.ts) so that mutants
+ * explore valid neighbourhoods of the newer rules, and our own base documents for what only
+ * it has (hooks/configuration, typed chain state), sampled by STRIDE.
+ */
+function loadCases(snapshot: SnapshotId): Loaded {
   const manifest = JSON.parse(readFileSync(resolve(SPEC_DIR, 'fixtures', 'draft', 'manifest.json'), 'utf8')) as {
     cases: ManifestCase[];
   };
+  const borrowed = snapshotOf(snapshot).borrowed.fixtures !== undefined;
   const cases: LoadedCase[] = [];
   const skipped: string[] = [];
   for (const c of manifest.cases) {
@@ -91,32 +130,48 @@ function loadCases(): Loaded {
       skipped.push(`${c.id} (${framed.problems.join('; ') || 'not a JSON object'})`);
       continue;
     }
-    const declared = kindForUpstreamFile(basename(c.schema));
+    const declared = kindForUpstreamFile(basename(c.schema), snapshot);
     if (!declared) throw new Error(`${c.id}: no kind of ours for the upstream schema ${c.schema}`);
     const kinds = [declared];
     if (c.aggregateExpectedValid !== undefined && declared !== AGGREGATE_KIND) kinds.push(AGGREGATE_KIND);
-    cases.push({ id: c.id, kinds, value: v as Json });
+    if (!borrowed) {
+      cases.push({ id: c.id, kinds, value: v as Json, stride: 1 });
+      continue;
+    }
+    const lifted = liftDocument(v, snapshot);
+    const outdated = lifted.some((l) => l.label === HARNESS_ADDED);
+    cases.push({ id: c.id, kinds, value: v as Json, stride: outdated ? STRIDE.outdated : STRIDE.borrowed });
+    for (const l of lifted)
+      cases.push({ id: `${c.id} [${l.label}]`, kinds, value: l.value as Json, stride: STRIDE.lifted });
   }
+  if (borrowed)
+    for (const b of ownBases(snapshot)) cases.push({ id: b.id, kinds: b.kinds, value: b.value as Json, stride: 1 });
   return { cases, skipped };
 }
 
 // Reading the manifest and the fixtures is cheap; the test list depends on it.
-const loaded: Loaded = HAVE_SPEC ? loadCases() : { cases: [], skipped: [] };
+const runs: Run[] = SNAPSHOT_IDS.map((snapshot) => {
+  const specDir = SPEC_DIR_OF[snapshot];
+  // Every run mutates the 2b5da580 fixtures; a newer snapshot's also needs its own schemas.
+  const have = HAVE_SPEC && (snapshot === OLDEST_SNAPSHOT || HAVE_SPEC_1D98C19);
+  const reason = !HAVE_SPEC ? NO_SPEC_REASON : NO_SPEC_1D98C19_REASON;
+  return { snapshot, specDir, have, reason, loaded: have ? loadCases(snapshot) : { cases: [], skipped: [] } };
+});
 
 /**
- * The swap pool over every fixture. A string counts as enum-like when our schemas or the
+ * The swap pool over every document of a run. A string counts as enum-like when our schemas or the
  * snapshot's name it in a `const` or `enum`; the other strings seen at a member name
  * (identities, free text, times) are interchangeable for a schema, so one of them stands
  * in for all of them (see mutate.ts).
  */
-function stringPool(): StringPool {
-  const dir = resolve(SPEC_DIR, 'schema', 'draft');
+function stringPool(run: Run): StringPool {
+  const dir = resolve(run.specDir, 'schema', 'draft');
   const upstream = readdirSync(dir)
     .filter((n) => n.endsWith('.json'))
     .map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as unknown);
-  const named = schemaEnumStrings([...Object.values(wireSchemas()), ...upstream]);
+  const named = schemaEnumStrings([...Object.values(wireSchemas(run.snapshot)), ...upstream]);
   return collectStringPool(
-    loaded.cases.map((c) => c.value),
+    run.loaded.cases.map((c) => c.value),
     (v) => named.has(v),
   );
 }
@@ -128,42 +183,49 @@ interface Plan {
   readonly judgements: number;
 }
 
-let plan: Plan | undefined;
+const plans = new Map<SnapshotId, Plan>();
 
-/** Every mutant of every case, deduplicated across all cases; built once per worker. */
-function thePlan(): Plan {
-  if (plan) return plan;
-  const pool = stringPool();
+/** Every mutant of every case of a run, deduplicated across all its cases, sampled by stride; built once per worker. */
+function thePlan(run: Run): Plan {
+  const cached = plans.get(run.snapshot);
+  if (cached) return cached;
+  const pool = stringPool(run);
   const seen = new Set<string>();
   const mutants = new Map<string, Mutant[]>();
   let total = 0;
   let judgements = 0;
-  for (const c of loaded.cases) {
+  for (const c of run.loaded.cases) {
     const mine: Mutant[] = [];
+    let distinct = 0;
     for (const m of mutantsOf(c.value, pool)) {
       const key = `${c.kinds.join(',')}\u0000${JSON.stringify(m.value)}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      mine.push(m);
+      if (distinct++ % c.stride === 0) mine.push(m);
     }
     mutants.set(c.id, mine);
     total += mine.length;
     judgements += mine.length * c.kinds.length;
   }
-  plan = { mutants, total, judgements };
+  const plan = { mutants, total, judgements };
+  plans.set(run.snapshot, plan);
   return plan;
 }
 
-const chunks: { label: string; cases: readonly LoadedCase[] }[] = [];
-for (let i = 0; i < loaded.cases.length; i += CASES_PER_TEST) {
-  const part = loaded.cases.slice(i, i + CASES_PER_TEST);
-  chunks.push({
-    label: `cases ${i + 1}-${i + part.length} (${part[0]!.id} … ${part[part.length - 1]!.id})`,
-    cases: part,
-  });
+function chunksOf(run: Run): { label: string; cases: readonly LoadedCase[] }[] {
+  const chunks: { label: string; cases: readonly LoadedCase[] }[] = [];
+  const all = run.loaded.cases;
+  for (let i = 0; i < all.length; i += CASES_PER_TEST) {
+    const part = all.slice(i, i + CASES_PER_TEST);
+    chunks.push({
+      label: `cases ${i + 1}-${i + part.length} (${part[0]!.id} … ${part[part.length - 1]!.id})`,
+      cases: part,
+    });
+  }
+  // Without a snapshot there is still one (skipped) test, so the skip reason is visible.
+  if (chunks.length === 0) chunks.push({ label: 'all cases', cases: [] });
+  return chunks;
 }
-// Without a snapshot there is still one (skipped) test, so the skip reason is visible.
-if (chunks.length === 0) chunks.push({ label: 'all cases', cases: [] });
 
 const firstError = (errors: ErrorObject[] | null | undefined): string => {
   const e = errors?.[0];
@@ -176,74 +238,78 @@ const explain = (fn: ValidateFunction, value: Json): string => (fn(value) === tr
 
 const verdict = (valid: boolean): string => (valid ? 'valid' : 'invalid');
 
-test.describe('differential: our schemas vs the snapshot schemas on fixture mutants', () => {
-  test.skip(!HAVE_SPEC, NO_SPEC_REASON);
+for (const run of runs) {
+  test.describe(`differential ${run.snapshot}: our schemas vs the snapshot schemas on fixture mutants`, () => {
+    test.skip(!run.have, run.reason);
+    const loaded = run.loaded;
 
-  for (const chunk of chunks) {
-    test(`identical schema verdicts on mutants of ${chunk.label}`, () => {
-      const started = Date.now();
-      const { mutants: planned, total, judgements: totalJudgements } = thePlan();
-      const ours = ourSchemas();
-      const theirs = snapshotSchemas(SPEC_DIR);
-      // Ours judge with the validators precompiled at build time; the same schemas compiled
-      // at run time must agree with them on every mutant.
-      expect(loadFastValidators(OLDEST_SNAPSHOT), 'npm run build precompiled our fast validators').toBeDefined();
-      const runTime = compileOurSchemas();
+    for (const chunk of chunksOf(run)) {
+      test(`identical schema verdicts on mutants of ${chunk.label}`, () => {
+        const started = Date.now();
+        const { mutants: planned, total, judgements: totalJudgements } = thePlan(run);
+        const ours = ourSchemas(run.snapshot);
+        const theirs = snapshotSchemas(run.specDir);
+        expect(theirs.snapshot, `${run.specDir} holds ${run.snapshot} (by its schema digest)`).toBe(run.snapshot);
+        // Ours judge with the validators precompiled at build time; the same schemas compiled
+        // at run time must agree with them on every mutant.
+        expect(loadFastValidators(run.snapshot), 'npm run build precompiled our fast validators').toBeDefined();
+        const runTime = compileOurSchemas(run.snapshot);
 
-      const lines: string[] = [];
-      let mutants = 0;
-      let judgements = 0;
-      let bothValid = 0;
-      for (const c of chunk.cases) {
-        for (const m of planned.get(c.id) ?? []) {
-          mutants++;
-          for (const kind of c.kinds) {
-            judgements++;
-            const a = ours.isValid(kind, m.value);
-            const b = theirs.isValid(kind, m.value);
-            if (runTime.isValid(kind, m.value) !== a)
-              lines.push(
-                `case ${c.id} | at ${m.pointer || '(root)'}: ${m.op} | kind ${kind} | precompiled ${verdict(a)}, compiled at run time ${verdict(!a)}`,
-              );
-            if (a === b) {
-              if (a) bothValid++;
-              continue;
-            }
-            if (
-              KNOWN_DIVERGENCES.some(
-                (k) => k.caseId === c.id && k.pointer === m.pointer && k.op === m.op && k.kind === kind,
+        const lines: string[] = [];
+        let mutants = 0;
+        let judgements = 0;
+        let bothValid = 0;
+        for (const c of chunk.cases) {
+          for (const m of planned.get(c.id) ?? []) {
+            mutants++;
+            for (const kind of c.kinds) {
+              judgements++;
+              const a = ours.isValid(kind, m.value);
+              const b = theirs.isValid(kind, m.value);
+              if (runTime.isValid(kind, m.value) !== a)
+                lines.push(
+                  `case ${c.id} | at ${m.pointer || '(root)'}: ${m.op} | kind ${kind} | precompiled ${verdict(a)}, compiled at run time ${verdict(!a)}`,
+                );
+              if (a === b) {
+                if (a) bothValid++;
+                continue;
+              }
+              if (
+                KNOWN_DIVERGENCES.some(
+                  (k) => k.caseId === c.id && k.pointer === m.pointer && k.op === m.op && k.kind === kind,
+                )
               )
-            )
-              continue;
-            lines.push(
-              `case ${c.id} | at ${m.pointer || '(root)'}: ${m.op} | kind ${kind} | ours ${verdict(a)}, snapshot ${verdict(b)}\n` +
-                `    ours:     ${explain(ours.forKind(kind), m.value)}\n` +
-                `    snapshot: ${explain(theirs.forKind(kind), m.value)}`,
-            );
+                continue;
+              lines.push(
+                `case ${c.id} | at ${m.pointer || '(root)'}: ${m.op} | kind ${kind} | ours ${verdict(a)}, snapshot ${verdict(b)}\n` +
+                  `    ours:     ${explain(ours.forKind(kind), m.value)}\n` +
+                  `    snapshot: ${explain(theirs.forKind(kind), m.value)}`,
+              );
+            }
           }
         }
-      }
 
-      const info = test.info();
-      info.annotations.push({
-        type: 'mutants',
-        description:
-          `${mutants} distinct mutants of ${chunk.cases.length} cases here (${judgements} judgements per side, ` +
-          `${bothValid} valid on both sides, ${Date.now() - started} ms); ` +
-          `${total} distinct mutants of ${loaded.cases.length} cases in all tests of this file (${totalJudgements} judgements per side)`,
-      });
-      if (loaded.skipped.length) {
+        const info = test.info();
         info.annotations.push({
-          type: 'cases not framing to a JSON object (no mutants)',
-          description: loaded.skipped.join('; '),
+          type: 'mutants',
+          description:
+            `${mutants} distinct mutants of ${chunk.cases.length} cases here (${judgements} judgements per side, ` +
+            `${bothValid} valid on both sides, ${Date.now() - started} ms); ` +
+            `${total} distinct mutants of ${loaded.cases.length} cases in all tests of this file (${totalJudgements} judgements per side)`,
         });
-      }
+        if (loaded.skipped.length) {
+          info.annotations.push({
+            type: 'cases not framing to a JSON object (no mutants)',
+            description: loaded.skipped.join('; '),
+          });
+        }
 
-      expect(mutants, 'every chunk yields mutants').toBeGreaterThan(0);
-      expect(
-        lines.length,
-        `${lines.length} schema-layer disagreement(s) between ours and the snapshot (${theirs.label}):\n${lines.join('\n')}`,
-      ).toBe(0);
-    });
-  }
-});
+        expect(mutants, 'every chunk yields mutants').toBeGreaterThan(0);
+        expect(
+          lines.length,
+          `${lines.length} schema-layer disagreement(s) between ours and the snapshot (${theirs.label}):\n${lines.join('\n')}`,
+        ).toBe(0);
+      });
+    }
+  });
+}

@@ -44,16 +44,22 @@ Usage:
       Check that published reports are what a run wrote: results.json against the sha256
       its report records (and --sha256, the one the run's closing line printed), junit.xml
       against results.json. Exit 0 verified, 1 not.
-  ahp-conformance fixtures <specDir> [--spec <dir>]
-      Judge every case of <specDir>/fixtures/draft/manifest.json with our validator and
-      compare with the manifest's expectations. --spec also judges them with that
-      snapshot's own published schemas (a second closing line).
-  ahp-conformance validate <file.json|file.jsonl> [--as <kind>] [--spec <dir>] [--json]
-      Validate one captured message or a transcript (one message per line). The kind is
-      inferred from each message unless --as names it (see --kinds).
+  ahp-conformance fixtures <specDir> [--spec <dir>] [--snapshot draft|draft@<commit>]
+      Judge every case of <specDir>/fixtures/draft/manifest.json with our validator of the
+      snapshot and compare with the manifest's expectations. --spec also judges them with
+      that snapshot's own published schemas (a second closing line). The snapshot defaults
+      to the one --spec (else <specDir>) holds, recognised by its schema digest. For a
+      snapshot without fixtures of its own (draft@1d98c19), --spec names its schemas and
+      our verdicts are compared with theirs (no expected verdicts exist).
+  ahp-conformance validate <file.json|file.jsonl> [--as <kind>] [--spec <dir>]
+                  [--snapshot draft|draft@<commit>] [--json]
+      Validate one captured message or a transcript (one message per line) by the rules of
+      a snapshot (default draft = the newest; the first line says which judged). The kind
+      is inferred from each message unless --as names it (see --kinds).
   ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--json]
                                 list the conformance checks (id, level, profile, requirements)
-  ahp-conformance --kinds       list the kinds the validator knows
+  ahp-conformance --kinds [--snapshot draft|draft@<commit>]
+                                list the kinds the validator knows in a snapshot (default the newest)
   ahp-conformance --version, -v
   ahp-conformance --help, -h
 
@@ -133,6 +139,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify', 'list', 'quiet', 'no-color'],
       string: [
         'spec',
+        'snapshot',
         'as',
         'grep',
         'grep-invert',
@@ -162,7 +169,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       return EXIT.ok;
     }
     const [command, ...rest] = args.positional;
-    if (args.flags.kinds) return validateCommand.listKinds(io);
+    if (args.flags.kinds) return validateCommand.listKinds(io, args.options);
     if (args.flags.checks) return listChecks(args.options, args.flags.json === true, io);
     for (const o of ['role', 'profile'])
       if (args.options[o] !== undefined) throw new UsageError(`--${o} filters --checks`);

@@ -1,9 +1,16 @@
-// `ahp-conformance validate <file> [--as kind] [--spec dir] [--json]`
+// `ahp-conformance validate <file> [--as kind] [--spec dir] [--snapshot draft|draft@<commit>] [--json]`
 import { readFileSync, statSync } from 'node:fs';
 import { decodeUtf8, parseJsonStrict } from '../protocol/json.js';
 import { inferKind } from '../protocol/infer-kind.js';
-import { KINDS, kindEntry } from '../protocol/kinds.js';
+import { kindEntry, kindsOf } from '../protocol/kinds.js';
 import { ourSchemas, SchemaSetError, snapshotSchemas, type SchemaSet } from '../protocol/schema-set.js';
+import {
+  NEWEST_SNAPSHOT,
+  resolveSnapshot,
+  SNAPSHOT_IDS,
+  snapshotLabel,
+  type SnapshotId,
+} from '../protocol/snapshots.js';
 import { isWireValid, validate, type Finding } from '../protocol/validator.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
@@ -39,19 +46,37 @@ function judge(location: string, text: string, forced: string | undefined, schem
   return { location, kind, valid: isWireValid(findings), findings };
 }
 
+/** `--snapshot` to a snapshot (plain `draft` = the newest), or a usage error (exit 2) naming the known ones. */
+export function snapshotOption(value: string | undefined, fallback: SnapshotId = NEWEST_SNAPSHOT): SnapshotId {
+  if (value === undefined) return fallback;
+  const s = resolveSnapshot(value);
+  if (!s) throw new UsageError(`unknown snapshot "${value}" for --snapshot (known: draft, ${SNAPSHOT_IDS.join(', ')})`);
+  return s.id;
+}
+
 function run(positional: string[], options: Record<string, string>, flags: Record<string, boolean>, io: Io): number {
   if (positional.length !== 1) throw new UsageError('validate needs exactly one <file>');
   const file = positional[0] as string;
   const forced = options.as;
   if (forced !== undefined && !kindEntry(forced))
     throw new UsageError(`unknown kind "${forced}" for --as (see --kinds)`);
+  const requested = snapshotOption(options.snapshot);
   let schemas: SchemaSet;
   try {
-    schemas = options.spec !== undefined ? snapshotSchemas(options.spec) : ourSchemas();
+    schemas = options.spec !== undefined ? snapshotSchemas(options.spec) : ourSchemas(requested);
   } catch (err) {
     if (err instanceof SchemaSetError) throw new UsageError(`--spec: ${err.message}`);
     throw err;
   }
+  if (options.spec !== undefined && options.snapshot !== undefined && schemas.snapshot !== requested)
+    throw new UsageError(
+      `--spec ${options.spec} holds ${schemas.snapshot ?? 'no snapshot this runner knows'}, not --snapshot ${requested}`,
+    );
+  // Which rules judged: ours of the snapshot, or the folder's published schemas.
+  const judgedBy =
+    options.spec !== undefined
+      ? `the published schemas in ${options.spec}${schemas.snapshot ? ` (${snapshotLabel(schemas.snapshot)})` : ' (no snapshot this runner knows)'}`
+      : snapshotLabel(requested);
   let bytes: Buffer;
   try {
     if (!statSync(file).isFile()) throw new Error();
@@ -75,8 +100,11 @@ function run(positional: string[], options: Record<string, string>, flags: Recor
   const invalid = reports.filter((r) => !r.valid).length;
   const warned = reports.filter((r) => r.findings.some((f) => f.layer === 'profile')).length;
   if (flags.json) {
-    io.out(terminalJson({ messages: reports, invalid, warnings: warned }, 2));
+    io.out(
+      terminalJson({ snapshot: schemas.snapshot ?? null, judgedBy, messages: reports, invalid, warnings: warned }, 2),
+    );
   } else {
+    io.out(terminalLine(`judged by ${judgedBy}`));
     for (const r of reports) {
       io.out(terminalLine(`${r.location}: ${r.valid ? 'valid' : 'INVALID'} (${r.kind})`));
       for (const f of r.findings) io.out(terminalLine(formatFinding(f)));
@@ -88,8 +116,9 @@ function run(positional: string[], options: Record<string, string>, flags: Recor
   return invalid > 0 ? EXIT.finding : EXIT.ok;
 }
 
-function listKinds(io: Io): number {
-  for (const k of KINDS) io.out(`${k.kind.padEnd(36)} ${k.title}`);
+/** The kinds of a snapshot (`--kinds [--snapshot ...]`, default the newest). */
+function listKinds(io: Io, options: Record<string, string> = {}): number {
+  for (const k of kindsOf(snapshotOption(options.snapshot))) io.out(`${k.kind.padEnd(36)} ${k.title}`);
   return EXIT.ok;
 }
 

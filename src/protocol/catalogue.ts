@@ -1,5 +1,5 @@
 // The AHP `draft` catalogue: one table for events, effects, modify targets and the
-// capability rules that tie them together. The JSON Schemas in schemas/draft, the
+// capability rules that tie them together. The JSON Schemas in schemas/<snapshot>, the
 // validator, the edit engine and the suites all derive from this file.
 //
 // Facts come from the upstream `draft` snapshot (commit 2b5da580) as digested in

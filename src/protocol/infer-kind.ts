@@ -9,12 +9,16 @@ export function inferKind(value: unknown): string {
     if (v.method === METHODS.intercept) return 'intercept-request';
     if (v.method === METHODS.observe) return 'observe-notification';
     if (v.method === METHODS.capabilities) return 'capabilities-request';
+    // A snapshot without hooks/configuration says so as one finding (kind.not-in-snapshot).
+    if (v.method === METHODS.configuration) return 'configuration-request';
     return 'ahp';
   }
   if ('error' in v) return 'error-response';
   if ('result' in v) {
     const r = v.result as Record<string, unknown> | null;
-    return r && typeof r === 'object' && 'manifest' in r ? 'capabilities-response' : 'intercept-response';
+    if (r && typeof r === 'object' && 'manifest' in r) return 'capabilities-response';
+    if (r && typeof r === 'object' && 'configuration' in r && !('effects' in r)) return 'configuration-response';
+    return 'intercept-response';
   }
   if ('hooks' in v) return 'registration';
   if (typeof v.type === 'string' && 'source' in v) return kindEntry(`event:${v.type}`) ? `event:${v.type}` : 'event';

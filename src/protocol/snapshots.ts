@@ -44,8 +44,20 @@ export interface SnapshotRules {
    * stdio transport `env` (registration.schema.json@1d98c19 $defs httpHeaderValue/httpHeaderSource).
    */
   readonly transportHeadersAndEnv: boolean;
-  /** session counters have named members (common.schema.json@1d98c19 $defs/SessionCounters). */
+  /** `session.counters` is an object of non-negative integers (common.schema.json@1d98c19 $defs/SessionCounters). */
   readonly sessionCounters: boolean;
+  /**
+   * Modify values are typed further: an object answer at `content` is MCP form answers, a
+   * `workspace` value a workspace state (effect.schema.json@1d98c19 ModifyFormEffect, ModifyWorkspaceEffect).
+   */
+  readonly modifyValuesTyped: boolean;
+  /**
+   * An intercept request's chain state is typed per event: `injections` are inject effects, and the
+   * candidate value is a message list at model.request.before, a text-part list at
+   * context.compact.before and an MCP elicitation result at user.elicitation.request
+   * (intercept-request.schema.json@1d98c19 $defs MessagesState, TextState, ElicitResultState, ToolState).
+   */
+  readonly interceptStateTyped: boolean;
 }
 
 export interface Snapshot {
@@ -89,6 +101,8 @@ export const SNAPSHOTS: readonly Snapshot[] = [
       denyResultAnyEffect: false,
       transportHeadersAndEnv: false,
       sessionCounters: false,
+      modifyValuesTyped: false,
+      interceptStateTyped: false,
     },
   },
   {
@@ -109,6 +123,8 @@ export const SNAPSHOTS: readonly Snapshot[] = [
       denyResultAnyEffect: true,
       transportHeadersAndEnv: true,
       sessionCounters: true,
+      modifyValuesTyped: true,
+      interceptStateTyped: true,
     },
   },
 ];

@@ -8,3 +8,9 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const SPEC_DIR = process.env.AHP_SPEC_DIR ?? resolve(ROOT, '..', 'shared', 'ahp-spec');
 export const HAVE_SPEC = existsSync(resolve(SPEC_DIR, 'fixtures', 'draft', 'manifest.json'));
 export const NO_SPEC_REASON = `upstream snapshot not found at ${SPEC_DIR} (set AHP_SPEC_DIR); fixture-based tests skipped`;
+/** The newer upstream `draft` the official SDKs implement (schemas only): ../shared/ahp-spec-1d98c19, or $AHP_SPEC_1D98C19_DIR. */
+export const SPEC_DIR_1D98C19 = process.env.AHP_SPEC_1D98C19_DIR ?? resolve(ROOT, '..', 'shared', 'ahp-spec-1d98c19');
+export const HAVE_SPEC_1D98C19 = existsSync(resolve(SPEC_DIR_1D98C19, 'schema', 'draft', 'schema.json'));
+export const NO_SPEC_1D98C19_REASON = `upstream draft@1d98c19 material not found at ${SPEC_DIR_1D98C19} (set AHP_SPEC_1D98C19_DIR); its tests skipped`;
+/** The published schema directory of each snapshot beside the project. */
+export const SPEC_DIR_OF = { 'draft@2b5da580': SPEC_DIR, 'draft@1d98c19': SPEC_DIR_1D98C19 } as const;

@@ -155,3 +155,32 @@ test('values that carry no event get no profile finding', () => {
   // An event-shaped value judged as a non-event kind is not an event here either.
   expect(profileFindings('content-part', without(toolBefore(), 'harness'))).toEqual([]);
 });
+
+test.describe('draft@1d98c19: harness is a wire rule on every event, so base-8 never repeats it', () => {
+  const opts = { snapshot: 'draft@1d98c19' } as const;
+  for (const [label, build, interceptable] of [
+    ['tool.before', toolBefore, true],
+    ['turn.end', turnEnd, false],
+  ] as const) {
+    test(`${label}: a missing, empty or non-string harness is a wire error with no profile finding`, () => {
+      carriers(build(), interceptable).forEach(([kind, base, value], i) => {
+        expectWireValid(validate(kind, value, opts));
+        for (const [bad, where] of [
+          [without(build(), 'harness'), `${base}`],
+          [build({ harness: { name: '', version: '1' } }), `${base}/harness/name`],
+          [build({ harness: { name: 'h', version: 2 } }), `${base}/harness/version`],
+        ] as const) {
+          const findings = validate(kind, carriers(bad, interceptable)[i]![2], opts);
+          expect(isWireValid(findings), `${kind} ${where}`).toBe(false);
+          expect(profile(findings), `${kind} ${where}`).toEqual([]);
+        }
+      });
+    });
+  }
+
+  test('the same values under draft@2b5da580 (the default) keep their base-8 finding', () => {
+    const findings = validate('observe-notification', observeOf(without(turnEnd(), 'harness')));
+    expect(isWireValid(findings)).toBe(true);
+    expect(profile(findings).map((f) => f.check)).toEqual(['base-8']);
+  });
+});

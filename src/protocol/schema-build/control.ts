@@ -45,7 +45,31 @@ function targetsOf(family: TargetFamily): ModifyTarget[] {
   return MODIFY_TARGETS.filter((t) => TARGET_FAMILY[t] === family);
 }
 
-export function effectSchema(_rules: SnapshotRules): Record<string, unknown> {
+/**
+ * Modify values by target: by family, and where the snapshot types them further
+ * (effect.schema.json@1d98c19 ModifyFormEffect, ModifyWorkspaceEffect) an elicitation answer
+ * object is MCP form answers and a workspace value is a workspace state.
+ */
+function modifyValues(rules: SnapshotRules): [ModifyTarget[], Schema][] {
+  const byFamily = (Object.keys(VALUE_BY_FAMILY) as TargetFamily[]).map((family): [ModifyTarget[], Schema] => [
+    targetsOf(family),
+    VALUE_BY_FAMILY[family],
+  ]);
+  if (!rules.modifyValuesTyped) return byFamily;
+  const typed: Partial<Record<ModifyTarget, Schema>> = {
+    content: { oneOf: [ref(`${C}messages`), ref('mcp-elicitation.schema.json#/$defs/content')] },
+    workspace: ref('event.schema.json#/$defs/workspaceState'),
+  };
+  return byFamily.flatMap(([targets, schema]) => {
+    const rest = targets.filter((t) => typed[t] === undefined);
+    return [
+      ...(rest.length ? [[rest, schema] as [ModifyTarget[], Schema]] : []),
+      ...targets.filter((t) => typed[t] !== undefined).map((t): [ModifyTarget[], Schema] => [[t], typed[t]!]),
+    ];
+  });
+}
+
+export function effectSchema(rules: SnapshotRules): Record<string, unknown> {
   const closed = (properties: Record<string, Schema>, required: string[]): Schema =>
     object(properties, { required, closed: true });
   const defs: Record<string, Schema> = {
@@ -72,9 +96,9 @@ export function effectSchema(_rules: SnapshotRules): Record<string, unknown> {
         closed: true,
         // The value is typed by its target family.
         extra: {
-          allOf: (Object.keys(VALUE_BY_FAMILY) as TargetFamily[]).map((family) => ({
-            if: { properties: { target: oneOfValues(targetsOf(family)) } },
-            then: { properties: { value: VALUE_BY_FAMILY[family] } },
+          allOf: modifyValues(rules).map(([targets, value]) => ({
+            if: { properties: { target: oneOfValues(targets) } },
+            then: { properties: { value } },
           })),
         },
       },

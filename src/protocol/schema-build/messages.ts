@@ -18,6 +18,13 @@ import {
 
 const J = 'jsonrpc.schema.json#/$defs/';
 
+/** The candidate value at the events whose return replaces a typed value (intercept-request.schema.json@1d98c19). */
+const TYPED_CANDIDATES: Record<string, Schema> = {
+  'model.request.before': ref('content.schema.json#/$defs/messages'),
+  'context.compact.before': ref('content.schema.json#/$defs/textParts'),
+  'user.elicitation.request': ref('mcp-elicitation.schema.json#/$defs/result'),
+};
+
 export function jsonRpcSchema(): Record<string, unknown> {
   const version = constant('2.0');
   const defs: Record<string, Schema> = {
@@ -61,6 +68,24 @@ export function jsonRpcSchema(): Record<string, unknown> {
 }
 
 export function ahpMessagesSchema(rules: SnapshotRules): Record<string, unknown> {
+  // Injections in the chain state are inject effects where the snapshot types them
+  // (intercept-request.schema.json@1d98c19 $defs/*State.injections).
+  const chainState = (candidateValue: Schema): Schema =>
+    object(
+      {
+        permission: { enum: ['none', 'allow', 'ask', 'deny'] },
+        candidate: {
+          anyOf: [
+            { type: 'null' },
+            object({ value: candidateValue, provenance: anyObject() }, { required: ['value'] }),
+          ],
+        },
+        flow: { enum: ['none', 'stop', 'continue'] },
+        instructions: array(nonEmpty()),
+        injections: array(rules.interceptStateTyped ? ref('effect.schema.json#/$defs/inject') : any()),
+      },
+      { required: ['permission', 'candidate'] },
+    );
   const pv = ref(`${J}protocolVersion`);
   const ext = ref('extensions.schema.json');
   const E = 'event.schema.json';
@@ -85,27 +110,28 @@ export function ahpMessagesSchema(rules: SnapshotRules): Record<string, unknown>
       capabilities: ref('capabilities.schema.json'),
       extensions: ext,
       // Chain state is informative and open; it is never an identity claim.
-      state: object(
-        {
-          permission: { enum: ['none', 'allow', 'ask', 'deny'] },
-          candidate: {
-            anyOf: [{ type: 'null' }, object({ value: any(), provenance: anyObject() }, { required: ['value'] })],
-          },
-          flow: { enum: ['none', 'stop', 'continue'] },
-          instructions: array(nonEmpty()),
-          injections: array(any()),
-        },
-        { required: ['permission', 'candidate'] },
-      ),
+      state: chainState(any()),
     },
     {
       required: ['protocolVersion', 'event', 'capabilities'],
       extra: {
-        // The advertisement is narrowed to what this event allows.
-        allOf: INTERCEPTABLE_EVENTS.map((e) => ({
-          if: { properties: { event: { properties: { type: constant(e.type) } } } },
-          then: { properties: { capabilities: ref(`capabilities.schema.json#/$defs/${e.type}`) } },
-        })),
+        allOf: [
+          // The advertisement is narrowed to what this event allows.
+          ...INTERCEPTABLE_EVENTS.map((e) => ({
+            if: { properties: { event: { properties: { type: constant(e.type) } } } },
+            then: { properties: { capabilities: ref(`capabilities.schema.json#/$defs/${e.type}`) } },
+          })),
+          // The candidate a return would replace has that boundary's type.
+          ...(rules.interceptStateTyped
+            ? Object.entries(TYPED_CANDIDATES).map(([type, value]) => ({
+                if: {
+                  required: ['event'],
+                  properties: { event: { required: ['type'], properties: { type: constant(type) } } },
+                },
+                then: { properties: { state: chainState(value) } },
+              }))
+            : []),
+        ],
       },
     },
   );
