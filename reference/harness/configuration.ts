@@ -22,6 +22,7 @@ import { PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { subscriptionOf, type Hook, type Subscription } from './registration.js';
 import type { Run } from './run.js';
+import { HARNESS } from './events.js';
 import { Deadline } from './transports/deadline.js';
 
 export const CONFIGURATION_METHOD = 'hooks/configuration';
@@ -46,7 +47,12 @@ async function configureHook(run: Run, hook: Hook): Promise<void> {
     return;
   }
   const id = `cfg-${randomUUID()}`;
-  const message = { jsonrpc: '2.0', id, method: CONFIGURATION_METHOD, params: { protocolVersion: PROTOCOL_VERSION } };
+  // configuration-extra-params fault: the request names the harness too (not in the 1d98c19 schema).
+  const params =
+    run.fault === 'configuration-extra-params'
+      ? { protocolVersion: PROTOCOL_VERSION, harness: { ...HARNESS } }
+      : { protocolVersion: PROTOCOL_VERSION };
+  const message = { jsonrpc: '2.0', id, method: CONFIGURATION_METHOD, params };
   const exchange = await run
     .transportFor(hook)
     .intercept(message, id, new Deadline(CONFIGURATION_TIMEOUT_MS))

@@ -237,6 +237,12 @@ export const FAULTS = {
       'a backend registered without subscriptions is never asked hooks/configuration; it is sent every event as an observation',
     snapshot: 'draft@1d98c19',
   },
+  'configuration-extra-params': {
+    targets: ['base.configuration-request'],
+    description:
+      'the hooks/configuration request carries params.harness beside protocolVersion (the 1d98c19 request schema allows nothing else)',
+    snapshot: 'draft@1d98c19',
+  },
   'configured-loose-dispatch': {
     targets: ['base.configuration-dispatch'],
     description:
