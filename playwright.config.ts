@@ -86,6 +86,7 @@ export default defineConfig<SuiteOptions>({
     metadata: { target: p.target },
     use: {
       claim: plan!.claims[p.target.claimIndex]!.claim,
+      snapshot: plan!.claims[p.target.claimIndex]!.claim.snapshot,
       target: p.target,
       runFolders: {
         workDir: plan!.workDir,

@@ -1,6 +1,8 @@
 // What a fault mode of a reference implementation is, shared by the backend's and the
 // harness's fault tables: the check ids it must fail, in our words what it breaks, and
 // the binding where its rule lives.
+import type { SnapshotId } from '../src/protocol/snapshots.js';
+
 export type FaultTransport = 'stdio' | 'http';
 export type FaultLifecycle = 'persistent' | 'per_event';
 
@@ -9,6 +11,8 @@ export interface FaultSpec {
   readonly description: string;
   readonly transport?: FaultTransport;
   readonly lifecycle?: FaultLifecycle;
+  /** The snapshot whose rule the mode breaks, where not every one's (the fault matrix runs it under that claim). */
+  readonly snapshot?: SnapshotId;
 }
 
 /** The mode names of a table, and a type guard for them. */

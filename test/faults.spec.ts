@@ -5,7 +5,9 @@
 // per mode), so this costs one run, not one per mode.
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
-import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/backend/faults.js';
+import { FAULTS, FAULT_MODES, type BackendFaultSpec, type FaultMode } from '../reference/backend/faults.js';
+import { CHECKS } from '../src/checks/catalogue.js';
+import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
 import { checkFaultMatrix, faultTable, matrixClaim } from './support/fault-matrix.js';
 
@@ -44,6 +46,19 @@ for (const m of ONLY)
   if (!(FAULT_MODES as string[]).includes(m)) throw new Error(`AHP_FAULT_MODES: unknown fault mode ${m}`);
 const MODES: FaultMode[] = ONLY.length ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
 
+/** The snapshot whose claim judges a mode: where its rule is (default the oldest). */
+const snapshotOfMode = (m: FaultMode): SnapshotId => (FAULTS[m] as BackendFaultSpec).snapshot ?? OLDEST_SNAPSHOT;
+/** The modes the draft@2b5da580 matrix runs: those of its rules, and those of every snapshot's. */
+const OLDEST_MODES = MODES.filter((m) => snapshotOfMode(m) === OLDEST_SNAPSHOT);
+
+/**
+ * Modes that break a rule of draft@2b5da580 only: under a draft@1d98c19 claim the same
+ * backend is conforming, and the 1d98c19 matrix proves it (no check fails or warns).
+ */
+const TOLERATED_BY_1D98C19: Partial<Record<FaultMode, string>> = {
+  'omit-effects': 'an intercept result may leave out effects (intercept-response.schema.json@1d98c19)',
+};
+
 /** Where each mode runs: its own binding, else persistent stdio. */
 function placement(mode: FaultMode): { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' } {
   const spec = FAULTS[mode] as { transport?: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
@@ -51,14 +66,37 @@ function placement(mode: FaultMode): { transport: 'stdio' | 'http'; lifecycle?: 
   return { transport: 'stdio', lifecycle: spec.lifecycle ?? 'persistent' };
 }
 
+interface ClaimKind {
+  readonly snapshot: SnapshotId;
+  /** The backend serves hooks/configuration (only where the snapshot has it): claimed, and not --no-configuration. */
+  readonly configuration: boolean;
+}
+const OLDEST_KIND: ClaimKind = { snapshot: OLDEST_SNAPSHOT, configuration: false };
+const NEW_KIND: ClaimKind = { snapshot: 'draft@1d98c19', configuration: true };
+
+/** The kind of claim a mode runs in under a snapshot: hooks/configuration served unless the mode needs it not. */
+function kindOf(mode: FaultMode | undefined, snapshot: SnapshotId): ClaimKind {
+  if (snapshot === OLDEST_SNAPSHOT) return OLDEST_KIND;
+  return {
+    ...NEW_KIND,
+    configuration: mode === undefined || (FAULTS[mode] as BackendFaultSpec).configuration !== 'not-served',
+  };
+}
+
 function claimYaml(
   name: string,
   mode: FaultMode | undefined,
   where: { transport: 'stdio' | 'http'; lifecycle?: string }[],
+  kind: ClaimKind = OLDEST_KIND,
 ): string {
-  const fault = mode ? `, --fault, ${mode}` : '';
+  const serves =
+    kind.snapshot === OLDEST_SNAPSHOT
+      ? ''
+      : `, --snapshot, ${kind.snapshot}${kind.configuration ? '' : ', --no-configuration'}`;
+  const fault = `${serves}${mode ? `, --fault, ${mode}` : ''}`;
   const lines = [
     `implementation: { name: ${name}, version: 0.0.0 }`,
+    `snapshot: ${kind.snapshot}`,
     'role: backend',
     `transports: [${[...new Set(where.map((w) => w.transport))].join(', ')}]`,
     'profiles: [tool-interception, lifecycle-observation]',
@@ -78,6 +116,7 @@ function claimYaml(
       `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault}], url: "http://127.0.0.1:{port}/hooks" }`,
     );
   }
+  if (kind.configuration) lines.push('  configuration: true');
   lines.push(
     '  samples:',
     '    deny: [ { event: tool.before, tool: { name: rm_rf, input: { path: / } } } ]',
@@ -99,13 +138,83 @@ test(matrixClaim('backend'), async () => {
           { transport: 'stdio', lifecycle: 'per_event' },
           { transport: 'http' },
         ]),
-        faults: Object.fromEntries(MODES.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])])),
+        faults: Object.fromEntries(
+          OLDEST_MODES.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)], kindOf(m, OLDEST_SNAPSHOT))]),
+        ),
       },
     ],
     table: faultTable(FAULTS, ALSO_FAILS),
     workers: 4,
     timeoutMs: 19 * 60_000,
     // Every check that applies to a backend (those the conforming claim ran) is shown failing by some mode.
-    ...(MODES.length === FAULT_MODES.length ? { everyCheck: (conforming) => conforming.checks.map((c) => c.id) } : {}),
+    ...(MODES.length === FAULT_MODES.length
+      ? {
+          everyCheck: (conforming) => conforming.checks.filter((c) => c.status !== 'not-applicable').map((c) => c.id),
+        }
+      : {}),
+  });
+});
+
+// The draft@1d98c19 matrix: the reference backend following 1d98c19 passes everything (it
+// serves hooks/configuration), as it does serving none (--no-configuration, whose claim
+// says so); each 1d98c19 mode fails its targets; and the modes only 2b5da580 forbids fail nothing.
+const NEW_MODES = MODES.filter((m) => snapshotOfMode(m) === 'draft@1d98c19');
+const TOLERATED = MODES.filter((m) => TOLERATED_BY_1D98C19[m] !== undefined);
+/** A run of the reference with no fault that serves no configuration: a variant, not a fault. */
+const NO_CONFIGURATION = 'no-configuration';
+
+test('draft@1d98c19: the reference backend passes every check, and each 1d98c19 fault mode fails its targets', () => {
+  test.skip(NEW_MODES.length + TOLERATED.length === 0, 'AHP_FAULT_MODES names no draft@1d98c19 mode');
+  test.setTimeout(20 * 60_000);
+  const clean = new Set<string>([...TOLERATED, NO_CONFIGURATION]);
+  const yaml = (mode: FaultMode): string =>
+    claimYaml(`fault-${mode}`, mode, [placement(mode)], kindOf(mode, 'draft@1d98c19'));
+  checkFaultMatrix({
+    tempPrefix: 'ahp-faults-1d98c19-',
+    runs: [
+      {
+        conforming: claimYaml(
+          'conforming',
+          undefined,
+          [
+            { transport: 'stdio', lifecycle: 'persistent' },
+            { transport: 'stdio', lifecycle: 'per_event' },
+            { transport: 'http' },
+          ],
+          NEW_KIND,
+        ),
+        faults: {
+          ...Object.fromEntries([...NEW_MODES, ...TOLERATED].map((m) => [m, yaml(m)])),
+          [NO_CONFIGURATION]: claimYaml(
+            `fault-${NO_CONFIGURATION}`,
+            undefined,
+            [{ transport: 'stdio', lifecycle: 'persistent' }],
+            {
+              ...NEW_KIND,
+              configuration: false,
+            },
+          ),
+        },
+      },
+    ],
+    table: {
+      modes: [...NEW_MODES, ...TOLERATED, NO_CONFIGURATION],
+      targets: (m) => (clean.has(m) ? [] : FAULTS[m as FaultMode].targets),
+      alsoFails: () => [],
+      // What a tolerated mode would fail under 2b5da580, and the check of a backend serving no configuration, pass.
+      passes: (m) =>
+        m === NO_CONFIGURATION ? ['base.configuration-unoffered'] : clean.has(m) ? FAULTS[m as FaultMode].targets : [],
+    },
+    workers: 4,
+    timeoutMs: 19 * 60_000,
+    // The checks of 1d98c19 rules are each shown failing by some 1d98c19 mode.
+    ...(NEW_MODES.length === FAULT_MODES.filter((m) => snapshotOfMode(m) === 'draft@1d98c19').length
+      ? {
+          everyCheck: () =>
+            CHECKS.filter((c) => c.roles.includes('backend') && c.snapshots?.includes('draft@1d98c19')).map(
+              (c) => c.id,
+            ),
+        }
+      : {}),
   });
 });

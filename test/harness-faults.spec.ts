@@ -2,7 +2,10 @@
 // of its fault modes makes the runner fail exactly the checks that mode targets (plus the
 // documented overlaps), and no others (the "no others" part in the every-check scope,
 // `npm run test:matrix`: test/support/fault-matrix.ts). All modes run in two
-// `ahp-conformance run`s (below).
+// `ahp-conformance run`s (below). Claims pin their snapshot: the conforming harness is
+// judged by draft@1d98c19 (every check applies), each mode by the snapshots its row names
+// (`snapshot`, default draft@2b5da580; ALSO_UNDER adds more), with the reference harness
+// started under the same snapshot.
 //
 // Cost: base.registration-validated starts the adapter once per invalid document (20
 // times); it runs in full for the conforming harness and for the mode that targets it.
@@ -12,6 +15,7 @@ import { test } from '@playwright/test';
 import { resolve } from 'node:path';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
+import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
 import { checkFaultMatrix, faultTable, matrixClaim } from './support/fault-matrix.js';
 
@@ -65,21 +69,54 @@ function placement(mode: FaultMode): Where {
   return { transport: 'http' };
 }
 
-function claimYaml(name: string, mode: FaultMode | undefined, where: Where[]): string {
+function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], snapshot: SnapshotId): string {
   const transports = [...new Set(where.map((w) => w.transport))];
   const lifecycles = where.filter((w) => w.lifecycle).map((w) => w.lifecycle);
   return [
     `implementation: { name: ${name}, version: 0.0.0 }`,
+    // Pinned, and the reference harness follows the same snapshot's rules.
+    `snapshot: ${snapshot}`,
     'role: harness',
     `transports: [${transports.join(', ')}]`,
     'profiles: [tool-interception, lifecycle-observation]',
     'harness:',
     `  command: ${JSON.stringify(process.execPath)}`,
-    `  args: [${JSON.stringify(MAIN)}, --config, "{config}"${mode ? `, --fault, ${mode}` : ''}]`,
+    `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${mode ? `, --fault, ${mode}` : ''}]`,
     ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
     '',
   ].join('\n');
 }
+
+/**
+ * Modes whose rule holds in more than one snapshot, proven under each: the base-8 rule
+ * (harness on every event) is a profile rule in 2b5da580 and a wire rule in 1d98c19, where
+ * the checks that validate whole messages by the claim's snapshot catch it too.
+ */
+const ALSO_UNDER: Partial<Record<FaultMode, { snapshot: SnapshotId; checks: string[]; why: string }[]>> = {
+  'no-harness-version': [
+    {
+      snapshot: 'draft@1d98c19',
+      checks: ['ti.intercept-request', 'lo.notification-shape'],
+      why: "1d98c19's event schemas require harness on every event, and these checks validate the messages by the claim's snapshot",
+    },
+  ],
+};
+
+/**
+ * The snapshots a mode runs against (its row's `snapshot`, default the oldest, whose rules
+ * most modes break; plus ALSO_UNDER), each as one matrix entry: the first under the mode's
+ * own name, the others as `<mode>-<commit>`.
+ */
+const entries = (m: FaultMode): { key: string; snapshot: SnapshotId; also?: { checks: string[]; why: string } }[] => [
+  { key: m, snapshot: (FAULTS[m] as { snapshot?: SnapshotId }).snapshot ?? OLDEST_SNAPSHOT, also: ALSO_FAILS[m] },
+  ...(ALSO_UNDER[m] ?? []).map((u) => ({
+    key: `${m}-${u.snapshot.split('@')[1]}`,
+    snapshot: u.snapshot,
+    also: { checks: [...(ALSO_FAILS[m]?.checks ?? []), ...u.checks], why: u.why },
+  })),
+];
+/** The conforming harness is judged by the newest snapshot: every check applies to it. */
+const CONFORMING_SNAPSHOT: SnapshotId = 'draft@1d98c19';
 
 /**
  * AHP_HARNESS_FAULTS=mode,mode[,conforming]: run only these modes (and the conforming
@@ -96,7 +133,13 @@ test(matrixClaim('harness'), async () => {
   test.setTimeout(30 * 60_000);
   const modes = ONLY ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
   const claims = (some: FaultMode[]): Record<string, string> =>
-    Object.fromEntries(some.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)])]));
+    Object.fromEntries(
+      some.flatMap((m) => entries(m).map((e) => [e.key, claimYaml(`fault-${e.key}`, m, [placement(m)], e.snapshot)])),
+    );
+  const byKey = Object.fromEntries(FAULT_MODES.flatMap((m) => entries(m).map((e) => [e.key, FAULTS[m]])));
+  const alsoByKey = Object.fromEntries(
+    FAULT_MODES.flatMap((m) => entries(m).flatMap((e) => (e.also ? [[e.key, e.also]] : []))),
+  );
   const registers = (m: FaultMode): boolean => (FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK);
   checkFaultMatrix({
     tempPrefix: 'ahp-harness-faults-',
@@ -104,11 +147,16 @@ test(matrixClaim('harness'), async () => {
       {
         ...(!ONLY || ONLY.includes('conforming')
           ? {
-              conforming: claimYaml('conforming', undefined, [
-                { transport: 'stdio', lifecycle: 'persistent' },
-                { transport: 'stdio', lifecycle: 'per_event' },
-                { transport: 'http' },
-              ]),
+              conforming: claimYaml(
+                'conforming',
+                undefined,
+                [
+                  { transport: 'stdio', lifecycle: 'persistent' },
+                  { transport: 'stdio', lifecycle: 'per_event' },
+                  { transport: 'http' },
+                ],
+                CONFORMING_SNAPSHOT,
+              ),
             }
           : {}),
         faults: claims(modes.filter(registers)),
@@ -118,7 +166,7 @@ test(matrixClaim('harness'), async () => {
         args: ['--grep-invert', REGISTRATION_CHECK.replaceAll('.', '\\.')],
       },
     ],
-    table: faultTable(FAULTS, ALSO_FAILS),
+    table: faultTable(byKey, alsoByKey),
     workers: 6,
     timeoutMs: 25 * 60_000,
     // Every harness-role check in the catalogue is shown failing by some mode.

@@ -6,7 +6,15 @@ import { Buffer, isUtf8 } from 'node:buffer';
 import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { answerFor, probeOf, replyObject, type Answer, type WireRecord } from './script.js';
+import {
+  answerFor,
+  CONFIGURATION,
+  NO_CONFIGURATION,
+  probeOf,
+  replyObject,
+  type Answer,
+  type WireRecord,
+} from './script.js';
 import type { FrameAck, RunLog } from './collector.js';
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -150,11 +158,13 @@ export class ScriptedHttpBackend {
     });
 
     const hookScript = script.hooks[hook] ?? {};
-    const isRequest = method === 'hooks/intercept' && msg !== undefined && 'id' in msg;
+    const isConfiguration = method === CONFIGURATION && msg !== undefined && 'id' in msg;
+    const isRequest = (method === 'hooks/intercept' || isConfiguration) && msg !== undefined && 'id' in msg;
     let a: Answer;
     if (!m) a = { none: true, http: { status: 404 } };
     else if (m[1] === 'redirected')
       a = isRequest ? { effects: [{ type: 'deny', reason: 'reached through a redirect' }] } : { none: true };
+    else if (isConfiguration) a = answerFor(hookScript.configuration, ordinal!, NO_CONFIGURATION);
     else if (isRequest) {
       const byStep = step !== undefined ? hookScript.byStep?.[step] : undefined;
       a = byStep ? answerFor(byStep, attempt!, {}) : answerFor(hookScript.intercept, ordinal!, {});

@@ -46,7 +46,20 @@ export interface Answer {
   /** Record whether this file exists at the moment the reply is sent (tool ran early?). */
   probeFile?: string;
   http?: HttpAnswer;
+  /**
+   * hooks/configuration (draft@1d98c19): result.configuration (undefined leaves it out). A
+   * configuration result carries no effects unless `effects` is given (an invalid reply).
+   */
+  configuration?: unknown;
 }
+
+export const CONFIGURATION = 'hooks/configuration';
+
+/**
+ * What a hook answers to hooks/configuration when its script says nothing: a JSON-RPC
+ * "method not found" error, as a backend of a snapshot without that method would.
+ */
+export const NO_CONFIGURATION: Answer = { error: { code: -32601, message: 'Method not found' } };
 
 export interface HookScript {
   intercept?: Answer[];
@@ -59,6 +72,11 @@ export interface HookScript {
   byStep?: Record<string, Answer[]>;
   /** The same for hooks/observe: per step (tool events), by attempt; takes precedence over `observe`. */
   observeByStep?: Record<string, Answer[]>;
+  /**
+   * hooks/configuration answers (draft@1d98c19), by ordinal; unset: NO_CONFIGURATION. The
+   * wire log keeps when each request came, relative to the hook's events.
+   */
+  configuration?: Answer[];
 }
 
 export interface BackendScript {
@@ -153,7 +171,10 @@ export function replyObject(answer: Answer, request: Obj): Obj {
   }
   const result: Obj = {};
   if (answer.resultVersion !== null) result.protocolVersion = answer.resultVersion ?? 'draft';
-  if (!answer.omitEffects) {
+  if (request.method === CONFIGURATION) {
+    if (answer.configuration !== undefined) result.configuration = answer.configuration;
+    if (answer.effects !== undefined) result.effects = answer.effects;
+  } else if (!answer.omitEffects) {
     const effects = [...(answer.effects ?? [])];
     if (answer.unadvertised) {
       const params = request.params as Obj | undefined;

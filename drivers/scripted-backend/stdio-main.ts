@@ -13,7 +13,16 @@
 // away, and after a hard cap.
 import { Buffer, isUtf8 } from 'node:buffer';
 import { existsSync } from 'node:fs';
-import { answerFor, nowMs, probeOf as probeStep, stdioReplyText, type Answer, type BackendScript } from './script.js';
+import {
+  answerFor,
+  CONFIGURATION,
+  NO_CONFIGURATION,
+  nowMs,
+  probeOf as probeStep,
+  stdioReplyText,
+  type Answer,
+  type BackendScript,
+} from './script.js';
 import { scanLine } from '../json-scan.js';
 import { CollectorReporter, type Sent } from './reporter.js';
 
@@ -137,6 +146,8 @@ function onFrame(text: string, lines: number): void {
       a = byStep
         ? answerFor(byStep, ack.attempt!, { none: true })
         : answerFor(hookScript.observe, ack.ordinal ?? 0, { none: true });
+    } else if (method === CONFIGURATION && 'id' in m) {
+      a = answerFor(hookScript.configuration, ack.ordinal ?? 0, NO_CONFIGURATION);
     } else return;
     if (lifecycle === 'per_event' && first) {
       firstAnswerExit = a.exit;

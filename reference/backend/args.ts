@@ -1,31 +1,49 @@
 // Command line of the reference backend:
 //   --transport stdio [--lifecycle persistent|per_event] [--fault <mode>] [--policy <file.json>]   (default persistent)
+//   [--snapshot draft@2b5da580|draft@1d98c19] (either transport; default draft@2b5da580): the rules it
+//   follows; under a snapshot with hooks/configuration it serves one unless --no-configuration.
 //   (AHP_REFERENCE_START_BURN_MS=<n> in the environment: burn n ms of CPU before serving, a slow but correct start)
 //   --trace <file> (either transport): a bench instrument (scripts/bench.ts), not part of the
 //   backend's behaviour: append one line per process start and one per exchange handled to <file>.
 //   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
 import { parseArgs } from 'node:util';
+import {
+  OLDEST_SNAPSHOT,
+  resolveSnapshot,
+  snapshotOf,
+  SNAPSHOT_IDS,
+  type SnapshotId,
+} from '../../src/protocol/snapshots.js';
 import { faultMismatch, isFaultMode, type FaultMode } from './faults.js';
 import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './policy.js';
 
-export type Options =
-  | {
-      readonly transport: 'stdio';
-      readonly lifecycle: 'persistent' | 'per_event';
-      readonly fault?: FaultMode;
-      readonly policy: Policy;
-      readonly trace?: string;
-    }
-  | {
-      readonly transport: 'http';
-      readonly port: number;
-      readonly host: string;
-      readonly path: string;
-      readonly tokenEnv?: string;
-      readonly fault?: FaultMode;
-      readonly policy: Policy;
-      readonly trace?: string;
-    };
+/** What every transport shares: the snapshot followed and whether hooks/configuration is served. */
+interface Common {
+  readonly snapshot: SnapshotId;
+  /** Serves hooks/configuration (only where the snapshot has it). */
+  readonly configuration: boolean;
+}
+
+export type Options = Common &
+  (
+    | {
+        readonly transport: 'stdio';
+        readonly lifecycle: 'persistent' | 'per_event';
+        readonly fault?: FaultMode;
+        readonly policy: Policy;
+        readonly trace?: string;
+      }
+    | {
+        readonly transport: 'http';
+        readonly port: number;
+        readonly host: string;
+        readonly path: string;
+        readonly tokenEnv?: string;
+        readonly fault?: FaultMode;
+        readonly policy: Policy;
+        readonly trace?: string;
+      }
+  );
 
 export type ArgsResult = { ok: true; options: Options } | { ok: false; error: string };
 
@@ -51,6 +69,8 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
         path: { type: 'string' },
         'token-env': { type: 'string' },
         trace: { type: 'string' },
+        snapshot: { type: 'string' },
+        'no-configuration': { type: 'boolean' },
       },
     });
     values = parsed.values as Record<string, string | undefined>;
@@ -70,6 +90,13 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
     fault = values.fault;
   }
 
+  const snapshot = values.snapshot === undefined ? snapshotOf(OLDEST_SNAPSHOT) : resolveSnapshot(values.snapshot);
+  if (snapshot === undefined) return fail(`--snapshot must be one of ${SNAPSHOT_IDS.join(', ')}`);
+  const noConfiguration = (values as Record<string, unknown>)['no-configuration'] === true;
+  if (noConfiguration && !snapshot.rules.configuration)
+    return fail(`--no-configuration: ${snapshot.id} has no hooks/configuration`);
+  const common: Common = { snapshot: snapshot.id, configuration: snapshot.rules.configuration && !noConfiguration };
+
   if (values.trace === '') return fail('--trace must name a file');
   const trace = values.trace !== undefined ? { trace: values.trace } : {};
 
@@ -86,12 +113,14 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
     if (lifecycle !== 'persistent' && lifecycle !== 'per_event')
       return fail('--lifecycle must be persistent or per_event');
     if (fault) {
-      const why = faultMismatch(fault, 'stdio', lifecycle);
+      const why = faultMismatch(fault, 'stdio', lifecycle, common);
       if (why) return fail(why);
     }
     return {
       ok: true,
-      options: fault ? { transport, lifecycle, fault, policy, ...trace } : { transport, lifecycle, policy, ...trace },
+      options: fault
+        ? { ...common, transport, lifecycle, fault, policy, ...trace }
+        : { ...common, transport, lifecycle, policy, ...trace },
     };
   }
 
@@ -108,10 +137,11 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
     return fail('--token-env must be an environment variable name');
   if (fault) {
-    const why = faultMismatch(fault, 'http', undefined);
+    const why = faultMismatch(fault, 'http', undefined, common);
     if (why) return fail(why);
   }
   const options: Options = {
+    ...common,
     transport,
     port,
     host,

@@ -8,7 +8,15 @@
 
 import { faultModes, type FaultLifecycle, type FaultSpec, type FaultTransport } from '../fault-table.js';
 
-export type { FaultLifecycle, FaultSpec, FaultTransport };
+export type { FaultLifecycle, FaultTransport };
+
+/**
+ * A backend mode may need hooks/configuration served or not (`--no-configuration`, both
+ * only where the snapshot has the method): the command line refuses it otherwise.
+ */
+export interface BackendFaultSpec extends FaultSpec {
+  readonly configuration?: 'served' | 'not-served';
+}
 
 export const FAULTS = {
   'no-jsonrpc-member': {
@@ -172,7 +180,31 @@ export const FAULTS = {
     description: 'JSON-RPC error responses are sent with HTTP status 400',
     transport: 'http',
   },
-} as const satisfies Record<string, FaultSpec>;
+  'configuration-empty': {
+    targets: ['base.configuration'],
+    description: 'hooks/configuration is answered with configuration {subscriptions: []}',
+    snapshot: 'draft@1d98c19',
+    configuration: 'served',
+  },
+  'configuration-unoffered-wrong-code': {
+    targets: ['base.configuration-unoffered'],
+    description: 'serving no configuration, hooks/configuration gets error -32600 (invalid request) instead of -32601',
+    snapshot: 'draft@1d98c19',
+    configuration: 'not-served',
+  },
+  'omit-effects': {
+    targets: ['ti.result-valid'],
+    description:
+      'a result with no effect leaves out the effects member (draft@1d98c19 allows it, draft@2b5da580 requires it)',
+    snapshot: 'draft@2b5da580',
+  },
+  'result-configuration': {
+    targets: ['ti.result-valid'],
+    description:
+      'every intercept result also carries the backend configuration (draft@1d98c19 keeps it out of results)',
+    snapshot: 'draft@1d98c19',
+  },
+} as const satisfies Record<string, BackendFaultSpec>;
 
 export type FaultMode = keyof typeof FAULTS;
 
@@ -180,20 +212,25 @@ const table = faultModes(FAULTS);
 export const FAULT_MODES: FaultMode[] = table.modes;
 export const isFaultMode: (value: string) => value is FaultMode = table.isMode;
 
-export function faultSpec(mode: FaultMode): FaultSpec {
+export function faultSpec(mode: FaultMode): BackendFaultSpec {
   return FAULTS[mode];
 }
 
-/** Why a mode cannot run on this binding, or undefined when it can. */
+/** Why a mode cannot run on this binding (or with this configuration service), or undefined when it can. */
 export function faultMismatch(
   mode: FaultMode,
   transport: FaultTransport,
   lifecycle: FaultLifecycle | undefined,
+  serves: { readonly configuration: boolean } = { configuration: false },
 ): string | undefined {
-  const spec: FaultSpec = FAULTS[mode];
+  const spec: BackendFaultSpec = FAULTS[mode];
   if (spec.transport && spec.transport !== transport)
     return `fault ${mode} applies to --transport ${spec.transport} only`;
   if (spec.lifecycle && spec.lifecycle !== lifecycle)
     return `fault ${mode} applies to --lifecycle ${spec.lifecycle} only`;
+  if (spec.configuration === 'served' && !serves.configuration)
+    return `fault ${mode} needs hooks/configuration served (--snapshot draft@1d98c19 without --no-configuration)`;
+  if (spec.configuration === 'not-served' && serves.configuration)
+    return `fault ${mode} needs --snapshot draft@1d98c19 --no-configuration`;
   return undefined;
 }

@@ -8,16 +8,22 @@
 //   2. JSON-RPC envelope (object, jsonrpc "2.0", method string, id string|integer)
 //                                                        else -32600 with the id, or nothing
 //   3. no id = notification: never answered
-//   4. method hooks/intercept                          else -32601
+//   4. method hooks/intercept                          else -32601 (hooks/configuration, where
+//      served, is answered apart: configurationReply)
 //   5. params object                                    else -32602
 //   6. params.protocolVersion "draft"                   else -32001
 //   7. params.event an object                           else -32602
 //   8. params.event.type an interceptable event         else -32002
 //   9. the whole request wire-valid (our validator)     else -32602
 //  10. the policy's effects, kept only where advertised
+//
+// The snapshot (ctx.snapshot, default draft@2b5da580) changes what a valid request is
+// (1d98c19 requires `harness` on every event) and whether hooks/configuration exists.
 import { EVENT_TYPES, eventSpec, METHODS, ERROR_CODES, PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
 import { isObject, parseJsonBytes, parseJsonStrict, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { wireSchemas } from '../../src/protocol/schema-build/index.js';
+import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';
+import { configurationOf } from './configuration.js';
 import type { FaultMode } from './faults.js';
 import { matchRule, proposals, type Policy, type Proposal } from './policy.js';
 
@@ -30,7 +36,15 @@ export interface HandlerContext {
   readonly counts?: { successes: number };
   /** The request's Authorization header (HTTP only); never copied into a reply unless the echo fault is on. */
   readonly authorization?: string | undefined;
+  /** The snapshot whose rules the backend follows (default draft@2b5da580). */
+  readonly snapshot?: SnapshotId;
+  /** Serves hooks/configuration where the snapshot has it (default true; --no-configuration). */
+  readonly configuration?: boolean;
 }
+
+const OLDEST_RULES = snapshotOf(OLDEST_SNAPSHOT).rules;
+const rulesOf = (ctx: HandlerContext) => snapshotOf(ctx.snapshot ?? OLDEST_SNAPSHOT).rules;
+const servesConfiguration = (ctx: HandlerContext): boolean => rulesOf(ctx).configuration && ctx.configuration !== false;
 
 export type Reply = Record<string, JsonValue>;
 type Id = string | number;
@@ -106,6 +120,13 @@ function dispatch(input: string | Uint8Array, ctx: HandlerContext): Reply | null
   }
   if (!hasId) return notification(msg, ctx);
   const id = msg.id as Id;
+  if (msg.method === METHODS.configuration && servesConfiguration(ctx)) return configurationReply(id, msg, ctx);
+  if (
+    msg.method === METHODS.configuration &&
+    rulesOf(ctx).configuration &&
+    ctx.fault === 'configuration-unoffered-wrong-code'
+  )
+    return errorReply(id, ERRORS.invalidRequest);
   if (msg.method !== METHODS.intercept) {
     if (ctx.fault === 'unknown-method-result') return successReply(id, [], ctx);
     return errorReply(id, ERRORS.methodNotFound);
@@ -159,7 +180,7 @@ function malformedNotification(msg: Record<string, unknown>): string | undefined
   const event = params.event;
   if (!isObject(event)) return '/params/event';
   if (typeof event.type === 'string' && !EVENT_TYPES.includes(event.type)) return undefined;
-  return structuralProblem(msg, params, event);
+  return structuralProblem(msg, params, event, OLDEST_RULES);
 }
 
 function isValidObservation(msg: Record<string, unknown>): boolean {
@@ -167,7 +188,7 @@ function isValidObservation(msg: Record<string, unknown>): boolean {
   const { params } = msg;
   if (params.protocolVersion !== PROTOCOL_VERSION || !isObject(params.event)) return false;
   if (typeof params.event.type !== 'string' || !EVENT_TYPES.includes(params.event.type)) return false;
-  return structuralProblem(msg, params, params.event) === undefined;
+  return structuralProblem(msg, params, params.event, OLDEST_RULES) === undefined;
 }
 
 /** The error a notification would get as a request, limited to version, event and method. */
@@ -212,7 +233,7 @@ function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verd
   // Under accept-any-version the version is judged as if it said "draft".
   const judged =
     ctx.fault === 'accept-any-version' ? { ...msg, params: { ...params, protocolVersion: PROTOCOL_VERSION } } : msg;
-  const problem = structuralProblem(judged, judged.params as Record<string, unknown>, event);
+  const problem = structuralProblem(judged, judged.params as Record<string, unknown>, event, rulesOf(ctx));
   if (problem) {
     if (lenient) return { effects: [] };
     // Only the location: never quote request values back.
@@ -355,11 +376,16 @@ function structuralProblem(
   msg: Record<string, unknown>,
   params: Record<string, unknown>,
   event: unknown,
+  rules: { readonly harnessOnEveryEvent: boolean },
 ): string | undefined {
   const str = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
   if (!isObject(event)) return '/params/event';
   for (const member of ['id', 'source', 'type', 'time'] as const)
     if (!str(event[member])) return `/params/event/${member}`;
+  if (rules.harnessOnEveryEvent) {
+    const h = event.harness;
+    if (!isObject(h) || !str(h.name) || !str(h.version)) return '/params/event/harness';
+  }
   if (msg.method === METHODS.intercept) {
     if (msg.id !== event.id) return '/id';
     const caps = params.capabilities;
@@ -385,6 +411,8 @@ function errorReply(id: Id | null, error: RpcError): Reply {
 function successReply(id: Id, effects: JsonValue, ctx: HandlerContext): Reply {
   const result: JsonObject = { protocolVersion: PROTOCOL_VERSION, effects };
   if (ctx.fault === 'no-result-version') delete result.protocolVersion;
+  if (ctx.fault === 'omit-effects' && Array.isArray(effects) && effects.length === 0) delete result.effects;
+  if (ctx.fault === 'result-configuration') result.configuration = configurationOf(ctx.policy);
   if (ctx.fault === 'echo-authorization' && ctx.authorization !== undefined) {
     result.extensions = { 'com.example.debug': { authorization: ctx.authorization } };
   }
@@ -392,4 +420,19 @@ function successReply(id: Id, effects: JsonValue, ctx: HandlerContext): Reply {
   if (ctx.fault === 'wrong-id-late' && (ctx.counts?.successes ?? 0) >= 20)
     return { jsonrpc: '2.0', id: `${id}-late`, result };
   return { jsonrpc: '2.0', id: ctx.fault === 'wrong-id' ? `${id}-reply` : id, result };
+}
+
+// ---------------------------------------------------------------- hooks/configuration
+
+/**
+ * The reply to hooks/configuration (configuration-request.schema.json@1d98c19: params holds
+ * protocolVersion only): the policy's subscriptions. Judged like an intercept's envelope:
+ * params an object, else -32602; a supported version, else -32001.
+ */
+function configurationReply(id: Id, msg: Record<string, unknown>, ctx: HandlerContext): Reply {
+  const params = msg.params;
+  if (!isObject(params)) return errorReply(id, invalidParams('params must be an object'));
+  if (params.protocolVersion !== PROTOCOL_VERSION) return errorReply(id, ERRORS.version);
+  const configuration = ctx.fault === 'configuration-empty' ? { subscriptions: [] } : configurationOf(ctx.policy);
+  return { jsonrpc: '2.0', id, result: { protocolVersion: PROTOCOL_VERSION, configuration } };
 }

@@ -43,6 +43,8 @@ function main(): void {
   const ctx: HandlerContext = {
     policy: opts.policy,
     fault: opts.fault,
+    snapshot: opts.snapshot,
+    configuration: opts.configuration,
     seen: new Set<string>(),
     counts: { successes: 0 },
   };

@@ -1,25 +1,38 @@
 // Command line of the reference harness:
-//   --config <path> [--fault <mode>] [--trace <file>]
+//   --config <path> [--fault <mode>] [--snapshot <draft@commit>] [--trace <file>]
+// --snapshot: the upstream snapshot whose rules the harness follows (src/protocol/snapshots.ts;
+// default draft@2b5da580, the snapshot the bundled claim pins; plain `draft` is the newest).
 // --trace is a bench instrument (scripts/bench.ts), not part of the harness's behaviour: it
 // appends the run's process start and exit times to <file>.
 // The fault may also come from $AHP_REFERENCE_HARNESS_FAULT (the runner sets it when it
 // cannot change the claimed command line); --fault wins. Errors are one line.
 import { parseArgs } from 'node:util';
 import { isFaultMode, type FaultMode } from './faults.js';
+import { OLDEST_SNAPSHOT, resolveSnapshot, type SnapshotId } from '../../src/protocol/snapshots.js';
 
 const FAULT_ENV = 'AHP_REFERENCE_HARNESS_FAULT';
 
 export type HarnessArgs =
-  { ok: true; config: string; fault?: FaultMode; trace?: string } | { ok: false; error: string };
+  { ok: true; config: string; snapshot: SnapshotId; fault?: FaultMode; trace?: string } | { ok: false; error: string };
 
 export function parseHarnessArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): HarnessArgs {
-  let values: { config?: string | undefined; fault?: string | undefined; trace?: string | undefined };
+  let values: {
+    config?: string | undefined;
+    fault?: string | undefined;
+    trace?: string | undefined;
+    snapshot?: string | undefined;
+  };
   try {
     values = parseArgs({
       args: [...argv],
       strict: true,
       allowPositionals: false,
-      options: { config: { type: 'string' }, fault: { type: 'string' }, trace: { type: 'string' } },
+      options: {
+        config: { type: 'string' },
+        fault: { type: 'string' },
+        trace: { type: 'string' },
+        snapshot: { type: 'string' },
+      },
     }).values;
   } catch (e) {
     return { ok: false, error: (e instanceof Error ? e.message : String(e)).split('\n')[0] ?? 'bad arguments' };
@@ -27,8 +40,10 @@ export function parseHarnessArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   if (values.config === undefined || values.config === '') return { ok: false, error: '--config <path> is required' };
   if (values.trace === '') return { ok: false, error: '--trace must name a file' };
   const trace = values.trace !== undefined ? { trace: values.trace } : {};
+  const snapshot = values.snapshot === undefined ? OLDEST_SNAPSHOT : resolveSnapshot(values.snapshot)?.id;
+  if (snapshot === undefined) return { ok: false, error: `unknown snapshot ${JSON.stringify(values.snapshot)}` };
   const fault = values.fault ?? (env[FAULT_ENV] || undefined);
-  if (fault === undefined) return { ok: true, config: values.config, ...trace };
+  if (fault === undefined) return { ok: true, config: values.config, snapshot, ...trace };
   if (!isFaultMode(fault)) return { ok: false, error: `unknown fault mode ${JSON.stringify(fault)}` };
-  return { ok: true, config: values.config, fault, ...trace };
+  return { ok: true, config: values.config, snapshot, fault, ...trace };
 }

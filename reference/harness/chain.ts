@@ -74,7 +74,7 @@ export async function runInterceptChain(
     called++;
     if (denial) continue; // deny-continues-chain fault: asked, but nothing can change a denial
     const judged: Judgement = delivery.exchange.ok
-      ? judgeReply(delivery.exchange.reply, delivery.rpcId, input, run.fault)
+      ? judgeReply(delivery.exchange.reply, delivery.rpcId, input, run.fault, run.snapshot)
       : { ok: false, failure: delivery.exchange.failure };
 
     if (run.fault === 'retry-after-decision' && judged.ok && judged.decision.kind !== 'modify') {

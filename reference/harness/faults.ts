@@ -52,7 +52,8 @@ export const FAULTS = {
   },
   'no-harness-version': {
     targets: ['base.harness-metadata'],
-    description: 'events other than session.start omit harness',
+    description:
+      'events other than session.start omit harness (a profile rule in 2b5da580, a wire rule in 1d98c19: the matrix runs it under both)',
   },
   'no-effect-grants': {
     targets: ['base.no-weakening'],
@@ -228,6 +229,36 @@ export const FAULTS = {
       'after a reply line that is not JSON, every later reply of that persistent backend is treated as malformed (intercepts are still sent)',
     transport: 'stdio',
     lifecycle: 'persistent',
+  },
+  // ---- issue 13: what draft@1d98c19 adds (these modes run against a 1d98c19 claim)
+  'unconfigured-observes-all': {
+    targets: ['base.configuration-request'],
+    description:
+      'a backend registered without subscriptions is never asked hooks/configuration; it is sent every event as an observation',
+    snapshot: 'draft@1d98c19',
+  },
+  'configuration-extra-params': {
+    targets: ['base.configuration-request'],
+    description:
+      'the hooks/configuration request carries params.harness beside protocolVersion (the 1d98c19 request schema allows nothing else)',
+    snapshot: 'draft@1d98c19',
+  },
+  'configured-loose-dispatch': {
+    targets: ['base.configuration-dispatch'],
+    description:
+      'the subscriptions a hooks/configuration reply gives are used without their events lists: every event goes to each of them in its mode',
+    snapshot: 'draft@1d98c19',
+  },
+  'effects-required': {
+    targets: ['ti.no-effects-result'],
+    description: 'a result without effects is an operational failure (the 2b5da580 rule, kept under 1d98c19)',
+    snapshot: 'draft@1d98c19',
+  },
+  'lenient-configuration': {
+    targets: ['base.configuration-invalid'],
+    description:
+      'an invalid hooks/configuration reply is used as far as it goes: its subscriptions are kept, with defaults for what they lack',
+    snapshot: 'draft@1d98c19',
   },
 } as const satisfies Record<string, FaultSpec>;
 

@@ -3,7 +3,7 @@
 // the harness adapter contract (docs/harness-adapter.md) unless a fault mode deliberately
 // breaks one rule (faults.ts).
 //
-//   node dist/reference/harness/main.js --config <path> [--fault <mode>] [--trace <file>]
+//   node dist/reference/harness/main.js --config <path> [--fault <mode>] [--snapshot <id>] [--trace <file>]
 //   (the fault may also come from $AHP_REFERENCE_HARNESS_FAULT; --fault wins; see args.ts)
 //
 // Exit status: 0 the scenario ran; 1 the registration was refused (report written,
@@ -17,6 +17,8 @@ import { loadConfig } from './config.js';
 import { loadRegistration } from './registration.js';
 import { acceptedReport, rejectedReport, writeReport } from './report.js';
 import { Run } from './run.js';
+import { configureHooks } from './configuration.js';
+import { snapshotOf } from '../../src/protocol/snapshots.js';
 import { runScenario } from './scenario.js';
 
 /** Total wait for observations still in flight when the scenario is over. */
@@ -62,10 +64,13 @@ async function main(): Promise<number> {
   const { config } = loaded;
   if (args.fault) say(`fault mode ${args.fault} is on`);
 
+  const { rules } = snapshotOf(args.snapshot);
   const registration = loadRegistration(
     config.registration,
     args.fault === 'skip-registration-validation',
-    args.fault === 'subscriptions-optional',
+    rules.subscriptionsOptional || args.fault === 'subscriptions-optional',
+    rules.configuration,
+    args.snapshot,
   );
   if (!registration.ok) {
     say(`registration refused: ${registration.reason}`);
@@ -73,8 +78,10 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, args.fault);
+  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, args.fault, args.snapshot);
   try {
+    // Before any event: backends registered without subscriptions are asked for them.
+    await configureHooks(run);
     const steps = await runScenario(run, config.scenario.steps);
     await run.observations.settle(OBSERVATION_DRAIN_MS);
     writeReport(config.report, acceptedReport(steps));

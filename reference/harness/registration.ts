@@ -6,6 +6,7 @@
 import { checkUrl } from '../../drivers/http.js';
 import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
+import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';
 
 export type Mode = 'intercept' | 'observe';
 export type FailurePolicy = 'fail-open' | 'fail-closed';
@@ -36,7 +37,10 @@ export interface Hook {
   readonly id: string;
   readonly transport: TransportConfig;
   readonly authentication?: Authentication;
-  readonly subscriptions: readonly Subscription[];
+  /** Set once at load, or (configure) from the backend's hooks/configuration reply before any event. */
+  subscriptions: readonly Subscription[];
+  /** draft@1d98c19: the registration left out `subscriptions`; ask the backend (configuration.ts). */
+  readonly configure?: boolean;
 }
 
 export type RegistrationResult = { ok: true; hooks: Hook[] } | { ok: false; reason: string };
@@ -45,21 +49,31 @@ export type RegistrationResult = { ok: true; hooks: Hook[] } | { ok: false; reas
 const LOOSE_DEFAULT_TIMEOUT_MS = 2000;
 const LOOSE_DEFAULT_POLICY: FailurePolicy = 'fail-closed';
 
-/** Validate, then extract. `skipValidation` is the skip-registration-validation fault. */
+/**
+ * Validate, then extract. `skipValidation` is the skip-registration-validation fault.
+ * `optionalSubscriptions`: a hook may leave out `subscriptions` (draft@1d98c19, or the
+ * subscriptions-optional fault under 2b5da580); `configure`: such a hook gets its
+ * subscriptions from hooks/configuration (1d98c19) instead of subscribing to nothing.
+ */
 export function loadRegistration(
   doc: JsonValue,
   skipValidation = false,
   optionalSubscriptions = false,
+  configure = false,
+  snapshot: SnapshotId = OLDEST_SNAPSHOT,
 ): RegistrationResult {
-  if (skipValidation) return { ok: true, hooks: extractLoosely(doc) };
-  const reason = rejectionReason(optionalSubscriptions ? withPlaceholderSubscriptions(doc) : doc);
+  if (skipValidation) return { ok: true, hooks: extractLoosely(doc, configure) };
+  // Only the subscriptions-optional fault needs the placeholder: a snapshot that allows the
+  // omission says so in its own schemas.
+  const placeholder = optionalSubscriptions && !snapshotOf(snapshot).rules.subscriptionsOptional;
+  const reason = rejectionReason(placeholder ? withPlaceholderSubscriptions(doc) : doc, snapshot);
   if (reason !== undefined) return { ok: false, reason };
-  return { ok: true, hooks: extractLoosely(doc) };
+  return { ok: true, hooks: extractLoosely(doc, configure) };
 }
 
 /**
- * subscriptions-optional fault: validate as if every hook without `subscriptions` had one
- * (the hook itself then subscribes to nothing), as the newer snapshot 1d98c19 allows.
+ * subscriptions-optional fault (2b5da580): validate as if every hook without `subscriptions`
+ * had one (the hook itself then subscribes to nothing), as the newer snapshot 1d98c19 allows.
  */
 function withPlaceholderSubscriptions(doc: JsonValue): JsonValue {
   if (!isObject(doc) || !Array.isArray(doc.hooks)) return doc;
@@ -71,10 +85,10 @@ function withPlaceholderSubscriptions(doc: JsonValue): JsonValue {
 }
 
 /** Why the document must be refused, or undefined when it may be used. */
-export function rejectionReason(doc: JsonValue): string | undefined {
+export function rejectionReason(doc: JsonValue, snapshot: SnapshotId = OLDEST_SNAPSHOT): string | undefined {
   // The verdict, with the first reason: explaining every error would cost each refused run
   // more CPU than the rest of the run.
-  const findings = validate('registration', doc, { wireOnly: true, explain: false });
+  const findings = validate('registration', doc, { wireOnly: true, explain: false, snapshot });
   if (!isWireValid(findings)) {
     const shown = findings
       .filter((f) => f.layer === 'wire')
@@ -98,7 +112,7 @@ export function rejectionReason(doc: JsonValue): string | undefined {
  * The usable part of a document. After validation this is all of it; without validation
  * (fault mode) hooks and subscriptions that cannot be used are skipped silently.
  */
-function extractLoosely(doc: JsonValue): Hook[] {
+function extractLoosely(doc: JsonValue, configure: boolean): Hook[] {
   if (!isObject(doc) || !Array.isArray(doc.hooks)) return [];
   const out: Hook[] = [];
   for (const [i, hook] of doc.hooks.entries()) {
@@ -111,6 +125,7 @@ function extractLoosely(doc: JsonValue): Hook[] {
       id,
       transport,
       subscriptions,
+      ...(configure && !('subscriptions' in hook) ? { configure: true } : {}),
       ...(isObject(hook.authentication) ? { authentication: hook.authentication } : {}),
     });
   }
@@ -138,7 +153,8 @@ function transportOf(t: JsonValue | undefined): TransportConfig | undefined {
   return undefined;
 }
 
-function subscriptionOf(s: JsonValue): Subscription[] {
+/** One subscription as far as it goes (defaults for what is missing); validated documents have it all. */
+export function subscriptionOf(s: JsonValue): Subscription[] {
   if (!isObject(s) || (s.mode !== 'intercept' && s.mode !== 'observe')) return [];
   const events = Array.isArray(s.events) ? s.events.filter((e): e is string => typeof e === 'string') : [];
   const timeoutMs =

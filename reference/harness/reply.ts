@@ -7,6 +7,7 @@ import { PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
 import { applyModifyResponse, EditRejected, type EditContext } from '../../src/protocol/edit.js';
 import { cloneJson, isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
+import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';
 import { TOOL_BEFORE_CAPABILITIES } from './events.js';
 import type { FaultMode } from './faults.js';
 
@@ -38,7 +39,19 @@ const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
 const bad = (failure: string): Judgement => ({ ok: false, failure });
 const quote = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 60);
 
-export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, fault?: FaultMode): Judgement {
+/**
+ * Judged by `snapshot`'s rules: where a result may leave out `effects` (draft@1d98c19,
+ * intercept-no-effect-response.schema.json) such a result is no effect, not a failure; the
+ * effects are validated by that snapshot's schemas.
+ */
+export function judgeReply(
+  reply: JsonValue,
+  rpcId: string,
+  input: JsonObject,
+  fault?: FaultMode,
+  snapshot: SnapshotId = OLDEST_SNAPSHOT,
+): Judgement {
+  const { effectsOptional } = snapshotOf(snapshot).rules;
   if (!isObject(reply)) return bad('reply is not a JSON object');
   if (reply.jsonrpc !== '2.0') return bad('reply "jsonrpc" is not "2.0"');
   if (reply.id !== rpcId) return bad('reply id does not match the request id');
@@ -53,6 +66,9 @@ export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, f
   if (fault === 'strict-result-fields' && Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects')) {
     return bad('result has members other than protocolVersion and effects');
   }
+  // effects-required fault: 1d98c19's optional effects are still demanded.
+  if (!('effects' in result) && effectsOptional && fault !== 'effects-required')
+    return { ok: true, decision: { kind: 'no-effect' } };
   if (!Array.isArray(result.effects)) return bad('result.effects is missing or not a list');
 
   let effects: JsonValue[] = result.effects;
@@ -61,19 +77,19 @@ export function judgeReply(reply: JsonValue, rpcId: string, input: JsonObject, f
   if (fault === 'lenient-effect-fields') effects = stripUnknownMembers(effects);
   if (fault === 'partial-modify') return judgeOneByOne(effects, input, fault);
 
-  const problem = effectsProblem(effects);
+  const problem = effectsProblem(effects, snapshot);
   if (problem !== undefined) return bad(problem);
   return decide(effects as JsonObject[], input, fault);
 }
 
 /** Why the list cannot be accepted, or undefined. */
-function effectsProblem(effects: JsonValue[]): string | undefined {
+function effectsProblem(effects: JsonValue[], snapshot: SnapshotId = OLDEST_SNAPSHOT): string | undefined {
   for (const [i, e] of effects.entries()) {
     if (!isObject(e) || typeof e.type !== 'string') return `effect ${i} has no type`;
     // Unknown types and defined-but-unadvertised ones alike (AHP-CAP-001).
     if (!ENFORCED.includes(e.type)) return `effect ${i} of type ${quote(e.type)} was not advertised`;
   }
-  const findings = validate('effects', effects, { wireOnly: true, explain: false });
+  const findings = validate('effects', effects, { wireOnly: true, explain: false, snapshot });
   if (!isWireValid(findings)) {
     const f = findings.find((x) => x.layer === 'wire')!;
     return `effects fail the effect schema at ${f.path || '(root)'}: ${f.message.slice(0, 120)}`;

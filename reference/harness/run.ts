@@ -5,6 +5,7 @@ import type { ScenarioSession } from './config.js';
 import type { FaultMode } from './faults.js';
 import { Observations } from './observe.js';
 import type { Hook } from './registration.js';
+import { OLDEST_SNAPSHOT, type SnapshotId } from '../../src/protocol/snapshots.js';
 import { HttpTransport } from './transports/http.js';
 import { PerEventStdio } from './transports/stdio-per-event.js';
 import { PersistentStdio } from './transports/stdio-persistent.js';
@@ -20,6 +21,8 @@ export class Run {
     readonly session: ScenarioSession,
     readonly sentinelTool: string,
     readonly fault: FaultMode | undefined,
+    /** The snapshot whose rules the harness follows (--snapshot). */
+    readonly snapshot: SnapshotId = OLDEST_SNAPSHOT,
   ) {
     this.observations = new Observations(this);
   }

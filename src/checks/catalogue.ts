@@ -8,7 +8,7 @@
 //
 // Numbering of base checks follows the seed (Base Protocol profile, checks 1-9).
 import type { SnapshotId } from '../protocol/snapshots.js';
-import { REGISTRATION_CORPUS } from './registration-corpus.js';
+import { REGISTRATION_CORPUS_MAX } from './registration-corpus.js';
 
 export type Role = 'harness' | 'backend';
 export type Transport = 'stdio' | 'http';
@@ -54,6 +54,12 @@ export interface CheckSpec {
    * for a claim of another snapshot the plan declares it not applicable, with the reason.
    */
   readonly snapshots?: readonly SnapshotId[];
+  /**
+   * Backend checks of `hooks/configuration`: whether the claim must say the backend serves
+   * it (`backend.configuration`) or must not; the plan declares the check not applicable
+   * to the other claims.
+   */
+  readonly configuration?: 'served' | 'not-served';
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
@@ -179,6 +185,31 @@ export const CHECKS: readonly CheckSpec[] = [
     title: 'Replies never carry credentials',
     expectation:
       'the bearer token the runner sends never appears in any reply body, header, error message or error data',
+  }),
+  // draft@1d98c19 adds hooks/configuration. Nothing on the wire says whether a backend serves
+  // it (capabilities describe a harness), so the claim does (`backend.configuration`), and
+  // exactly one of these two runs: src/engine/plan.ts declares the other not applicable.
+  check({
+    id: 'base.configuration',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-RPC-001', 'AHP-VER-001'],
+    snapshots: ['draft@1d98c19'],
+    configuration: 'served',
+    title: 'hooks/configuration gets a valid configuration result',
+    expectation:
+      'a backend whose claim says it serves hooks/configuration answers it with a success response carrying the request id, valid against the snapshot’s configuration-response schema (protocolVersion, at least one valid intercept or observe subscription, no manifest or effects)',
+  }),
+  check({
+    id: 'base.configuration-unoffered',
+    level: 'SHOULD',
+    profile: 'base',
+    requirements: ['AHP-RPC-001'],
+    snapshots: ['draft@1d98c19'],
+    configuration: 'not-served',
+    title: 'hooks/configuration, where not served, gets error -32601',
+    expectation:
+      'a backend whose claim does not say it serves hooks/configuration answers it with a JSON-RPC error -32601 (method not found) carrying the request id',
   }),
   // ---------------------------------------------------------------- tool interception (backend side)
   check({
@@ -403,7 +434,7 @@ export const CHECKS: readonly CheckSpec[] = [
     profile: 'base',
     requirements: ['AHP-REG-001', 'AHP-REG-002'],
     title: 'Invalid registrations are refused before use',
-    launches: REGISTRATION_CORPUS.length + 1, // the corpus plus the valid control
+    launches: REGISTRATION_CORPUS_MAX + 1, // the corpus (of the claim's snapshot) plus the valid control
     expectation:
       'for every document of the invalid-registration corpus the harness refuses the registration (exit status non-zero or a "rejected" report) and no backend receives anything',
   }),
@@ -446,6 +477,39 @@ export const CHECKS: readonly CheckSpec[] = [
     title: 'No AHP result weakens host authorization',
     expectation:
       'with every interceptor answering no effect, a call the host would refuse (ask and refuse, or deny) still does not run, and an allowed call runs',
+  }),
+  // draft@1d98c19 server-driven configuration (hooks/configuration). No 1d98c19 requirement
+  // text is published: the dispatch rule is 2b5da580's AHP-REG-002 (borrowed), applied to the
+  // subscriptions the backend gave; what to do with a bad reply is our SHOULD.
+  hcheck({
+    id: 'base.configuration-request',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-REG-002'],
+    snapshots: ['draft@1d98c19'],
+    title: 'A backend registered without subscriptions is asked hooks/configuration before any event',
+    expectation:
+      'the first message a backend registered without subscriptions receives is a valid hooks/configuration request (params: protocolVersion "draft" only); no event reaches it before; a harness that never asks (and so sends it nothing) gets a warning',
+  }),
+  hcheck({
+    id: 'base.configuration-dispatch',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-REG-002'],
+    snapshots: ['draft@1d98c19'],
+    title: 'Events go only to the subscriptions a hooks/configuration reply gave',
+    expectation:
+      'after a valid configuration reply (intercept tool.before; observe session.start and tool.after), the backend gets only those events in those modes (tool.before never observed, tool.after and session.start never intercepted, session.end not at all), and its deny is applied',
+  }),
+  hcheck({
+    id: 'base.configuration-invalid',
+    level: 'SHOULD',
+    profile: 'base',
+    requirements: ['AHP-REG-002'],
+    snapshots: ['draft@1d98c19'],
+    title: 'A backend whose configuration reply is invalid or an error gets no events',
+    expectation:
+      'after an invalid hooks/configuration reply (subscriptions lacking timeoutMs and failurePolicy, a result carrying effects) or a JSON-RPC error, nothing but the configuration request reaches that backend, and the other hooks still work',
   }),
   // ---------------------------------------------------------------- tool interception (harness side)
   hcheck({
@@ -535,6 +599,16 @@ export const CHECKS: readonly CheckSpec[] = [
     title: 'Deadlines are enforced and late replies ignored',
     expectation:
       'a reply that comes after timeoutMs is ignored: the failure policy decides, and the harness does not wait for the late reply',
+  }),
+  hcheck({
+    id: 'ti.no-effects-result',
+    level: 'MUST',
+    profile: 'tool-interception',
+    requirements: ['AHP-FAIL-001', 'AHP-COMP-001'],
+    snapshots: ['draft@1d98c19'],
+    title: 'A result without effects is no effect, not a failure',
+    expectation:
+      'under fail-closed, an intercept answered with a result that leaves out effects (valid in draft@1d98c19) lets the call continue: the next interceptor is called and the tool runs',
   }),
   // ---------------------------------------------------------------- lifecycle observation (harness side)
   hcheck({

@@ -4,6 +4,7 @@
 // are built by `deliberately()` and say so in their evidence.
 import { randomUUID } from 'node:crypto';
 import { METHODS, PROTOCOL_VERSION } from '../protocol/catalogue.js';
+import type { SnapshotId } from '../protocol/snapshots.js';
 import { isWireValid, validate } from '../protocol/validator.js';
 
 const RUNNER_HARNESS = { name: 'ahp-conformance', version: '0' } as const;
@@ -14,8 +15,8 @@ type Obj = Record<string, unknown>;
 class ProbeBugError extends Error {}
 
 /** Validate a message the runner built or changed (e.g. with unknown members added) before it is sent. */
-export function assertValid(kind: string, value: unknown): void {
-  const findings = validate(kind, value, { wireOnly: true });
+export function assertValid(kind: string, value: unknown, snapshot?: SnapshotId): void {
+  const findings = validate(kind, value, { wireOnly: true, ...(snapshot ? { snapshot } : {}) });
   if (!isWireValid(findings)) {
     // A bug in the runner, never the implementation's fault.
     throw new ProbeBugError(
@@ -64,6 +65,13 @@ export function interceptRequest(event: Obj, capabilities: Obj = { effects: ['de
     params: { protocolVersion: PROTOCOL_VERSION, event, capabilities },
   };
   assertValid('intercept-request', msg);
+  return msg;
+}
+
+/** A hooks/configuration request: only in snapshots that have the method (draft@1d98c19). */
+export function configurationRequest(snapshot: SnapshotId, id: string | number = newId('configuration')): Obj {
+  const msg = { jsonrpc: '2.0', id, method: METHODS.configuration, params: { protocolVersion: PROTOCOL_VERSION } };
+  assertValid('configuration-request', msg, snapshot);
   return msg;
 }
 

@@ -2,24 +2,17 @@
 // registration rule of the draft snapshot, applied to an otherwise valid registration.
 // Only rules our wire validator enforces are here (a self-test proves each document is
 // invalid under it); stricter rules of older drafts are not invented.
+import { SNAPSHOT_IDS, type SnapshotId } from '../protocol/snapshots.js';
+
 type Obj = Record<string, unknown>;
 
 /**
- * Upstream snapshots by commit. `draft` as judged today is 2b5da580 (../shared/ahp-spec);
- * the newer 1d98c19 relaxes some rules (a hook may leave out `subscriptions`, a result may
- * leave out `effects`). Corpus entries and failure classes say in which snapshots they are
- * invalid, so a later snapshot can be judged without inventing rules for it.
+ * Does something that holds in `snapshots` (all of them when unset) apply to `snapshot`,
+ * the snapshot of the claim being judged? Corpus entries and failure classes say in which
+ * snapshots they are invalid (src/protocol/snapshots.ts), so a later snapshot is judged
+ * without inventing rules for it.
  */
-export const SNAPSHOTS = { draft: '2b5da580', newer: '1d98c19' } as const;
-export type SnapshotCommit = (typeof SNAPSHOTS)[keyof typeof SNAPSHOTS];
-/** The snapshot every check judges today (claims say `snapshot: draft`). */
-export const JUDGED_SNAPSHOT: SnapshotCommit = SNAPSHOTS.draft;
-
-/** Does something that holds in `snapshots` (all of them when unset) apply to the judged snapshot? */
-export function appliesTo(
-  snapshots: readonly SnapshotCommit[] | undefined,
-  snapshot: SnapshotCommit = JUDGED_SNAPSHOT,
-): boolean {
+export function appliesTo(snapshots: readonly SnapshotId[] | undefined, snapshot: SnapshotId): boolean {
   return snapshots === undefined || snapshots.includes(snapshot);
 }
 
@@ -28,7 +21,7 @@ export interface CorpusEntry {
   readonly why: string;
   readonly mutate: (registration: Obj) => void;
   /** Snapshots in which the document is invalid (unset: every snapshot we know). */
-  readonly invalidIn?: readonly SnapshotCommit[];
+  readonly invalidIn?: readonly SnapshotId[];
 }
 
 const hooks = (r: Obj): Obj[] => r.hooks as Obj[];
@@ -38,7 +31,7 @@ const sub = (r: Obj, mode: 'intercept' | 'observe'): Obj => {
   throw new Error(`corpus base registration has no ${mode} subscription`);
 };
 
-/** Every entry, whatever its snapshots; REGISTRATION_CORPUS is the part the judged snapshot holds invalid. */
+/** Every entry, whatever its snapshots; registrationCorpus(snapshot) is the part a snapshot holds invalid. */
 export const REGISTRATION_CORPUS_ALL: readonly CorpusEntry[] = [
   {
     id: 'no-protocol-version',
@@ -185,14 +178,17 @@ export const REGISTRATION_CORPUS_ALL: readonly CorpusEntry[] = [
   {
     id: 'subscriptions-missing',
     why: 'a hook has no subscriptions member (required in 2b5da580; 1d98c19 makes it optional)',
-    invalidIn: [SNAPSHOTS.draft],
+    invalidIn: ['draft@2b5da580'],
     mutate: (r) => {
       delete hooks(r)[hooks(r).length - 1]!.subscriptions;
     },
   },
 ];
 
-/** The corpus base.registration-validated sends: the documents invalid in the judged snapshot. */
-export const REGISTRATION_CORPUS: readonly CorpusEntry[] = REGISTRATION_CORPUS_ALL.filter((e) =>
-  appliesTo(e.invalidIn),
-);
+/** The corpus base.registration-validated sends to a claim of `snapshot`: the documents invalid in it. */
+export function registrationCorpus(snapshot: SnapshotId): readonly CorpusEntry[] {
+  return REGISTRATION_CORPUS_ALL.filter((e) => appliesTo(e.invalidIn, snapshot));
+}
+
+/** The most documents any snapshot's corpus holds (the catalogue's launch allowance). */
+export const REGISTRATION_CORPUS_MAX = Math.max(...SNAPSHOT_IDS.map((s) => registrationCorpus(s).length));

@@ -20,7 +20,7 @@ import { didYouMean } from './near-miss.js';
 import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
-import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, type SnapshotId } from '../protocol/snapshots.js';
+import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS, type SnapshotId } from '../protocol/snapshots.js';
 
 export interface Sample {
   event: 'tool.before';
@@ -85,6 +85,11 @@ export interface ResolvedClaim {
     stdio?: StdioLaunch;
     http?: HttpLaunch;
     samples: { deny: Sample[]; modify: Sample[] };
+    /**
+     * The backend serves `hooks/configuration` (draft@1d98c19): nothing on the wire
+     * advertises it, so the claim says it (docs/claims.md).
+     */
+    configuration: boolean;
   };
   /** Present when the role is harness or both. */
   harness?: HarnessLaunch;
@@ -353,6 +358,7 @@ interface RawBackend {
   stdio?: RawStdio;
   http?: RawHttp;
   samples?: { deny?: Sample[]; modify?: Sample[] };
+  configuration?: boolean;
 }
 interface RawHarness {
   command: string;
@@ -384,6 +390,7 @@ function resolveBackend(
 ): NonNullable<ResolvedClaim['backend']> {
   const backend: NonNullable<ResolvedClaim['backend']> = {
     samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [] },
+    configuration: b?.configuration ?? false,
   };
   for (const t of transports) {
     const where = `backend.${t}`;
@@ -544,6 +551,14 @@ export function loadClaim(file: string): ClaimOutcome {
   if (roles.includes('backend')) {
     claim.backend = resolveBackend(c.backend, transports, dir, attempt);
     problems.push(...checkPlaceholders('backend', c.backend, transports));
+    if (claim.backend.configuration && snapshot && !snapshot.rules.configuration)
+      problems.push(
+        `backend.configuration: hooks/configuration is not part of ${snapshot.id} (claim a snapshot that has it: ${SNAPSHOTS.filter(
+          (s) => s.rules.configuration,
+        )
+          .map((s) => s.id)
+          .join(', ')})`,
+      );
   }
   const h = c.harness;
   if (roles.includes('harness') && h) {

@@ -73,7 +73,8 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
 /**
  * Why a check that applies to the target cannot be exercised with this claim, if it
  * cannot: a check of a rule that the claim's snapshot does not have (the catalogue row's
- * `snapshots`), and the sample checks without the claim's samples of their kind.
+ * `snapshots`), the sample checks without the claim's samples of their kind, and the
+ * backend's `hooks/configuration` checks of the other case than the claim's.
  */
 function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   const only = checkSpec(id).snapshots;
@@ -84,6 +85,12 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   if (samples && (claim.backend?.samples[samples].length ?? 0) === 0) {
     return `the claim lists no ${samples} samples, so the ${samples} path was not exercised`;
   }
+  const configuration = checkSpec(id).configuration;
+  const served = claim.backend?.configuration ?? false;
+  if (configuration === 'served' && !served)
+    return 'the claim does not say the backend serves hooks/configuration (backend.configuration); base.configuration-unoffered judges what a request for it gets';
+  if (configuration === 'not-served' && served)
+    return 'the claim says the backend serves hooks/configuration (backend.configuration); base.configuration judges its reply';
   return undefined;
 }
 

@@ -27,12 +27,12 @@ import {
 const harmless = () => interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
 
 test(
-  ...check('base.jsonrpc-utf8', async ({ backend, judge }) => {
+  ...check('base.jsonrpc-utf8', async ({ snapshot, backend, judge }) => {
     const req = harmless();
     const reply = await backend.request(req);
     const v = replyObject(judge, reply, req, 'one UTF-8 JSON-RPC 2.0 response object');
     if (reply.kind === 'reply' && !reply.utf8) return judge.fail('the reply is not valid UTF-8');
-    const findings = validate('jsonrpc', v, { wireOnly: true });
+    const findings = validate('jsonrpc', v, { wireOnly: true, snapshot });
     if (findings.length) {
       judge.fail(
         `the reply is not a JSON-RPC 2.0 response: ${findings.map((f) => `${f.path || '(root)'} ${f.message}`).join('; ')}`,
@@ -85,7 +85,7 @@ const decision = (r: Obj): string =>
 const UNKNOWN = 'xAhpConformanceUnknown';
 
 test(
-  ...check('base.unknown-fields', async ({ claim, backend, judge }) => {
+  ...check('base.unknown-fields', async ({ claim, snapshot, backend, judge }) => {
     // A request the backend decides on where the claim has one: a modify sample (whose
     // advertisement holds one more open object), else a deny sample, else the harmless call.
     const modify = claim.backend!.samples.modify[0];
@@ -160,7 +160,7 @@ test(
       async (p, j) => {
         const noisy = build();
         p.add(noisy);
-        assertValid('intercept-request', noisy); // still a valid request: these objects are open
+        assertValid('intercept-request', noisy, snapshot); // still a valid request: these objects are open
         const noisyResult = successResult(
           j,
           await backend.request(noisy),

@@ -11,11 +11,13 @@ type Obj = Record<string, unknown>;
 const effectsOf = (result: Obj): Obj[] => (Array.isArray(result.effects) ? result.effects.filter(isObject) : []);
 
 test(
-  ...check('ti.result-valid', async ({ backend, judge }) => {
+  ...check('ti.result-valid', async ({ snapshot, backend, judge }) => {
     const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL), { effects: ['deny'] });
     const reply = await backend.request(req);
     const v = replyObject(judge, reply, req, 'a success response valid against the intercept-response schema');
-    const findings = validate('intercept-response', v, { wireOnly: true });
+    // By the claim's snapshot: draft@1d98c19 lets a result leave out effects and keeps
+    // manifest and configuration out of every result; draft@2b5da580 requires effects.
+    const findings = validate('intercept-response', v, { wireOnly: true, snapshot });
     if (!isWireValid(findings)) {
       judge.fail(
         `the reply is not a valid intercept result: ${findings
@@ -80,7 +82,7 @@ test(
 );
 
 test(
-  ...check('ti.deny-samples', async ({ claim, backend, judge }) => {
+  ...check('ti.deny-samples', async ({ claim, snapshot, backend, judge }) => {
     const samples = claim.backend!.samples.deny;
     if (samples.length === 0)
       judge.notApplicable('the claim lists no deny samples, so the deny path was not exercised');
@@ -92,7 +94,7 @@ test(
         return judge.fail(
           `sample ${s.tool.name}: the claim says it is denied, but the result holds no deny: ${clip(JSON.stringify(result), 200)}`,
         );
-      const findings = validate('effect', deny, { wireOnly: true });
+      const findings = validate('effect', deny, { wireOnly: true, snapshot });
       if (!isWireValid(findings))
         return judge.fail(
           `sample ${s.tool.name}: the deny is not valid: ${findings.map((f) => `${f.path || '(root)'} ${f.message}`).join('; ')}`,

@@ -26,7 +26,8 @@ import {
   noReplyHoldMs,
   timeoutClassDelayMs,
 } from '../../src/timing.js';
-import { appliesTo, JUDGED_SNAPSHOT, SNAPSHOTS, type SnapshotCommit } from '../../src/checks/registration-corpus.js';
+import { appliesTo } from '../../src/checks/registration-corpus.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { TYPICAL_TOOL_STEPS, typicalSession } from '../support/harness-scenarios.js';
 import {
   between,
@@ -57,7 +58,7 @@ const GARBAGE = 'SCRIPTED-BACKEND-INTERNAL-DETAIL';
 
 test.describe('tool-interception (harness)', () => {
   test(
-    ...check('ti.intercept-request', async ({ harness, judge, spec }) => {
+    ...check('ti.intercept-request', async ({ harness, judge, spec, snapshot }) => {
       const run = await harness.run({
         label: 'one call; the backend looks for the marker while deciding',
         hooks: [
@@ -77,7 +78,7 @@ test.describe('tool-interception (harness)', () => {
           expected: spec.expectation,
         });
       for (const f of got) {
-        const findings = validate('intercept-request', f.message, { wireOnly: true });
+        const findings = validate('intercept-request', f.message, { wireOnly: true, snapshot });
         if (!isWireValid(findings)) {
           judge.fail(
             `the hooks/intercept is not valid: ${findings
@@ -240,7 +241,7 @@ test.describe('tool-interception (harness)', () => {
       interface FailureClass {
         answer: (effects: unknown[], deadline: number) => Answer;
         /** Snapshots in which the answer is an operational failure (unset: all we know). */
-        snapshots?: readonly SnapshotCommit[];
+        snapshots?: readonly SnapshotId[];
       }
       const all: Record<string, FailureClass> = {
         'malformed-json': {
@@ -252,7 +253,7 @@ test.describe('tool-interception (harness)', () => {
         // 1d98c19 lets a result leave out effects (no effect); 2b5da580 requires them.
         'no-effects': {
           answer: () => ({ omitEffects: true, resultExtra: { note: GARBAGE } }),
-          snapshots: [SNAPSHOTS.draft],
+          snapshots: ['draft@2b5da580'],
         },
         'no-result-version': { answer: (effects) => ({ effects, resultVersion: null }) },
         'wrong-result-version': { answer: (effects) => ({ effects, resultVersion: '1999-01-01' }) },
@@ -274,7 +275,9 @@ test.describe('tool-interception (harness)', () => {
               }
             : {}),
       };
-      const classes = Object.fromEntries(Object.entries(all).filter(([, c]) => appliesTo(c.snapshots)));
+      const classes = Object.fromEntries(
+        Object.entries(all).filter(([, c]) => appliesTo(c.snapshots, harness.snapshot)),
+      );
       // The timeout first: what a harness does right after a timeout is where it goes wrong.
       const names = ['timeout', ...Object.keys(classes).filter((n) => n !== 'timeout')];
       const healthyOf = (n: string): string => `after-${n}`;
@@ -388,7 +391,7 @@ test.describe('tool-interception (harness)', () => {
         );
       const skipped = Object.keys(all).filter((n) => !(n in classes));
       judge.note(
-        `failure classes (snapshot ${JUDGED_SNAPSHOT}): ${names.join(', ')}; each delivered, then a healthy call delivered and honoured${skipped.length ? `; not failures in ${JUDGED_SNAPSHOT}: ${skipped.join(', ')}` : ''}`,
+        `failure classes (snapshot ${harness.snapshot}): ${names.join(', ')}; each delivered, then a healthy call delivered and honoured${skipped.length ? `; not failures in ${harness.snapshot}: ${skipped.join(', ')}` : ''}`,
       );
     }),
   );

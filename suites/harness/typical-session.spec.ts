@@ -358,7 +358,7 @@ test.describe('typical session (harness)', () => {
   );
 
   test(
-    ...check('lo.notification-shape', async ({ harness, judge, spec }) => {
+    ...check('lo.notification-shape', async ({ harness, judge, spec, snapshot }) => {
       const run = await harness.sharedRun(typicalSession());
       requireUsable(judge, run, TYPICAL_TOOL_STEPS);
       const got = frames(run, { hook: 'obs' });
@@ -379,7 +379,7 @@ test.describe('typical session (harness)', () => {
             `a hooks/observe of ${eventType(f)} carries an id (${JSON.stringify(m.id)}): notifications have none`,
             { received: f.text, expected: spec.expectation },
           );
-        const findings = validate('observe-notification', f.message, { wireOnly: true });
+        const findings = validate('observe-notification', f.message, { wireOnly: true, snapshot });
         if (!isWireValid(findings)) {
           judge.fail(
             `a hooks/observe of ${eventType(f)} is not valid: ${findings

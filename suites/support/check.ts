@@ -7,6 +7,7 @@
 import { test as base, type TestInfo } from '@playwright/test';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import type { Target } from '../../src/results/model.js';
 import { LaunchError } from '../../drivers/processes.js';
 import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX, type AnnotatedStatus } from '../../src/results/annotations.js';
@@ -51,6 +52,11 @@ export interface Judge {
 /** What each project sets in `use` (playwright.config.ts). */
 export interface SuiteOptions {
   claim: ResolvedClaim;
+  /**
+   * The snapshot the claim is judged by (`claim.snapshot`, set beside it in
+   * playwright.config.ts): every wire validation in the suites passes it to `validate`.
+   */
+  snapshot: SnapshotId;
   target: Target;
   /** The run's folders and how it contains implementations (decided once, by the CLI). */
   runFolders: RunFolders & { containment: ContainmentState };
@@ -77,6 +83,7 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
   harnessRuns: [async ({}, use) => use(new SharedRuns<string>()), { scope: 'worker' }],
   // Options: a project without them is not a run of `ahp-conformance` (the fixture says so).
   claim: [undefined as unknown as ResolvedClaim, { option: true }],
+  snapshot: [undefined as unknown as SnapshotId, { option: true }],
   target: [undefined as unknown as Target, { option: true }],
   runFolders: [undefined as unknown as SuiteOptions['runFolders'], { option: true }],
   transcript: async ({}, use, info) => {
@@ -211,6 +218,9 @@ export function check(
   type Context = Omit<CheckContext, 'spec'>;
   const judged = async (f: Context, info: TestInfo, late: () => BackendSession | undefined): Promise<void> => {
     const { claim, target, transcript, judge } = f;
+    // One source of truth: the option is the claim's snapshot, set beside it (playwright.config.ts).
+    if (f.snapshot !== claim.snapshot)
+      throw new Error(`internal: the snapshot option ${String(f.snapshot)} is not the claim's ${claim.snapshot}`);
     // The plan collected this check for this target; anything else is a defect of the runner.
     if (!applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id)) {
       throw new Error(`internal: ${id} was collected for ${info.project.name}, where it does not apply`);
@@ -243,15 +253,15 @@ export function check(
   // Playwright sets up only the fixtures a test function names: a check gets the session of
   // its own role, and no other (a session costs a workspace, and a harness one a collector).
   const run: CheckBody = spec.roles.includes('harness')
-    ? async ({ claim, target, runFolders, transcript, harness, judge }, info) =>
+    ? async ({ claim, snapshot, target, runFolders, transcript, harness, judge }, info) =>
         judged(
-          { claim, target, runFolders, transcript, harness, judge, backend: noSession('backend') },
+          { claim, snapshot, target, runFolders, transcript, harness, judge, backend: noSession('backend') },
           info,
           () => undefined,
         )
-    : async ({ claim, target, runFolders, transcript, backend, judge }, info) =>
+    : async ({ claim, snapshot, target, runFolders, transcript, backend, judge }, info) =>
         judged(
-          { claim, target, runFolders, transcript, backend, judge, harness: noSession('harness') },
+          { claim, snapshot, target, runFolders, transcript, backend, judge, harness: noSession('harness') },
           info,
           () => backend,
         );

@@ -23,6 +23,7 @@ import {
 import { WireCollector } from '../../drivers/scripted-backend/collector.js';
 import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../../drivers/scripted-backend/script.js';
 import { implementationEnv } from '../../src/claims/environment.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import {
   ADAPTER_RUNS_AT_ONCE,
@@ -85,6 +86,12 @@ export interface HookPlan {
   bearer?: boolean;
   /** stdio: a command that does not exist (a backend that cannot be started). */
   missingCommand?: boolean;
+  /**
+   * draft@1d98c19 server-driven configuration: the registration leaves out `subscriptions`
+   * and the scripted backend answers hooks/configuration with them (deadlines scaled as
+   * for a registered subscription), unless the script gives its own `configuration` answers.
+   */
+  configured?: boolean;
 }
 
 export interface ToolStepPlan {
@@ -209,6 +216,19 @@ export class HarnessSession {
     this.transcript.addSecret(this.token);
   }
 
+  /** The snapshot the claim is judged by (src/protocol/snapshots.ts). */
+  get snapshot(): SnapshotId {
+    return this.claim.snapshot;
+  }
+
+  /** A hook's subscriptions as written (registration or configuration reply): intercept deadlines scaled. */
+  private writtenSubscriptions(h: HookPlan, startupMs: number | undefined): Subscription[] {
+    const transport = h.transport ?? this.transport;
+    return h.subscriptions.map((s) =>
+      s.mode === 'intercept' ? { ...s, timeoutMs: this.registeredTimeoutMs(s.timeoutMs, transport, startupMs) } : s,
+    );
+  }
+
   private wireCollector(): Promise<WireCollector> {
     this.collector ??= WireCollector.start();
     return this.collector;
@@ -323,10 +343,7 @@ export class HarnessSession {
     const entries: Obj[] = [];
     const deadlines: Record<string, number> = {};
     for (const h of hooks) {
-      const transport = h.transport ?? this.transport;
-      const subscriptions = h.subscriptions.map((s) =>
-        s.mode === 'intercept' ? { ...s, timeoutMs: this.registeredTimeoutMs(s.timeoutMs, transport, startupMs) } : s,
-      );
+      const subscriptions = this.writtenSubscriptions(h, startupMs);
       const written = subscriptions.flatMap((s) => (s.timeoutMs !== undefined ? [s.timeoutMs] : []));
       if (written.length) deadlines[h.name] = Math.min(...written);
       const t = endpoints.get(this.endpointOf(h))!.transportFor({
@@ -340,7 +357,7 @@ export class HarnessSession {
         id: hookId(h.name),
         transport: t,
         ...(h.bearer ? { authentication: { type: 'bearer', tokenEnv: TOKEN_ENV } } : {}),
-        subscriptions,
+        ...(h.configured ? {} : { subscriptions }),
       });
     }
     return { registration: { protocolVersion: 'draft', hooks: entries }, deadlines };
@@ -416,8 +433,15 @@ export class HarnessSession {
     mkdirSync(runDir, { recursive: true });
     const markerOf = (id: string): string => join(runDir, `marker-${id}.json`);
     // A script may name a step's marker file as "{marker:<step id>}" (probeFile).
+    const scriptOf = (x: HookPlan): HookScript =>
+      x.configured && !x.script?.configuration
+        ? {
+            ...x.script,
+            configuration: [{ configuration: { subscriptions: this.writtenSubscriptions(x, startupMs) } }],
+          }
+        : (x.script ?? {});
     const scriptText = JSON.stringify({
-      hooks: Object.fromEntries(opts.hooks.map((x) => [x.name, x.script ?? {}])),
+      hooks: Object.fromEntries(opts.hooks.map((x) => [x.name, scriptOf(x)])),
     }).replace(/\{marker:([A-Za-z0-9._-]+)\}/g, (_, id: string) => JSON.stringify(markerOf(id)).slice(1, -1));
     const script = JSON.parse(scriptText) as BackendScript;
     const collector = await this.wireCollector();

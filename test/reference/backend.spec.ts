@@ -9,9 +9,16 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
 import { respond, handle, RPC_CODES, type HandlerContext, type Reply } from '../../reference/backend/handler.js';
-import { FAULTS, FAULT_MODES, faultMismatch, type FaultMode } from '../../reference/backend/faults.js';
+import {
+  FAULTS,
+  FAULT_MODES,
+  faultMismatch,
+  type BackendFaultSpec,
+  type FaultMode,
+} from '../../reference/backend/faults.js';
 import { DEFAULT_POLICY, parsePolicy } from '../../reference/backend/policy.js';
 import { parseBackendArgs } from '../../reference/backend/args.js';
+import { configurationOf } from '../../reference/backend/configuration.js';
 import { CHECKS, checkSpec } from '../../src/checks/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 
@@ -429,7 +436,11 @@ test.describe('fault table', () => {
       }
       if (spec.transport === 'http') expect(faultMismatch(mode, 'stdio', 'persistent'), mode).toBeDefined();
       if (spec.lifecycle === 'per_event') expect(faultMismatch(mode, 'stdio', 'persistent'), mode).toBeDefined();
-      if (!spec.transport) expect(faultMismatch(mode, 'http', undefined), mode).toBeUndefined();
+      // With hooks/configuration served as the mode needs it (only draft@1d98c19 has the method).
+      const serves = { configuration: (FAULTS[mode] as BackendFaultSpec).configuration !== 'not-served' };
+      if (!spec.transport) expect(faultMismatch(mode, 'http', undefined, serves), mode).toBeUndefined();
+      if ((FAULTS[mode] as BackendFaultSpec).configuration)
+        expect(faultMismatch(mode, 'http', undefined, { configuration: !serves.configuration }), mode).toBeDefined();
     }
   });
 });
@@ -681,7 +692,88 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   'text-content-type': { changes: [] },
   'observe-200-body': { changes: [] },
   'error-status-400': { changes: [] },
+  // The corpus runs under draft@2b5da580, where nothing serves hooks/configuration: see the 1d98c19 tests.
+  'configuration-empty': { changes: [] },
+  'configuration-unoffered-wrong-code': { changes: [] },
+  'omit-effects': {
+    changes: ['rm_rf-unadvertised', 'write-deny-only', 'other-tool', 'turn-start'],
+    check: (f, c) => {
+      expect(effectsOf(c)).toEqual([]);
+      expect(f).toEqual({ ...c, result: { protocolVersion: 'draft' } });
+    },
+  },
+  'result-configuration': {
+    changes: SUCCEEDED,
+    check: (f, c) => {
+      expect(f).toEqual({ ...c, result: { ...(c!.result as Obj), configuration: configurationOf(DEFAULT_POLICY) } });
+    },
+  },
 };
+
+test.describe('draft@1d98c19: hooks/configuration and harness on every event', () => {
+  const NEW = { snapshot: 'draft@1d98c19' } as const;
+  const configure = (id: string | number = 'cfg-1', params: unknown = { protocolVersion: 'draft' }): Obj => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'hooks/configuration',
+    params,
+  });
+
+  test('served: the policy’s subscriptions, valid against the snapshot’s configuration-response', () => {
+    const reply = send(configure(), ctxOf(undefined, NEW));
+    expect(reply).toEqual({
+      jsonrpc: '2.0',
+      id: 'cfg-1',
+      result: { protocolVersion: 'draft', configuration: configurationOf(DEFAULT_POLICY) },
+    });
+    expect(isWireValid(validate('configuration-response', reply, { wireOnly: true, snapshot: 'draft@1d98c19' }))).toBe(
+      true,
+    );
+    expect(send(configure(7, { protocolVersion: '1999-01-01' }), ctxOf(undefined, NEW))?.error).toMatchObject({
+      code: RPC_CODES.unsupportedProtocolVersion,
+    });
+    expect(send(configure(8, 'x'), ctxOf(undefined, NEW))?.error).toMatchObject({ code: RPC_CODES.invalidParams });
+    // A notification is never answered.
+    expect(send(withoutId(configure()), ctxOf(undefined, NEW))).toBeNull();
+  });
+
+  test('not served (--no-configuration, or a snapshot without the method): method not found', () => {
+    expectError(
+      send(configure(), ctxOf(undefined, { ...NEW, configuration: false })),
+      RPC_CODES.methodNotFound,
+      'cfg-1',
+    );
+    expectError(send(configure(), ctxOf()), RPC_CODES.methodNotFound, 'cfg-1');
+  });
+
+  test('configuration faults', () => {
+    const empty = send(configure(), ctxOf('configuration-empty', NEW));
+    expect((empty?.result as Obj).configuration).toEqual({ subscriptions: [] });
+    expect(isWireValid(validate('configuration-response', empty, { wireOnly: true, snapshot: 'draft@1d98c19' }))).toBe(
+      false,
+    );
+    const wrong = send(configure(), ctxOf('configuration-unoffered-wrong-code', { ...NEW, configuration: false }));
+    expectError(wrong, RPC_CODES.invalidRequest, 'cfg-1');
+  });
+
+  test('omit-effects is valid under draft@1d98c19 only; result-configuration invalid there', () => {
+    const req = intercept(toolBefore('e-other', 'read_file'));
+    const omitted = send(req, ctxOf('omit-effects', NEW));
+    expect(omitted?.result).toEqual({ protocolVersion: 'draft' });
+    const valid = (v: unknown, snapshot: 'draft@2b5da580' | 'draft@1d98c19'): boolean =>
+      isWireValid(validate('intercept-response', v, { wireOnly: true, snapshot }));
+    expect(valid(omitted, 'draft@1d98c19')).toBe(true);
+    expect(valid(omitted, 'draft@2b5da580')).toBe(false);
+    const carrying = send(req, ctxOf('result-configuration', NEW));
+    expect(valid(carrying, 'draft@1d98c19')).toBe(false);
+  });
+
+  test('an event without harness is invalid params under draft@1d98c19, accepted under draft@2b5da580', () => {
+    const { harness: _h, ...bare } = toolBefore('e-bare', 'read_file');
+    expectError(send(intercept(bare), ctxOf(undefined, NEW)), RPC_CODES.invalidParams, 'e-bare');
+    expect(resultOf(send(intercept(bare), ctxOf()))).toEqual({ protocolVersion: 'draft', effects: [] });
+  });
+});
 
 test.describe('faults that carry state across requests', () => {
   test('wrong-id-late: from the 20th success reply of a process on, the id is wrong', () => {
@@ -746,15 +838,17 @@ test.describe('faults change exactly the replies they describe', () => {
 
 // ------------------------------------------------------------------ command line
 
+const OLDEST = { snapshot: 'draft@2b5da580', configuration: false } as const;
+
 test.describe('command line', () => {
   test('valid argument sets', () => {
     expect(parseBackendArgs(['--transport', 'stdio', '--lifecycle', 'persistent'])).toEqual({
       ok: true,
-      options: { transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY },
+      options: { ...OLDEST, transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY },
     });
     expect(parseBackendArgs(['--transport', 'http', '--port', '8080'])).toEqual({
       ok: true,
-      options: { transport: 'http', port: 8080, host: '127.0.0.1', path: '/hooks', policy: DEFAULT_POLICY },
+      options: { ...OLDEST, transport: 'http', port: 8080, host: '127.0.0.1', path: '/hooks', policy: DEFAULT_POLICY },
     });
     const full = parseBackendArgs([
       '--transport',
@@ -773,6 +867,7 @@ test.describe('command line', () => {
     expect(full).toEqual({
       ok: true,
       options: {
+        ...OLDEST,
         transport: 'http',
         port: 0,
         host: '::1',
@@ -788,9 +883,29 @@ test.describe('command line', () => {
     // The lifecycle defaults to persistent, which also serves a per_event exchange.
     expect(parseBackendArgs(['--transport', 'stdio'])).toEqual({
       ok: true,
-      options: { transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY },
+      options: { ...OLDEST, transport: 'stdio', lifecycle: 'persistent', policy: DEFAULT_POLICY },
     });
     expect(parseBackendArgs(['--transport', 'stdio', '--fault', 'exit-after-first']).ok).toBe(true);
+    // A snapshot with hooks/configuration serves it unless told not to.
+    expect(parseBackendArgs(['--transport', 'stdio', '--snapshot', 'draft@1d98c19'])).toEqual({
+      ok: true,
+      options: {
+        snapshot: 'draft@1d98c19',
+        configuration: true,
+        transport: 'stdio',
+        lifecycle: 'persistent',
+        policy: DEFAULT_POLICY,
+      },
+    });
+    const off = parseBackendArgs(['--transport', 'stdio', '--snapshot', 'draft@1d98c19', '--no-configuration']);
+    expect(off.ok && off.options.configuration).toBe(false);
+    for (const argv of [
+      ['--snapshot', 'draft@1d98c19', '--fault', 'configuration-empty'],
+      ['--snapshot', 'draft@1d98c19', '--no-configuration', '--fault', 'configuration-unoffered-wrong-code'],
+      ['--fault', 'omit-effects'],
+      ['--snapshot', 'draft@1d98c19', '--fault', 'omit-effects'],
+    ])
+      expect(parseBackendArgs(['--transport', 'stdio', ...argv]).ok, argv.join(' ')).toBe(true);
   });
 
   test('bad argument sets give one line', () => {
@@ -813,6 +928,11 @@ test.describe('command line', () => {
       ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'per-event-exit-1'],
       ['--transport', 'http', '--port', '1', '--fault', 'pretty-print'],
       ['--transport', 'stdio', '--lifecycle', 'persistent', '--policy', '/nonexistent/policy.json'],
+      ['--transport', 'stdio', '--snapshot', 'draft@0000000'],
+      ['--transport', 'stdio', '--no-configuration'],
+      ['--transport', 'stdio', '--fault', 'configuration-empty'],
+      ['--transport', 'stdio', '--snapshot', 'draft@1d98c19', '--no-configuration', '--fault', 'configuration-empty'],
+      ['--transport', 'stdio', '--snapshot', 'draft@1d98c19', '--fault', 'configuration-unoffered-wrong-code'],
     ];
     for (const argv of bad) {
       const r = parseBackendArgs(argv);

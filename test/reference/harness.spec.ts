@@ -372,6 +372,9 @@ test.describe('fault modes', () => {
   });
 
   test('the command line accepts every fault mode, by flag and by environment', async () => {
+    // One node start-up per mode (49 and counting), a few at a time: under a load of 16-20 on
+    // two cores (helpers running alongside) this went past the default 60 s.
+    test.setTimeout(180_000);
     const dir = tempDir(state);
     const registration = {
       protocolVersion: 'draft',

@@ -87,6 +87,25 @@ test("the defaults the schema states are the loader's", () => {
   expect(c.backend!.stdio!.args).toEqual(d.stdioLaunch!.properties!.args!.default);
   expect(c.harness!.env).toEqual(d.env!.default);
   expect(c.harness!.passEnv).toEqual(d.passEnv!.default);
+  expect(c.backend!.configuration).toBe(schema.properties!.backend!.properties!.configuration!.default);
+});
+
+test('backend.configuration: claimed for a snapshot with hooks/configuration, refused for one without', () => {
+  const claim = (snapshot: string): string =>
+    `${head('backend')}snapshot: ${snapshot}
+backend:
+  stdio: { command: ${node} }
+  http: { url: "http://127.0.0.1:1/h" }
+  configuration: true
+`;
+  expect(load(claim('draft@1d98c19')).backend!.configuration).toBe(true);
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-claim-schema-'));
+  made.push(dir);
+  writeFileSync(join(dir, 'claim.yaml'), claim('draft@2b5da580'));
+  const o = loadClaim(join(dir, 'claim.yaml'));
+  expect(o.kind).toBe('error');
+  if (o.kind === 'error')
+    expect(o.messages.join('\n')).toContain('backend.configuration: hooks/configuration is not part of draft@2b5da580');
 });
 
 test('lifecycles, one value or a list, and lifecycle as its other spelling', () => {
