@@ -10,6 +10,7 @@
 //!   harness_adapter --config <path>      (the path is also in AHP_ADAPTER_CONFIG)
 use agenthooksprotocol::{
     capability::{self, Modify},
+    client::Permission,
     hooks::{Harness, Hooks, HooksOptions},
     inputs,
 };
@@ -54,14 +55,14 @@ impl Host<'_> {
         Box::pin(async move {
             match step["kind"].as_str().unwrap_or("") {
                 "session.start" => {
-                    let start = input(json!({"session": self.session, "trigger": "startup", "permissionMode": "default", "items": []}));
+                    let start: inputs::SessionStartInput = input(json!({"session": self.session, "trigger": "startup", "permissionMode": "default", "items": []}));
                     if let Err(e) = self.hooks.session_start(start).await {
                         eprintln!("session.start: {e}");
                     }
                 }
                 "session.end" => {
                     let outcome = step["outcome"].as_str().unwrap_or("completed");
-                    let end = input(json!({"session": self.session, "outcome": outcome, "reason": outcome}));
+                    let end: inputs::SessionEndInput = input(json!({"session": self.session, "outcome": outcome, "reason": outcome}));
                     if let Err(e) = self.hooks.session_end(end).await {
                         eprintln!("session.end: {e}");
                     }
@@ -103,8 +104,15 @@ impl Host<'_> {
                             entry["reason"] = json!(reason);
                         }
                     }
-                } else if step["host"].as_str().unwrap_or("allow") != "allow" || name != self.sentinel || !result.outcome.can_execute() {
-                    // Host policy runs after the interceptors; AHP never widens it.
+                } else if step["host"].as_str().unwrap_or("allow") != "allow"
+                    || name != self.sentinel
+                    || result.outcome.permission() == Permission::Ask
+                    || result.outcome.stopped
+                    || result.outcome.settled_candidate.is_some()
+                {
+                    // Host policy runs after the interceptors; AHP never widens it (no decision
+                    // leaves the host's own, an `ask` is refused like the simulated user does,
+                    // a stopped flow or a supplied result does not run the tool).
                     entry["outcome"] = json!("denied-by-host");
                 } else {
                     executed_input = result.input.clone();
