@@ -3,7 +3,7 @@
 // file behind if they ever ran). Placeholders are judged before any process starts.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadClaim } from '../src/claims/load.js';
 import { ROOT } from './support/paths.js';
@@ -130,6 +130,21 @@ const cases: [string, string, RegExp][] = [
     `${head()}backend:\n${stdio()}`,
     /: backend\.http: transport http is claimed but backend\.http \(url\) is missing$/,
   ],
+  [
+    'a snapshot with a mistyped commit',
+    backend().replace('role:', 'snapshot: draft@2b5da581\nrole:'),
+    /: snapshot: unknown snapshot "draft@2b5da581" \(did you mean draft@2b5da580\? this runner knows draft@2b5da580, draft@1d98c19; plain draft means the newest, draft@1d98c19\)$/,
+  ],
+  [
+    'a snapshot of a commit this runner does not know',
+    backend().replace('role:', 'snapshot: draft@deadbeef\nrole:'),
+    /: snapshot: unknown snapshot "draft@deadbeef" \(this runner knows draft@2b5da580, draft@1d98c19; plain draft means the newest, draft@1d98c19\)$/,
+  ],
+  [
+    'a snapshot name the claim format does not have',
+    backend().replace('role:', 'snapshot: draft-1d98c19\nrole:'),
+    /: snapshot: unknown snapshot "draft-1d98c19" \(did you mean draft@1d98c19\? this runner knows/,
+  ],
 ];
 for (const [name, claim, line] of cases) {
   test(`${name}: one line naming the field, exit 2, nothing launched`, () => {
@@ -189,6 +204,28 @@ test('an incomplete claim names only what is missing', () => {
   for (const r of [noTransport, noProfile, neither]) {
     expect(r.out).not.toMatch(/no a |without both/);
     expect(r.launched).toBe(false);
+  }
+});
+
+test("an incomplete claim's results name the snapshot it asked for", () => {
+  for (const [line, id, requested] of [
+    ['snapshot: draft@2b5da580\n', 'draft@2b5da580', 'draft@2b5da580'],
+    ['', 'draft@1d98c19', 'draft'],
+  ] as const) {
+    const dir = workspace();
+    writeFileSync(join(dir, 'claim.yaml'), line + backend().replace('profiles: [tool-interception]\n', ''));
+    const r = spawnSync(process.execPath, [BIN, 'run', 'claim.yaml', '--reports', join(dir, 'reports')], {
+      encoding: 'utf8',
+      cwd: dir,
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stdout).toContain(`judged by ${id}${requested === id ? '' : ` (the claim said ${requested})`}`);
+    const results = JSON.parse(readFileSync(join(dir, 'reports', 'acme', 'results.json'), 'utf8')) as {
+      claim: { snapshot: { id: string; requested: string; commit?: string } };
+    };
+    expect(results.claim.snapshot).toMatchObject({ id, requested });
+    expect(results.claim.snapshot.commit).toMatch(/^[0-9a-f]{40}$/);
   }
 });
 

@@ -51,6 +51,8 @@ const BAD: [string[], RegExp][] = [
   [['--checks', '--role', 'editor'], /--role takes backend or harness/],
   [['--checks', '--profile', 'nope'], /--profile takes one of base, /],
   [['run', CLAIM, '--role', 'backend'], /--role filters --checks/],
+  [['--checks', '--snapshot', 'draft@zzz'], /--snapshot takes one of draft@2b5da580, draft@1d98c19 or draft/],
+  [['run', CLAIM, '--snapshot', 'draft'], /--snapshot filters --checks/],
   [['show-report', join('no', 'such', 'folder')], /show-report: .* does not exist/],
   [['show-report', CLAIM], /show-report: .* is not a folder/],
   [['show-report', '.', '--port', 'http'], /--port takes a port number/],
@@ -110,6 +112,27 @@ test('--checks filters by role and profile, and --json gives the same rows as da
   expect(ti.every((c) => c.profile === 'tool-interception' && c.roles.includes('backend'))).toBe(true);
   const lines = cli('--checks', '--role', 'harness').out.trim().split('\n');
   expect(lines.map((l) => l.split(/\s+/)[0])).toEqual(harness.map((c) => c.id));
+});
+
+test('--checks --snapshot lists every check, those judging a rule the snapshot lacks as n/a; the help names the snapshots', () => {
+  type Row = { id: string; snapshots?: string[]; applicable?: boolean };
+  const all = JSON.parse(cli('--checks', '--json').out) as Row[];
+  for (const id of ['draft@2b5da580', 'draft@1d98c19']) {
+    const rows = JSON.parse(cli('--checks', '--snapshot', id, '--json').out) as Row[];
+    expect(rows.map((r) => r.id)).toEqual(all.map((r) => r.id));
+    for (const r of rows) expect(r.applicable, r.id).toBe(r.snapshots === undefined || r.snapshots.includes(id));
+    const lines = cli('--checks', '--snapshot', id).out.trim().split('\n');
+    for (const [i, r] of rows.entries()) expect(lines[i]!.split(/\s+/)[1] === 'n/a', r.id).toBe(!r.applicable);
+  }
+  // Plain draft is the newest.
+  expect(cli('--checks', '--snapshot', 'draft', '--json').out).toBe(
+    cli('--checks', '--snapshot', 'draft@1d98c19', '--json').out,
+  );
+  const help = cli('--help').out;
+  expect(help).toContain('Snapshots this runner judges by: draft@2b5da580 (upstream commit 2b5da5809b9b)');
+  expect(help).toContain('draft@1d98c19 (upstream commit 1d98c19bf455)');
+  expect(help).toContain('plain draft means the newest, draft@1d98c19');
+  expect(help).not.toContain('snapshot "draft"');
 });
 
 test('a reader that stops early (--checks | head) ends the command quietly, not with EPIPE', async () => {

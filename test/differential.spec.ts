@@ -146,6 +146,10 @@ function loadCases(snapshot: SnapshotId): Loaded {
   }
   if (borrowed)
     for (const b of ownBases(snapshot)) cases.push({ id: b.id, kinds: b.kinds, value: b.value as Json, stride: 1 });
+  // The plan keys mutants by case id.
+  const ids = cases.map((c) => c.id);
+  const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+  if (twice.length) throw new Error(`case ids must be unique: ${twice.join(', ')}`);
   return { cases, skipped };
 }
 

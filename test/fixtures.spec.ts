@@ -5,6 +5,9 @@
 import { test, expect } from '@playwright/test';
 import { agreementCheck, crossCheck } from '../src/fixtures/cross-check.js';
 import { structuralAcceptance } from '../src/fixtures/structural-acceptance.js';
+import { KINDS, kindsOf } from '../src/protocol/kinds.js';
+import { SchemaSetError, snapshotSchemas } from '../src/protocol/schema-set.js';
+import type { SnapshotId } from '../src/protocol/snapshots.js';
 import {
   HAVE_SPEC,
   HAVE_SPEC_1D98C19,
@@ -71,3 +74,19 @@ test.describe('draft@1d98c19: no fixtures of its own, so no expected verdicts', 
     for (const r of rows.filter((x) => x.warning)) expect(Object.keys(NOT_A_VALIDITY_VERDICT)).toContain(r.id);
   });
 });
+
+for (const [snapshot, dir, have, reason] of [
+  ['draft@2b5da580', SPEC_DIR, HAVE_SPEC, NO_SPEC_REASON],
+  ['draft@1d98c19', SPEC_DIR_1D98C19, HAVE_SPEC_1D98C19, NO_SPEC_1D98C19_REASON],
+] as const satisfies readonly (readonly [SnapshotId, string, boolean, string])[]) {
+  test(`${snapshot}: every kind's upstream location exists in its published schemas; the others are not part of it`, () => {
+    test.skip(!have, reason);
+    const published = snapshotSchemas(dir);
+    expect(published.snapshot).toBe(snapshot);
+    const has = new Set(kindsOf(snapshot).map((k) => k.kind));
+    for (const k of KINDS) {
+      if (has.has(k.kind)) expect(() => published.forKind(k.kind), k.kind).not.toThrow();
+      else expect(() => published.forKind(k.kind), k.kind).toThrow(SchemaSetError);
+    }
+  });
+}

@@ -25,12 +25,12 @@ test.afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function claim(name: string, fault?: string): string {
-  const file = join(dir, `${name}.yaml`);
+function claim(name: string, fault?: string, snapshot?: string, file = join(dir, `${name}.yaml`)): string {
   writeFileSync(
     file,
     [
       `implementation: { name: ${name}, version: 1.0.0 }`,
+      ...(snapshot ? [`snapshot: ${snapshot}`] : []),
       'role: backend',
       'transports: [http]',
       'profiles: [tool-interception, lifecycle-observation]',
@@ -170,6 +170,25 @@ test('shards of different runs, the same shard twice, and junk are refused in on
   const none = cli(['merge', 'whole/good']);
   expect(none.code).toBe(2);
   expect(none.err).toContain('no blob reports');
+});
+
+test('shards that judged a claim by different snapshots are refused in one line, exit 2', () => {
+  // The claim file edited between the shards (as on two machines): small runs, kept so with --grep.
+  const file = join(dir, 'snap.yaml');
+  for (const [i, snapshot] of [
+    [1, 'draft@2b5da580'],
+    [2, 'draft@1d98c19'],
+  ] as const) {
+    claim('snap', undefined, snapshot, file);
+    const r = cli(['run', file, '--shard', `${i}/2`, '--reports', `snap-${i}`, '--grep', 'base.jsonrpc-utf8']);
+    expect(r.code, r.err).toBe(0);
+  }
+  const merged = cli(['merge', 'snap-1/blob', 'snap-2/blob', '--reports', 'snap-merged']);
+  expect(merged.code).toBe(2);
+  expect(merged.err.trim().split('\n')).toEqual([
+    'ahp-conformance: merge: the shards judged snap by different snapshots (shard 1/2 by draft@2b5da580; shard 2/2 by draft@1d98c19); merge shards of one run only',
+  ]);
+  expect(existsSync(join(dir, 'snap-merged', 'snap', 'results.json'))).toBe(false);
 });
 
 test('shards that ran with --grep merge into results that say so, and --certify refuses them', () => {

@@ -97,7 +97,14 @@ export interface ResolvedClaim {
 
 export type ClaimOutcome =
   | { kind: 'ok'; claim: ResolvedClaim }
-  | { kind: 'incomplete'; reason: string; implementation?: { name: string; version: string }; file: string }
+  | {
+      kind: 'incomplete';
+      reason: string;
+      implementation?: { name: string; version: string };
+      file: string;
+      /** The claim's `snapshot:` text, for the results of a claim that never resolved. */
+      snapshot?: string;
+    }
   /** Every problem of the file, one line each, each starting with the file's name. */
   | { kind: 'error'; messages: string[]; file: string };
 
@@ -242,6 +249,8 @@ function schemaProblems(
       );
     } else if (e.keyword === 'type') {
       add(at, `${name} ${typeProblem(String(e.params.type), e.data, parsed.sourceAt(path))}`);
+    } else if (e.keyword === 'pattern' && name === 'snapshot' && typeof e.data === 'string') {
+      add(at, unknownSnapshot(e.data));
     } else if (e.keyword === 'pattern' && e.propertyName !== undefined) {
       add(
         at,
@@ -252,6 +261,20 @@ function schemaProblems(
     }
   }
   return { plain, conditional: [...new Set(conditional)] };
+}
+
+/**
+ * One line for a `snapshot:` this runner does not know, with the snapshot it was probably
+ * meant to be: by the commit digits for `draft@<hex>` (a mistyped or cut commit), else by
+ * the whole name (`Draft`, `draft-1d98c19`).
+ */
+function unknownSnapshot(requested: string): string {
+  const hex = /^draft@([0-9a-f]+)$/.exec(requested)?.[1];
+  const hint =
+    hex !== undefined
+      ? SNAPSHOT_IDS.find((id) => didYouMean(hex, [id.slice('draft@'.length)]) !== undefined)
+      : didYouMean(requested, ['draft', ...SNAPSHOT_IDS]);
+  return `snapshot: unknown snapshot ${quoted(requested)} (${hint ? `did you mean ${hint}? ` : ''}this runner knows ${SNAPSHOT_IDS.join(', ')}; plain draft means the newest, ${NEWEST_SNAPSHOT})`;
 }
 
 /** Resolve a command as the claim format says: with a '/', relative to the claim; else on PATH. */
@@ -489,7 +512,15 @@ export function loadClaim(file: string): ClaimOutcome {
   const transports = c.transports ?? [];
   const capability = profiles.filter((p) => (CAPABILITY_PROFILES as readonly string[]).includes(p));
   const reason = incompleteness(capability, transports);
-  if (reason) return { kind: 'incomplete', file, implementation: c.implementation, reason };
+  if (reason)
+    return {
+      kind: 'incomplete',
+      file,
+      implementation: c.implementation,
+      reason,
+      // As the claim would resolve it: no snapshot: means plain draft.
+      snapshot: typeof c.snapshot === 'string' ? c.snapshot : 'draft',
+    };
 
   const problems: string[] = [...conditional];
   const attempt: Attempt = (f) => {
@@ -504,10 +535,7 @@ export function loadClaim(file: string): ClaimOutcome {
   const roles = claimRoles(c.role);
   const requested = c.snapshot ?? 'draft';
   const snapshot = resolveSnapshot(requested);
-  if (snapshot === undefined)
-    problems.push(
-      `snapshot: unknown snapshot ${quoted(requested)} (this runner knows ${SNAPSHOT_IDS.join(', ')}; plain draft means the newest, ${NEWEST_SNAPSHOT})`,
-    );
+  if (snapshot === undefined) problems.push(unknownSnapshot(requested));
   const claim: ResolvedClaim = {
     file: path,
     dir,

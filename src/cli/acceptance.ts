@@ -5,10 +5,17 @@
 // run on one machine.
 import { readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { targetLabel, type ClaimResults, type JudgedEntry, type Judgement } from '../results/model.js';
+import {
+  readRecordedResults,
+  targetLabel,
+  type ClaimResults,
+  type JudgedEntry,
+  type Judgement,
+} from '../results/model.js';
+import { snapshotName } from '../results/snapshot.js';
 import type { Acceptance, ReportContext } from '../results/html/claim-page.js';
 import { writeClaimResults } from '../results/write.js';
-import { checkKey, compareRuns, type CheckChange } from '../results/baseline.js';
+import { checkKey, compareRuns, snapshotChange, snapshotChangeLine, type CheckChange } from '../results/baseline.js';
 import {
   applyExpectedFailures,
   ExpectedFailuresError,
@@ -45,8 +52,10 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
     r.containment?.kind === 'process-group'
       ? ` [containment: process-group${r.containment.reason ? `, ${r.containment.reason}` : ''}]`
       : '';
+  // The snapshot by commit: two "draft" verdicts may be of different rules.
+  const judgedBy = `, judged by ${snapshotName(r.claim.snapshot)}`;
   return terminalLine(
-    `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason}${contained} -> ${dir}${digest ? ` (results.json sha256 ${digest})` : ''}`,
+    `${r.claim.implementation.name} ${r.claim.implementation.version}: ${r.verdict}${reason}${judgedBy}${contained} -> ${dir}${digest ? ` (results.json sha256 ${digest})` : ''}`,
   );
 }
 
@@ -54,8 +63,9 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
 function loadBaselines(path: string): (implementation: string) => ClaimResults | undefined {
   const read = (file: string): ClaimResults | undefined => {
     try {
-      const r = JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
-      if (!r || !Array.isArray(r.checks) || !r.claim?.implementation?.name) throw new Error('not a results.json');
+      // Results of an earlier version are read in today's shape (results.json version 1 named no commit).
+      const r = readRecordedResults(JSON.parse(readFileSync(file, 'utf8')));
+      if (!r) throw new Error('not a results.json');
       return r;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -239,7 +249,14 @@ export function conclude(
         } else {
           const excused = new Set(outcome?.matched.map((m) => checkKey(m.check)) ?? []);
           const changes = compareRuns(before, results);
-          regression = { baseline: criteria.baselinePath, changes };
+          const moved = snapshotChange(before, results);
+          const notComparable = changes.filter((c) => c.change === 'not-comparable').length;
+          regression = {
+            baseline: criteria.baselinePath,
+            ...(moved ? { snapshots: moved, notComparable } : {}),
+            changes,
+          };
+          if (moved) lines.push(`  vs baseline: ${snapshotChangeLine(moved, notComparable)}`);
           lines.push(`  vs baseline: ${regressionLine(changes, excused)}`);
           const fresh = changes.filter((c) => c.change === 'new-failure').map((c) => c.key);
           judgement.baseline = {
@@ -248,8 +265,13 @@ export function conclude(
             excused: fresh.filter((k) => excused.has(k)),
             fixed: changes.filter((c) => c.change === 'fixed').length,
             stillFailing: changes.filter((c) => c.change === 'still-failing').length,
+            ...(moved ? { snapshot: moved.before, notComparable } : {}),
           };
-          acceptance.regression = { baseline: criteria.baselinePath ?? '', changes };
+          acceptance.regression = {
+            baseline: criteria.baselinePath ?? '',
+            changes,
+            ...(moved ? { snapshots: moved } : {}),
+          };
           // With a baseline only new failures count (expected ones excepted); a stale or expired list still fails.
           failing =
             changes.some((c) => c.change === 'new-failure' && !excused.has(c.key)) ||

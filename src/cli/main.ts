@@ -6,6 +6,7 @@
 //   2  bad input: usage error, missing or unreadable file or directory, not UTF-8/JSON
 //   3  internal error (a bug in ahp-conformance)
 import { CHECKS } from '../checks/catalogue.js';
+import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS } from '../protocol/snapshots.js';
 import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
 import { UsageError, parseArgs } from './args.js';
@@ -17,7 +18,12 @@ import { terminalJson, terminalLine } from '../terminal.js';
 import { validateCommand } from './validate-command.js';
 import { verifyCommand } from './verify-command.js';
 
-const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP, snapshot "draft")
+// The snapshots named from the one table (src/protocol/snapshots.ts), so the help never lags it.
+const SNAPSHOT_LIST = SNAPSHOTS.map((s) => `${s.id} (upstream commit ${s.commit.slice(0, 12)})`).join(', ');
+
+const HELP = `ahp-conformance: black-box conformance testing for the Agent Hooks Protocol (AHP)
+Snapshots this runner judges by: ${SNAPSHOT_LIST}. A claim picks one with snapshot:;
+plain draft means the newest, ${NEWEST_SNAPSHOT} (docs/claims.md).
 
 Usage:
   ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
@@ -56,8 +62,9 @@ Usage:
       Validate one captured message or a transcript (one message per line) by the rules of
       a snapshot (default draft = the newest; the first line says which judged). The kind
       is inferred from each message unless --as names it (see --kinds).
-  ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--json]
-                                list the conformance checks (id, level, profile, requirements)
+  ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--snapshot <snapshot>] [--json]
+                                list the conformance checks (id, level, profile, requirements);
+                                with --snapshot, those judging a rule it lacks are marked n/a
   ahp-conformance --kinds [--snapshot draft|draft@<commit>]
                                 list the kinds the validator knows in a snapshot (default the newest)
   ahp-conformance --version, -v
@@ -83,11 +90,19 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
   const profiles = [...new Set(CHECKS.map((c) => c.profile))];
   if (options.profile !== undefined && !profiles.includes(options.profile as (typeof profiles)[number]))
     throw new UsageError(`--profile takes one of ${profiles.join(', ')} (got "${options.profile}")`);
+  const snapshot = options.snapshot === undefined ? undefined : resolveSnapshot(options.snapshot)?.id;
+  if (options.snapshot !== undefined && snapshot === undefined)
+    throw new UsageError(
+      `--snapshot takes one of ${SNAPSHOT_IDS.join(', ')} or draft (the newest) (got "${options.snapshot}")`,
+    );
   const checks = CHECKS.filter(
     (c) =>
       (options.role === undefined || c.roles.includes(options.role as 'backend')) &&
       (options.profile === undefined || c.profile === options.profile),
   );
+  // Listed, not hidden: a check of another snapshot's rule is not applicable to this one's claims (src/engine/plan.ts).
+  const notApplicable = (c: (typeof CHECKS)[number]): boolean =>
+    snapshot !== undefined && c.snapshots !== undefined && !c.snapshots.includes(snapshot);
   if (json) {
     io.out(
       terminalJson(
@@ -100,6 +115,8 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
           roles: c.roles,
           transports: c.transports,
           lifecycles: c.lifecycles,
+          ...(c.snapshots ? { snapshots: c.snapshots } : {}),
+          ...(snapshot ? { applicable: !notApplicable(c) } : {}),
         })),
         2,
       ),
@@ -110,8 +127,9 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
     const where = [c.roles.join('+'), c.transports.join('+'), c.lifecycles.length < 2 ? c.lifecycles.join('') : '']
       .filter(Boolean)
       .join(' ');
+    const only = c.snapshots ? ` [${notApplicable(c) ? 'n/a: ' : ''}${c.snapshots.join(', ')} only]` : '';
     io.out(
-      `${c.id.padEnd(28)} ${c.level.padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}`,
+      `${c.id.padEnd(28)} ${(notApplicable(c) ? 'n/a' : c.level).padEnd(6)} ${c.profile.padEnd(22)} ${c.requirements.join(',').padEnd(40)} ${where.padEnd(26)} ${c.title}${only}`,
     );
   }
   return EXIT.ok;
@@ -155,6 +173,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         'timeout-ms',
         'role',
         'profile',
+        'snapshot',
         'host',
         'port',
       ],
@@ -171,8 +190,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     const [command, ...rest] = args.positional;
     if (args.flags.kinds) return validateCommand.listKinds(io, args.options);
     if (args.flags.checks) return listChecks(args.options, args.flags.json === true, io);
-    for (const o of ['role', 'profile'])
-      if (args.options[o] !== undefined) throw new UsageError(`--${o} filters --checks`);
+    // --snapshot also picks the rules of validate and fixtures.
+    const filters =
+      command === 'validate' || command === 'fixtures' ? ['role', 'profile'] : ['role', 'profile', 'snapshot'];
+    for (const o of filters) if (args.options[o] !== undefined) throw new UsageError(`--${o} filters --checks`);
     const runOnly = RUN_ONLY.filter((o) => args.flags[o] || args.options[o] !== undefined);
     if (command !== 'run' && command !== undefined && runOnly.length)
       throw new UsageError(`${runOnly.map((o) => (o === 'x' ? '-x' : `--${o}`)).join(', ')}: only \`run\` takes this`);

@@ -17,6 +17,7 @@ import { FLAKY_FAILS_ENV } from '../results/reporter.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
 import { readRunOutcome, recordedClaimPath, type RunOutcome } from '../results/run-record.js';
 import { writeClaimResults } from '../results/write.js';
+import { requestedSnapshot, snapshotName, snapshotSummary } from '../results/snapshot.js';
 import { finishReports, reportContext, viewsFolder } from './report-layout.js';
 import { playwrightReportDir, runFolder } from '../engine/run-folder.js';
 import { UsageError } from './args.js';
@@ -34,7 +35,8 @@ function incompleteResults(o: Extract<ClaimOutcome, { kind: 'incomplete' }>): Cl
     claim: {
       file: recordedClaimPath(process.cwd(), resolve(o.file)),
       implementation: o.implementation ?? { name: 'unknown', version: 'unknown' },
-      snapshot: 'draft',
+      // What the claim asked for, resolved if it can be: the claim never loaded far enough to say.
+      snapshot: requestedSnapshot(o.snapshot),
       role: 'unknown',
       transports: [],
       lifecycles: [],
@@ -253,7 +255,7 @@ async function runPlan(
 const certifying = (plan: RunPlan, verb: string): string => {
   const targets = plannedProjects(plan).length;
   return (
-    `ahp-conformance ${plan.runnerVersion}: ${verb} ${plan.claims.map(({ claim: c }) => `${c.implementation.name} ${c.implementation.version}`).join(', ')} ` +
+    `ahp-conformance ${plan.runnerVersion}: ${verb} ${plan.claims.map(({ claim: c }) => `${c.implementation.name} ${c.implementation.version} by ${snapshotName(snapshotSummary(c.snapshot, c.snapshotRequested))}`).join(', ')} ` +
     `(${targets} target${targets === 1 ? '' : 's'})`
   );
 };

@@ -44,7 +44,11 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
     const kind = v.certification === undefined ? '' : v.certification ? ', certification' : ', not a certification';
     const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${kind})` : ''}`;
     if (v.problems.length === 0)
-      io.out(terminalLine(`${show(dir)}: verified: ${who}, results.json sha256 ${v.digest}`));
+      io.out(
+        terminalLine(
+          `${show(dir)}: verified: ${who}${v.snapshot ? `, judged by ${v.snapshot}` : ''}, results.json sha256 ${v.digest}`,
+        ),
+      );
     else {
       exit = EXIT.finding;
       io.out(terminalLine(`${show(dir)}: NOT VERIFIED: ${who}: ${v.problems.join('; ')}`));

@@ -7,11 +7,13 @@
 // with the least so far, and a shard's projects collect only its checks. Each shard
 // records the plan in Playwright's config metadata with one key of its own
 // (src/results/run-record.ts); the merge refuses shards of different claims or runner
-// versions, and marks every claim incomplete while a shard is missing.
+// versions (first, in its own words, shards that judged a claim by different snapshots),
+// and marks every claim incomplete while a shard is missing.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { checkSpec } from '../checks/catalogue.js';
 import { recordedClaimPath, runEnvironment, type RecordedPlan } from '../results/run-record.js';
+import { snapshotSummary } from '../results/snapshot.js';
 import { claimTargets, type PlannedProject, type RunPlan } from './plan.js';
 
 /** Set by `ahp-conformance run --shard i/n` for playwright.config.ts (its checks, the blob reporter, metadata). */
@@ -53,7 +55,7 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
       claim: {
         file: plan.cwd ? recordedClaimPath(plan.cwd, claim.file) : claim.file,
         implementation: claim.implementation,
-        snapshot: claim.snapshot,
+        snapshot: snapshotSummary(claim.snapshot, claim.snapshotRequested),
         role: claim.role,
         transports: claim.transports,
         profiles: claim.profiles,

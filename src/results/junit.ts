@@ -10,6 +10,7 @@
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
 import { targetKey, targetLabel, type CheckResult, type ClaimResults, type TargetKey } from './model.js';
+import type { SnapshotSummary } from './snapshot.js';
 
 /**
  * Not an XML 1.0 Char (lone surrogates included, with the u flag), DEL or a C1 control, or
@@ -74,12 +75,24 @@ const tally = (checks: readonly CheckResult[]): Attributes => ({
   skipped: String(checks.filter((c) => c.status === 'skipped' || c.status === 'not-applicable').length),
 });
 
+/**
+ * The snapshot by commit: `snapshot`, `snapshot.commit`, `snapshot.digest` (and what the
+ * claim asked for when the runner resolved it). Results of version 1 recorded a bare name
+ * and rendered only `snapshot`: rendered the same, so `verify` still checks old folders.
+ */
+function snapshotProperties(s: SnapshotSummary | string): [string, string][] {
+  if (typeof s === 'string') return [['snapshot', s]];
+  return [
+    ['snapshot', s.id],
+    ...(s.commit ? ([['snapshot.commit', s.commit]] as [string, string][]) : []),
+    ...(s.schemaDigest ? ([['snapshot.digest', s.schemaDigest]] as [string, string][]) : []),
+    ...(s.requested !== s.id ? ([['snapshot.requested', s.requested]] as [string, string][]) : []),
+  ];
+}
+
 export function junitXml(r: ClaimResults): string {
   const name = `${r.claim.implementation.name} ${r.claim.implementation.version}`;
-  const common: [string, string][] = [
-    ['claimVerdict', r.verdict],
-    ['snapshot', r.claim.snapshot],
-  ];
+  const common: [string, string][] = [['claimVerdict', r.verdict], ...snapshotProperties(r.claim.snapshot)];
   // Results without targets (an incomplete claim that launched nothing): one suite for the claim.
   const suites: { label?: string; target?: TargetKey; verdict: string; checks: CheckResult[] }[] =
     r.targets.length === 0

@@ -2,8 +2,13 @@
 // conformance report and the matrix page are views of this one model.
 import type { Level, Lifecycle, Role, Transport } from '../checks/catalogue.js';
 import { LAUNCH_FAILURE_PREFIX } from './annotations.js';
+import { readSnapshot, type SnapshotSummary } from './snapshot.js';
 
-export const RESULTS_SCHEMA_VERSION = 1;
+/**
+ * 2: `claim.snapshot` is the snapshot's identity (src/results/snapshot.ts). 1 recorded a
+ * bare `"draft"`; {@link readRecordedResults} still reads it (as draft@2b5da580).
+ */
+export const RESULTS_SCHEMA_VERSION = 2;
 
 /** `incomplete`: the check applies but could not judge (e.g. silence, when the follow-up got no reply). */
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'incomplete' | 'skipped' | 'not-applicable';
@@ -50,7 +55,8 @@ export interface CheckResult {
 export interface ClaimSummary {
   file: string;
   implementation: { name: string; version: string };
-  snapshot: string;
+  /** The snapshot the claim was judged by, and what the claim asked for. */
+  snapshot: SnapshotSummary;
   role: string;
   transports: string[];
   lifecycles: string[];
@@ -114,6 +120,10 @@ export interface Judgement {
     excused: string[];
     fixed: number;
     stillFailing: number;
+    /** The baseline's snapshot, when it is not this run's. */
+    snapshot?: string;
+    /** Across a snapshot change: checks left out of the comparison. */
+    notComparable?: number;
   };
 }
 
@@ -292,6 +302,17 @@ export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
     targets,
     checks,
   };
+}
+
+/**
+ * Results as an earlier run wrote them (a baseline, a report folder), in the current shape:
+ * version 1's bare snapshot name becomes its identity. Undefined when it is not results.
+ */
+export function readRecordedResults(raw: unknown): ClaimResults | undefined {
+  const r = raw as ClaimResults | null;
+  if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.claim?.implementation?.name !== 'string')
+    return undefined;
+  return { ...r, claim: { ...r.claim, snapshot: readSnapshot(r.claim.snapshot) } };
 }
 
 /** Checks in a stable order (id, then role, transport, lifecycle), so two runs diff cleanly. */

@@ -22,6 +22,7 @@ import {
   type RecordedPlan,
   type RunOutcome,
 } from './run-record.js';
+import { readSnapshot } from './snapshot.js';
 
 /** What the config gives this reporter. */
 export interface ResultsReporterOptions {
@@ -197,7 +198,8 @@ export default class ResultsReporter implements Reporter {
       const results = buildClaimResults({
         runnerVersion: plan.runnerVersion,
         generatedAt: new Date().toISOString(),
-        claim: { ...claim, digest },
+        // Blobs of an earlier version recorded a bare snapshot name: read in today's shape.
+        claim: { ...claim, snapshot: readSnapshot(claim.snapshot), digest },
         targets,
         // Declared not applicable by the plan: shown, never run. Only beside checks that ran
         // for its target, so a target left out by --grep stays without checks.

@@ -63,9 +63,51 @@ export function runEnvironment(): RunEnvironment {
  */
 export const recordedClaimPath = (cwd: string, file: string): string => relative(cwd, file).split(sep).join('/') || '.';
 
-/** Config metadata for a run: the plan, and for a shard its own key. */
+/**
+ * Config metadata for a run: the plan, and for a shard its own key with the plan's digest
+ * and each claim's snapshot (merge-reports keeps one plan of all the shards' but every
+ * shard key, so the merge can name a snapshot the shards disagree on).
+ */
 export function runMetadata(plan: RecordedPlan, shard?: { current: number; total: number }): Record<string, unknown> {
-  return { [PLAN_KEY]: plan, ...(shard ? { [shardKey(shard.current, shard.total)]: { plan: plan.digest } } : {}) };
+  return {
+    [PLAN_KEY]: plan,
+    ...(shard
+      ? {
+          [shardKey(shard.current, shard.total)]: {
+            plan: plan.digest,
+            snapshots: plan.claims.map((c) => c.claim.snapshot.id),
+          },
+        }
+      : {}),
+  };
+}
+
+/**
+ * The first claim whose snapshot the shards disagree on, as one line; undefined when they
+ * agree (or a shard of an earlier version recorded none).
+ */
+export function snapshotDisagreement(
+  plan: RecordedPlan,
+  shards: readonly { current: number; total: number; snapshots?: readonly string[] }[],
+): string | undefined {
+  const recorded = shards.filter((s) => Array.isArray(s.snapshots));
+  const count = Math.max(0, ...recorded.map((s) => s.snapshots!.length));
+  for (let i = 0; i < count; i++) {
+    const by = new Map<string, string[]>();
+    for (const s of recorded) {
+      const id = s.snapshots![i];
+      if (id === undefined) continue;
+      by.set(id, [...(by.get(id) ?? []), `${s.current}/${s.total}`]);
+    }
+    if (by.size > 1) {
+      const name = plan.claims[i]?.claim.implementation.name ?? `claim ${i + 1}`;
+      const sides = [...by.entries()].map(
+        ([id, which]) => `shard${which.length > 1 ? 's' : ''} ${which.join(', ')} by ${id}`,
+      );
+      return `the shards judged ${name} by different snapshots (${sides.join('; ')}); merge shards of one run only`;
+    }
+  }
+  return undefined;
 }
 
 /** The plan a run's metadata records, if any. */
@@ -83,7 +125,17 @@ export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage 
   const plan = recordedPlan(metadata);
   const shards = Object.entries(metadata).flatMap(([k, v]) => {
     const m = SHARD_KEY.exec(k);
-    return m ? [{ current: Number(m[1]), total: Number(m[2]), plan: (v as { plan?: string } | null)?.plan }] : [];
+    const value = v as { plan?: string; snapshots?: string[] } | null;
+    return m
+      ? [
+          {
+            current: Number(m[1]),
+            total: Number(m[2]),
+            plan: value?.plan,
+            ...(Array.isArray(value?.snapshots) ? { snapshots: value.snapshots } : {}),
+          },
+        ]
+      : [];
   });
   if (!plan) return { kind: 'error', message: 'the blob reports were not written by `ahp-conformance run --shard`' };
   if (shards.length === 0)
@@ -97,6 +149,8 @@ export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage 
       kind: 'error',
       message: `the blob reports come from different shardings (${totals.map((t) => `/${t}`).join(', ')})`,
     };
+  const disagreement = snapshotDisagreement(plan, shards);
+  if (disagreement) return { kind: 'error', message: disagreement };
   if (shards.some((s) => s.plan !== plan.digest)) {
     return {
       kind: 'error',

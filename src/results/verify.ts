@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RESULTS_DIGEST_META } from './html/claim-page.js';
 import { junitXml } from './junit.js';
-import type { ClaimResults } from './model.js';
+import { readRecordedResults, type ClaimResults } from './model.js';
 import { JUNIT_FILE, REPORT_FILE, RESULTS_FILE, resultsDigest } from './write.js';
 
 export interface Verification {
@@ -19,6 +19,8 @@ export interface Verification {
   verdict?: string;
   /** Whether results.json says the run was a certification (`--certify`); undefined when it does not say. */
   certification?: boolean;
+  /** The snapshot the results were judged by (a version 1 `draft` read as draft@2b5da580). */
+  snapshot?: string;
 }
 
 /** The digest a report page records, if any. */
@@ -46,6 +48,8 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
     out.name = results.claim?.implementation?.name;
     out.verdict = results.verdict;
     if (typeof results.run?.certification === 'boolean') out.certification = results.run.certification;
+    const current = readRecordedResults(results);
+    if (current) out.snapshot = current.claim.snapshot.id;
   } catch {
     out.problems.push(`${RESULTS_FILE} is not JSON`);
   }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { buildClaimResults, type CheckResult } from '../../src/results/model.js';
 import { claimPage } from '../../src/results/html/claim-page.js';
 import { matrixPage } from '../../src/results/html/matrix-page.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
 const CHROMIUM = process.env.AHP_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -70,7 +71,7 @@ test.beforeAll(async () => {
     claim: {
       file: '/claims/evil.yaml',
       implementation: { name: 'evil', version: HOSTILE },
-      snapshot: 'draft',
+      snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
       role: 'backend',
       transports: ['stdio', 'http'],
       profiles: ['tool-interception'],
@@ -91,7 +92,7 @@ test.beforeAll(async () => {
     claim: {
       file: '/claims/good.yaml',
       implementation: { name: 'good backend', version: '2.0' },
-      snapshot: 'draft',
+      snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
       role: 'backend',
       transports: ['http'],
       profiles: ['tool-interception'],

@@ -1,9 +1,15 @@
 // Synthetic results for unit tests of the views over the results model: one backend/http
 // target whose checks have the given statuses.
 import { applicableChecks } from '../../src/checks/catalogue.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
-export function resultsWith(statuses: Record<string, CheckResult['status']>, implementation = 'acme'): ClaimResults {
+export function resultsWith(
+  statuses: Record<string, CheckResult['status']>,
+  implementation = 'acme',
+  snapshot: SnapshotId = 'draft@2b5da580',
+): ClaimResults {
   const checks: CheckResult[] = Object.entries(statuses).map(([id, status]) => ({
     id,
     status,
@@ -22,7 +28,7 @@ export function resultsWith(statuses: Record<string, CheckResult['status']>, imp
     claim: {
       file: 'c.yaml',
       implementation: { name: implementation, version: '1' },
-      snapshot: 'draft',
+      snapshot: snapshotSummary(snapshot, snapshot),
       role: 'backend',
       transports: ['http'],
       profiles: ['tool-interception'],
@@ -44,6 +50,9 @@ export function stdioClaimResults(
     failed?: string[];
     digest?: string;
     run?: ClaimResults['run'];
+    /** The snapshot the claim pinned, and what it said (default: pinned draft@2b5da580). */
+    snapshot?: SnapshotId;
+    requested?: string;
   } = {},
 ): ClaimResults {
   const name = o.name ?? 'acme';
@@ -68,7 +77,7 @@ export function stdioClaimResults(
     claim: {
       file: o.file ?? `claims/${name}.yaml`,
       implementation: { name, version: '1' },
-      snapshot: 'draft',
+      snapshot: snapshotSummary(o.snapshot ?? 'draft@2b5da580', o.requested ?? o.snapshot ?? 'draft@2b5da580'),
       role: 'backend',
       transports: ['stdio'],
       profiles: ['tool-interception'],

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { confinedPath, crossCheck, SnapshotError } from '../../src/fixtures/cross-check.js';
 import { frameFixture } from '../../src/fixtures/framing.js';
+import { schemaDigestOfSpecDir, snapshotOfSpecDir } from '../../src/protocol/snapshot-dir.js';
+import { snapshotOf } from '../../src/protocol/snapshots.js';
 
 const made: string[] = [];
 test.afterAll(() => {
@@ -269,4 +271,21 @@ test('an unreadable or empty snapshot directory is a SnapshotError', () => {
   writeFileSync(join(dir, 'fixtures/draft/manifest.json'), '{"cases": []}');
   expect(crossCheck(dir).total).toBe(0);
   expect(() => crossCheck(dir, { snapshotSchemas: true })).toThrow(/no schema folder/);
+});
+
+test('a spec folder is recognised by its schema digest, never by its name', () => {
+  const lock = mkdtempSync(join(tmpdir(), 'ahp-snap-'));
+  made.push(lock);
+  writeFileSync(
+    join(lock, 'ahp-codegen.lock.json'),
+    JSON.stringify({ schemaManifestSha256: snapshotOf('draft@1d98c19').schemaDigest }),
+  );
+  expect(snapshotOfSpecDir(lock)).toBe('draft@1d98c19');
+  // A manifest takes precedence and is hashed as bytes: this one is no snapshot we know.
+  const other = mkdtempSync(join(tmpdir(), 'ahp-spec-1d98c19-'));
+  made.push(other);
+  mkdirSync(join(other, 'schema', 'draft'), { recursive: true });
+  writeFileSync(join(other, 'schema', 'draft', 'manifest.json'), '{"documents":[]}');
+  expect(snapshotOfSpecDir(other)).toBeUndefined();
+  expect(schemaDigestOfSpecDir(other)).toBe(createHash('sha256').update('{"documents":[]}').digest('hex'));
 });

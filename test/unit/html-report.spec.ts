@@ -13,6 +13,7 @@ import { HAVE_SPEC, SPEC_DIR } from '../support/paths.js';
 import { resultsWith } from '../support/results-fixture.js';
 import { compareRuns } from '../../src/results/baseline.js';
 import { applyExpectedFailures, parseExpectedFailures } from '../../src/results/expected-failures.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror="alert(2)">'"\`&`;
 
@@ -56,7 +57,7 @@ function results(): ClaimResults {
     claim: {
       file: `/claims/${HOSTILE}.yaml`,
       implementation: { name: `evil${HOSTILE}`, version: HOSTILE },
-      snapshot: 'draft',
+      snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
       role: 'harness',
       transports: ['http'],
       profiles: ['tool-interception'],

@@ -5,6 +5,7 @@ import { test, expect } from '@playwright/test';
 import { SaxesParser } from 'saxes';
 import { junitXml, xmlAttribute, xmlText } from '../../src/results/junit.js';
 import { buildClaimResults, type CheckResult, type CheckStatus, type ClaimResults } from '../../src/results/model.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
 interface Element {
   name: string;
@@ -60,7 +61,7 @@ function results(checks: CheckResult[], targets = true): ClaimResults {
     claim: {
       file: '/claims/x.yaml',
       implementation: { name: HOSTILE, version: HOSTILE },
-      snapshot: 'draft',
+      snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
       role: 'backend',
       transports: ['stdio'],
       profiles: ['tool-interception'],
@@ -167,7 +168,7 @@ test('random strings over all of UTF-16 always give well-formed XML', () => {
       claim: {
         file: '/x',
         implementation: { name: random(), version: random() },
-        snapshot: 'draft',
+        snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
         role: 'backend',
         transports: ['stdio'],
         profiles: [],

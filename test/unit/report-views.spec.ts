@@ -11,7 +11,16 @@ import { claimPage, rerunCommand } from '../../src/results/html/claim-page.js';
 import { matrixPage } from '../../src/results/html/matrix-page.js';
 import { applyExpectedFailures, parseExpectedFailures } from '../../src/results/expected-failures.js';
 import { compareRuns } from '../../src/results/baseline.js';
-import { recordedClaimPath } from '../../src/results/run-record.js';
+import { mergeCoverage, recordedClaimPath, runMetadata, shardKey } from '../../src/results/run-record.js';
+import { junitXml } from '../../src/results/junit.js';
+import { stableJson } from '../../src/results/model.js';
+import { verifyClaimFolder } from '../../src/results/verify.js';
+import { resultsDigest } from '../../src/results/write.js';
+import { RESULTS_DIGEST_META } from '../../src/results/html/claim-page.js';
+import { snapshotBanner } from '../../src/results/html/claim-page.js';
+import { requestedSnapshot, snapshotSummary } from '../../src/results/snapshot.js';
+import { snapshotOf } from '../../src/protocol/snapshots.js';
+import { summaryLine } from '../../src/cli/acceptance.js';
 import { earlierReports, PARTIAL_FOLDER, viewsFolder } from '../../src/cli/report-layout.js';
 import { resultsWith, stdioClaimResults } from '../support/results-fixture.js';
 import { tempFolders } from '../support/temp.js';
@@ -158,4 +167,122 @@ test('a partial run writes beside a full report, never over it; earlier reports 
   expect(earlierReports(root, [{ dir: join(root, 'acme') }]).map((e) => [e.name, e.version, e.dir])).toEqual([
     ['older', '0.9', 'older'],
   ]);
+});
+
+// ---------------------------------------------------------------- the snapshot, by commit (issue 13)
+
+const COMMIT_OLD = '2b5da5809b9b638d4c368e39818ee8f3c19263dc';
+const COMMIT_NEW = '1d98c19bf4558d998ef8af32b2ac54f604899c20';
+
+test('JUnit names the snapshot by commit and schema digest, and what the claim asked for', () => {
+  const pinned = junitXml(stdioClaimResults({ snapshot: 'draft@2b5da580' }));
+  expect(pinned).toContain('<property name="snapshot" value="draft@2b5da580"/>');
+  expect(pinned).toContain(`<property name="snapshot.commit" value="${COMMIT_OLD}"/>`);
+  expect(pinned).toContain(`<property name="snapshot.digest" value="${snapshotOf('draft@2b5da580').schemaDigest}"/>`);
+  expect(pinned).not.toContain('snapshot.requested');
+  const plain = junitXml(stdioClaimResults({ snapshot: 'draft@1d98c19', requested: 'draft' }));
+  expect(plain).toContain(`<property name="snapshot.commit" value="${COMMIT_NEW}"/>`);
+  expect(plain).toContain('<property name="snapshot.requested" value="draft"/>');
+  // Results of version 1 render as they did, so `verify` still checks folders written then.
+  const v1 = { ...stdioClaimResults(), claim: { ...stdioClaimResults().claim, snapshot: 'draft' } };
+  expect(junitXml(v1 as unknown as ClaimResults)).toContain('<property name="snapshot" value="draft"/>');
+});
+
+test('the claim page banner: "judged by" a pinned snapshot, "draft resolved to" for plain draft', () => {
+  const pinned = claimPage(stdioClaimResults({ snapshot: 'draft@2b5da580' }));
+  expect(pinned).toContain(
+    `AHP: judged by draft@2b5da580 (upstream commit ${COMMIT_OLD}, schema digest ${snapshotOf('draft@2b5da580').schemaDigest})`,
+  );
+  const plain = claimPage(stdioClaimResults({ snapshot: 'draft@1d98c19', requested: 'draft' }));
+  expect(plain).toContain(`AHP: draft resolved to draft@1d98c19 (upstream commit ${COMMIT_NEW}, schema digest`);
+  const cert = claimPage({ ...stdioClaimResults({ snapshot: 'draft@1d98c19' }), run: { certification: true } });
+  expect(cert).toContain('<b>Certification run</b> (--certify) by draft@1d98c19');
+  expect(snapshotBanner(requestedSnapshot('draft@ffffff0'))).toBe(
+    'judged by no snapshot (the claim asked for "draft@ffffff0", which this runner does not know)',
+  );
+});
+
+test('requirement texts of a snapshot that borrows them are marked as the other snapshot’s, never its own', () => {
+  const borrowed = claimPage(stdioClaimResults({ snapshot: 'draft@1d98c19' }));
+  expect(borrowed).toContain('id="requirements-borrowed"');
+  expect(row(borrowed, 'AHP-DEC-002')).toContain('from draft@2b5da580 (draft@1d98c19 publishes none)');
+  const own = claimPage(stdioClaimResults({ snapshot: 'draft@2b5da580' }));
+  expect(own).not.toContain('requirements-borrowed');
+  expect(row(own, 'AHP-DEC-002')).not.toContain('publishes none');
+});
+
+test('the matrix page shows the four reference claims of both snapshots together, each naming its own', () => {
+  // What `npm run conformance` certifies: claims/reference-*.yaml, two per snapshot.
+  const claims = [
+    stdioClaimResults({ name: 'reference-backend', snapshot: 'draft@2b5da580' }),
+    stdioClaimResults({ name: 'reference-backend-1d98c19', snapshot: 'draft@1d98c19' }),
+    stdioClaimResults({ name: 'reference-harness', snapshot: 'draft@2b5da580' }),
+    stdioClaimResults({ name: 'reference-harness-1d98c19', snapshot: 'draft@1d98c19', requested: 'draft' }),
+  ];
+  const html = matrixPage(
+    claims,
+    claims.map((c) => c.claim.implementation.name),
+    '2026-01-01T00:00:00Z',
+  );
+  expect(html).toContain('<th>Snapshot</th>');
+  expect([...html.matchAll(/data-snapshot="([^"]+)"/g)].map((m) => m[1])).toEqual([
+    'draft@2b5da580',
+    'draft@1d98c19',
+    'draft@2b5da580',
+    'draft@1d98c19',
+  ]);
+  expect(html.match(/the claim said draft/g)).toHaveLength(1);
+  expect(html).toContain(`Judged by 2 snapshots: draft@2b5da580 (upstream commit ${COMMIT_OLD}`);
+  expect(html).toContain(`draft@1d98c19 (upstream commit ${COMMIT_NEW}`);
+  const one = matrixPage([claims[0]!], ['reference-backend'], 'x');
+  expect(one).toContain(`Judged by draft@2b5da580 (upstream commit ${COMMIT_OLD}`);
+});
+
+test('a claim incomplete before it resolved records the snapshot it asked for, or unknown', () => {
+  expect(requestedSnapshot('draft@1d98c19')).toEqual(snapshotSummary('draft@1d98c19', 'draft@1d98c19'));
+  expect(requestedSnapshot('draft')).toMatchObject({ id: 'draft@1d98c19', requested: 'draft' });
+  expect(requestedSnapshot('draft@zzz')).toEqual({ id: 'unknown', requested: 'draft@zzz' });
+  expect(requestedSnapshot(undefined)).toEqual({ id: 'unknown', requested: 'unknown' });
+  expect(
+    summaryLine(
+      { ...stdioClaimResults(), claim: { ...stdioClaimResults().claim, snapshot: requestedSnapshot(undefined) } },
+      'r',
+    ),
+  ).toContain(', judged by snapshot unknown -> r');
+});
+
+test('merge refuses shards that judged a claim by different snapshots, in one line', () => {
+  const plan = {
+    runnerVersion: '0',
+    digest: 'p',
+    claims: [{ claim: stdioClaimResults().claim, targets: [], digest: 'c' }],
+  };
+  const metadata = {
+    ...runMetadata(plan, { current: 1, total: 2 }),
+    [shardKey(2, 2)]: { plan: 'q', snapshots: ['draft@1d98c19'] },
+  };
+  const coverage = mergeCoverage(metadata);
+  expect(coverage).toEqual({
+    kind: 'error',
+    message:
+      'the shards judged acme by different snapshots (shard 1/2 by draft@2b5da580; shard 2/2 by draft@1d98c19); merge shards of one run only',
+  });
+  // Shards that agree merge as before.
+  const agree = { ...runMetadata(plan, { current: 1, total: 2 }), ...runMetadata(plan, { current: 2, total: 2 }) };
+  expect(mergeCoverage(agree)).toMatchObject({ kind: 'ok', present: [1, 2], missing: [] });
+});
+
+test('verify still checks a report folder written with results version 1 (snapshot "draft"), read as draft@2b5da580', () => {
+  const dir = workspace();
+  const now = stdioClaimResults();
+  const v1 = { ...now, schemaVersion: 1, claim: { ...now.claim, snapshot: 'draft' } } as unknown as ClaimResults;
+  // What a version 1 run left: its results.json, the JUnit it rendered, a page recording the digest.
+  const json = stableJson(v1);
+  writeFileSync(join(dir, 'results.json'), json);
+  writeFileSync(join(dir, 'junit.xml'), junitXml(v1));
+  writeFileSync(join(dir, 'index.html'), `<meta name="${RESULTS_DIGEST_META}" content="${resultsDigest(json)}">`);
+  const v = verifyClaimFolder(dir);
+  expect(v.problems).toEqual([]);
+  expect(v.snapshot).toBe('draft@2b5da580');
+  expect(claimPage(now)).toContain('<tr><th>Snapshot</th><td>judged by draft@2b5da580 (upstream commit');
 });

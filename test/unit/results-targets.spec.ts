@@ -21,6 +21,7 @@ import {
   type TargetKey,
 } from '../../src/results/model.js';
 import { ROOT } from '../support/paths.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
 const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object;
 const validateResults = new Ajv2020({ strict: false, logger: false }).compile(schema);
@@ -60,7 +61,7 @@ function results(targets: TargetKey[], checks: CheckResult[], launches?: Map<str
     claim: {
       file: '/claims/demo.yaml',
       implementation: { name: 'demo', version: '1.0.0' },
-      snapshot: 'draft',
+      snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
       role: 'both',
       transports: ['stdio', 'http'],
       profiles: ['tool-interception'],
@@ -246,7 +247,7 @@ test('JUnit: one testsuite per target with its verdict; harness checks appear wi
   expect(xml).toMatch(/<testsuites name="ahp-conformance: demo 1.0.0" tests="2" failures="1"/);
 });
 
-test("the summary line: unchanged for one target, with each target's verdict for several", () => {
+test("the summary line: the snapshot by commit, and each target's verdict when there are several", () => {
   const one = results(
     [BS],
     [
@@ -254,7 +255,9 @@ test("the summary line: unchanged for one target, with each target's verdict for
       check('base.b', 'backend', 'stdio', 'persistent', 'failed'),
     ],
   );
-  expect(summaryLine(one, 'reports/demo')).toBe('demo 1.0.0: nonconformant (1 passed, 1 failed) -> reports/demo');
+  expect(summaryLine(one, 'reports/demo')).toBe(
+    'demo 1.0.0: nonconformant (1 passed, 1 failed), judged by draft@2b5da580 -> reports/demo',
+  );
   const several = results(
     [BS, HH],
     [
@@ -263,7 +266,7 @@ test("the summary line: unchanged for one target, with each target's verdict for
     ],
   );
   expect(summaryLine(several, 'reports/demo')).toBe(
-    'demo 1.0.0: nonconformant (1 passed, 1 failed; backend/stdio/persistent conformant, harness/http nonconformant) -> reports/demo',
+    'demo 1.0.0: nonconformant (1 passed, 1 failed; backend/stdio/persistent conformant, harness/http nonconformant), judged by draft@2b5da580 -> reports/demo',
   );
   const launches = new Map<string, LaunchRecord>([[targetKey(HH), { failure: 'spawn ENOENT', started: false }]]);
   const incomplete = results(
@@ -275,7 +278,7 @@ test("the summary line: unchanged for one target, with each target's verdict for
     launches,
   );
   expect(summaryLine(incomplete, 'reports/demo')).toBe(
-    'demo 1.0.0: incomplete: harness/http: could not start the implementation: spawn ENOENT (backend/stdio/persistent conformant, harness/http incomplete) -> reports/demo',
+    'demo 1.0.0: incomplete: harness/http: could not start the implementation: spawn ENOENT (backend/stdio/persistent conformant, harness/http incomplete), judged by draft@2b5da580 -> reports/demo',
   );
 });
 

@@ -13,6 +13,7 @@ import { transcriptBlock, TRANSCRIPT_HEAD, TRANSCRIPT_TAIL } from '../../src/res
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { ROOT } from '../support/paths.js';
 import { claimPage } from '../../src/results/html/claim-page.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
 const validResults = new Ajv2020({ strict: false, logger: false }).compile(
   JSON.parse(readFileSync(join(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
@@ -26,7 +27,7 @@ const plan: RecordedPlan = {
       claim: {
         file: 'c.yaml',
         implementation: { name: 'acme', version: '1' },
-        snapshot: 'draft',
+        snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
         role: 'backend',
         transports: ['http'],
         profiles: [],

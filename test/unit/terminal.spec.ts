@@ -5,6 +5,7 @@ import { test, expect } from '@playwright/test';
 import { terminalJson, terminalLine, terminalText } from '../../src/terminal.js';
 import { summaryLine } from '../../src/cli/acceptance.js';
 import { buildClaimResults } from '../../src/results/model.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
 
 /** Nothing a terminal acts on: no C0/C1 control, DEL, line or paragraph separator, bidi control. */
 const RAW = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
@@ -58,7 +59,7 @@ test('the summary line of results with a hostile name and version is one line, w
     claim: {
       file: '/x.yaml',
       implementation: { name: 'demo\r', version: hostile },
-      snapshot: 'draft',
+      snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
       role: 'backend',
       transports: ['stdio'],
       profiles: [],
@@ -82,7 +83,7 @@ test('the summary line of results with a hostile name and version is one line, w
   });
   const line = summaryLine(r, 'reports/demo');
   expect(line).toBe(
-    'demo\\r 1.0\\x1b[2J\\nFAKE: conformant (99 passed, 0 failed)\\u202e: conformant (1 passed, 0 failed) -> reports/demo',
+    'demo\\r 1.0\\x1b[2J\\nFAKE: conformant (99 passed, 0 failed)\\u202e: conformant (1 passed, 0 failed), judged by draft@2b5da580 -> reports/demo',
   );
   expect(line).not.toMatch(RAW);
 });

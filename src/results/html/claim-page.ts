@@ -5,7 +5,9 @@
 // the run was judged against (a baseline, expected failures) when it was.
 import { applicableChecks, checkSpec, CHECKS } from '../../checks/catalogue.js';
 import { REQUIREMENTS } from '../../checks/requirements.js';
-import { checkKey, type CheckChange } from '../baseline.js';
+import { checkKey, snapshotChangeLine, type CheckChange } from '../baseline.js';
+import { snapshotOf } from '../../protocol/snapshots.js';
+import { knownSnapshot, snapshotIdentity, UNKNOWN_SNAPSHOT, type SnapshotSummary } from '../snapshot.js';
 import type { ExpectedFailure, ExpectedOutcome } from '../expected-failures.js';
 import {
   projectName,
@@ -56,8 +58,26 @@ function cell(checks: CheckResult[]): string {
   return `<span title="${esc(ids)}">${badge(worst)}</span>`;
 }
 
+/**
+ * Where the claim's snapshot publishes no requirement texts of its own, whose are shown
+ * (src/protocol/snapshots.ts `borrowed`): marked, never presented as the snapshot's.
+ */
+export function borrowedRequirements(s: SnapshotSummary): { from: string; note: string } | undefined {
+  const id = knownSnapshot(s);
+  const from = id ? snapshotOf(id).borrowed.requirements : undefined;
+  return from ? { from, note: `from ${from} (${id} publishes none)` } : undefined;
+}
+
+function borrowedNote(s: SnapshotSummary): string {
+  const b = borrowedRequirements(s);
+  return b
+    ? `<p id="requirements-borrowed"><b>Requirement texts ${esc(b.note)}:</b> the texts below are ${esc(b.from)}'s; the checks judge by ${esc(s.id)}'s rules.</p>`
+    : '';
+}
+
 function requirementMatrix(r: ClaimResults): string {
   const targets = r.targets;
+  const borrowed = borrowedRequirements(r.claim.snapshot);
   const rows = REQUIREMENTS.filter((q) => targets.some((t) => q.roles.includes(t.role)))
     .map((q) => {
       const cells = targets
@@ -81,7 +101,7 @@ function requirementMatrix(r: ClaimResults): string {
           return `<td class="c">${cell(covering)}</td>`;
         })
         .join('');
-      const note = q.coveredBy ? `<div class="muted">${esc(q.coveredBy)}</div>` : '';
+      const note = `${q.coveredBy ? `<div class="muted">${esc(q.coveredBy)}</div>` : ''}${borrowed ? `<div class="muted borrowed">${esc(borrowed.note)}</div>` : ''}`;
       return `<tr data-req="${esc(q.id)}" id="req-${token(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}</tr>`;
     })
     .join('\n');
@@ -101,7 +121,12 @@ function transcriptTable(lines: readonly TranscriptLine[]): string {
 
 /** What `run --baseline` and `--expected-failures` found: shown above the requirements. */
 export interface Acceptance {
-  regression?: { baseline: string; changes: readonly CheckChange[] };
+  regression?: {
+    baseline: string;
+    changes: readonly CheckChange[];
+    /** The baseline was judged by another snapshot. */
+    snapshots?: { before: string; after: string };
+  };
   expected?: ExpectedOutcome;
 }
 
@@ -122,8 +147,9 @@ function acceptanceSection(j: Acceptance): string {
           `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}${c.change === 'new-failure' && listed.has(c.key) ? ' <span class="muted">on the expected-failures list: not counted</span>' : ''}</td></tr>`,
       )
       .join('');
+    const moved = j.regression.snapshots;
     out.push(
-      `<h2 id="baseline">Since the baseline</h2><p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed${excused ? ` (${esc(excused)} of the new failures on the expected-failures list, so not counted)` : ''} · baseline <code>${esc(j.regression.baseline)}</code></p>`,
+      `<h2 id="baseline">Since the baseline</h2>${moved ? `<p id="baseline-snapshot"><b>${esc(snapshotChangeLine(moved, of('not-comparable')))}</b></p>` : ''}<p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed${excused ? ` (${esc(excused)} of the new failures on the expected-failures list, so not counted)` : ''} · baseline <code>${esc(j.regression.baseline)}</code></p>`,
       shown.length
         ? `<table class="changes"><thead><tr><th>Check</th><th>Target</th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table>`
         : '<p class="muted">No check changed.</p>',
@@ -216,11 +242,24 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
+/**
+ * `judged by draft@1d98c19 (upstream commit …, schema digest …)`; when the claim said plain
+ * `draft`, `draft resolved to …`: two "draft" certificates may be of different rules.
+ */
+export function snapshotBanner(s: SnapshotSummary): string {
+  if (s.id === UNKNOWN_SNAPSHOT)
+    return s.requested === UNKNOWN_SNAPSHOT
+      ? 'judged by no snapshot (the claim was incomplete before its snapshot was known)'
+      : `judged by no snapshot (the claim asked for "${s.requested}", which this runner does not know)`;
+  const who = snapshotIdentity(s);
+  return s.requested === s.id ? `judged by ${who}` : `${s.requested} resolved to ${who}`;
+}
+
 /** Whether the run was a certification: a published result must be told from a development run. */
 function runKindLine(r: ClaimResults): string {
   if (!r.run) return '';
   if (r.run.certification)
-    return '<p id="run-kind"><b>Certification run</b> (--certify): every check, nothing excused</p>';
+    return `<p id="run-kind"><b>Certification run</b> (--certify) by ${esc(r.claim.snapshot.id)}: every check, nothing excused</p>`;
   const why = [
     r.run.selection ? 'only some checks ran (--grep)' : '',
     r.judgement?.expectedFailures ? 'judged with expected failures' : '',
@@ -266,7 +305,8 @@ export function claimPage(
     .join(', ');
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
 <p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${failingLine(r)}
-<p>AHP snapshot ${esc(c.snapshot)} · ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}${r.run?.durationMs !== undefined ? ` · ran ${esc(duration(r.run.durationMs))}` : ''}</p>${runKindLine(r)}${
+<p id="snapshot" data-snapshot="${esc(c.snapshot.id)}">AHP: ${esc(snapshotBanner(c.snapshot))}</p>
+<p>ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}${r.run?.durationMs !== undefined ? ` · ran ${esc(duration(r.run.durationMs))}` : ''}</p>${runKindLine(r)}${
     r.containment && r.containment.kind !== 'pid-namespace'
       ? `<p>Containment: ${esc(r.containment.kind)}${r.containment.reason ? ` (${esc(r.containment.reason)})` : ''}: the implementation ran without kernel containment</p>`
       : ''
@@ -275,6 +315,7 @@ export function claimPage(
   const claimed = `<h2>What was claimed</h2><table><tbody>
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
 <tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
+<tr><th>Snapshot</th><td>${esc(snapshotBanner(c.snapshot))}</td></tr>
 <tr><th>Claim file</th><td><code>${esc(c.file)}</code>${c.digest ? ` <span class="muted">sha256 <code>${esc(c.digest)}</code></span>` : ''}</td></tr>${
     c.timeoutMsOverride
       ? `<tr><th>timeoutMs</th><td>${esc(c.timeoutMsOverride.run)} (run --timeout-ms; the claim says ${esc(c.timeoutMsOverride.claim)})</td></tr>`
@@ -307,6 +348,7 @@ export function claimPage(
     claimed,
     targets,
     '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
+    borrowedNote(r.claim.snapshot),
     requirementMatrix(r),
     '<h2 id="checks">Checks</h2>',
     filters,

@@ -3,10 +3,12 @@
 // linked to those checks in the claim's own report. A cell tells apart a profile that does
 // not apply to the target ("n/a"), one the claim does not claim, and checks that did not run
 // (left out by --grep, or in a shard missing from a merge). Reports of earlier runs still in
-// the folder are listed apart, never as part of this run.
+// the folder are listed apart, never as part of this run. Each implementation names the
+// snapshot it was judged by: claims of different snapshots share one page, told apart.
 import { applicableChecks, CAPABILITY_PROFILES } from '../../checks/catalogue.js';
 import type { CheckResult, CheckStatus, ClaimResults, TargetKey, Verdict } from '../model.js';
 import { targetKey, targetLabel } from '../model.js';
+import { snapshotIdentity } from '../snapshot.js';
 import { esc, href } from './escape.js';
 import { badge, page } from './page.js';
 
@@ -85,8 +87,13 @@ export function matrixPage(
           j === 0
             ? `<td rowspan="${targets.length}"><a href="${esc(link)}">${esc(r.claim.implementation.name)} ${esc(r.claim.implementation.version)}</a><br>${badge(r.verdict)}</td>`
             : '';
+        const snap = r.claim.snapshot;
+        const snapshot =
+          j === 0
+            ? `<td rowspan="${targets.length}" data-snapshot="${esc(snap.id)}" title="${esc(snapshotIdentity(snap))}"><code>${esc(snap.id)}</code>${snap.requested !== snap.id ? `<div class="muted">the claim said ${esc(snap.requested)}</div>` : ''}</td>`
+            : '';
         const reason = t ? t.reason : r.reason;
-        return `<tr>${name}<td>${t ? esc(targetLabel(t)) : '—'}</td><td class="c">${badge(t?.verdict ?? r.verdict)}${reason ? `<div class="muted reason">${esc(reason)}</div>` : ''}</td>${cells}</tr>`;
+        return `<tr>${name}${snapshot}<td>${t ? esc(targetLabel(t)) : '—'}</td><td class="c">${badge(t?.verdict ?? r.verdict)}${reason ? `<div class="muted reason">${esc(reason)}</div>` : ''}</td>${cells}</tr>`;
       });
     })
     .join('\n');
@@ -107,9 +114,12 @@ export function matrixPage(
         )
         .join('')}</tbody></table>`
     : '';
+  // Every snapshot of the page by commit, once: a reader compares verdicts of one snapshot only.
+  const snapshots = [...new Map(results.map((r) => [r.claim.snapshot.id, r.claim.snapshot])).values()];
+  const judged = `<p id="snapshots">${snapshots.length === 1 ? 'Judged by' : `Judged by ${snapshots.length} snapshots:`} ${snapshots.map((x) => esc(snapshotIdentity(x))).join('; ')}</p>`;
   const body = `<section class="banner v-${overall}"><h1>AHP conformance: ${results.length} implementation${results.length === 1 ? '' : 's'}</h1>
-<p>${esc(count('conformant'))} conformant · ${esc(count('nonconformant'))} nonconformant · ${esc(count('incomplete'))} incomplete · ${esc(generatedAt)}</p></section>
-${pw}<table class="matrix"><thead><tr><th>Implementation</th><th>Target</th><th>Verdict</th>${PROFILES.map((p) => `<th>${esc(p)}</th>`).join('')}</tr></thead><tbody>
+<p>${esc(count('conformant'))} conformant · ${esc(count('nonconformant'))} nonconformant · ${esc(count('incomplete'))} incomplete · ${esc(generatedAt)}</p>${judged}</section>
+${pw}<table class="matrix"><thead><tr><th>Implementation</th><th>Snapshot</th><th>Target</th><th>Verdict</th>${PROFILES.map((p) => `<th>${esc(p)}</th>`).join('')}</tr></thead><tbody>
 ${rows}
 </tbody></table>
 <p class="muted">Each cell: the worst status of the profile's checks for the target, with counts; "not all run" where some of its checks did not run (left out by --grep, or in a shard missing from the merge); "not claimed" for a capability profile the claim does not list; "n/a" where the profile has no check for the target.</p>
