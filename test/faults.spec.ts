@@ -1,8 +1,9 @@
 // Every check can fail: the reference backend passes everything, and each of its fault
 // modes makes the runner fail exactly the checks that mode targets, and no others (the
 // "no others" part in the every-check scope, `npm run test:matrix`: test/support/fault-matrix.ts).
-// All fault modes run in one `ahp-conformance run` (one Playwright invocation, a project
-// per mode), so this costs one run, not one per mode.
+// All fault modes of a snapshot run in one `ahp-conformance run` (one Playwright invocation,
+// a project per mode), so this costs one run per snapshot, not one per mode: each mode runs
+// under a claim of the snapshot whose rule it breaks (`snapshot` in its row).
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
 import { FAULTS, FAULT_MODES, type BackendFaultSpec, type FaultMode } from '../reference/backend/faults.js';
@@ -163,7 +164,7 @@ const TOLERATED = MODES.filter((m) => TOLERATED_BY_1D98C19[m] !== undefined);
 /** A run of the reference with no fault that serves no configuration: a variant, not a fault. */
 const NO_CONFIGURATION = 'no-configuration';
 
-test('draft@1d98c19: the reference backend passes every check, and each 1d98c19 fault mode fails its targets', () => {
+test(`draft@1d98c19: ${matrixClaim('backend')}`, () => {
   test.skip(NEW_MODES.length + TOLERATED.length === 0, 'AHP_FAULT_MODES names no draft@1d98c19 mode');
   test.setTimeout(20 * 60_000);
   const clean = new Set<string>([...TOLERATED, NO_CONFIGURATION]);

@@ -186,6 +186,12 @@ export const FAULTS = {
     snapshot: 'draft@1d98c19',
     configuration: 'served',
   },
+  'configuration-with-effects': {
+    targets: ['base.configuration'],
+    description: 'the hooks/configuration result also carries effects [] (draft@1d98c19 keeps effects out of it)',
+    snapshot: 'draft@1d98c19',
+    configuration: 'served',
+  },
   'configuration-unoffered-wrong-code': {
     targets: ['base.configuration-unoffered'],
     description: 'serving no configuration, hooks/configuration gets error -32600 (invalid request) instead of -32601',

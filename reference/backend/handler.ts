@@ -434,5 +434,7 @@ function configurationReply(id: Id, msg: Record<string, unknown>, ctx: HandlerCo
   if (!isObject(params)) return errorReply(id, invalidParams('params must be an object'));
   if (params.protocolVersion !== PROTOCOL_VERSION) return errorReply(id, ERRORS.version);
   const configuration = ctx.fault === 'configuration-empty' ? { subscriptions: [] } : configurationOf(ctx.policy);
-  return { jsonrpc: '2.0', id, result: { protocolVersion: PROTOCOL_VERSION, configuration } };
+  const result: JsonObject = { protocolVersion: PROTOCOL_VERSION, configuration };
+  if (ctx.fault === 'configuration-with-effects') result.effects = [];
+  return { jsonrpc: '2.0', id, result };
 }

@@ -4,7 +4,7 @@
 // are built by `deliberately()` and say so in their evidence.
 import { randomUUID } from 'node:crypto';
 import { METHODS, PROTOCOL_VERSION } from '../protocol/catalogue.js';
-import type { SnapshotId } from '../protocol/snapshots.js';
+import { SNAPSHOT_IDS, type SnapshotId } from '../protocol/snapshots.js';
 import { isWireValid, validate } from '../protocol/validator.js';
 
 const RUNNER_HARNESS = { name: 'ahp-conformance', version: '0' } as const;
@@ -14,14 +14,21 @@ type Obj = Record<string, unknown>;
 
 class ProbeBugError extends Error {}
 
-/** Validate a message the runner built or changed (e.g. with unknown members added) before it is sent. */
+/**
+ * Validate a message the runner built or changed (e.g. with unknown members added) before it
+ * is sent: by the given snapshot, else by every snapshot the runner judges by, so that one
+ * probe serves claims of any snapshot (a probe invalid under the claim's snapshot would blame
+ * the implementation for refusing it).
+ */
 export function assertValid(kind: string, value: unknown, snapshot?: SnapshotId): void {
-  const findings = validate(kind, value, { wireOnly: true, ...(snapshot ? { snapshot } : {}) });
-  if (!isWireValid(findings)) {
-    // A bug in the runner, never the implementation's fault.
-    throw new ProbeBugError(
-      `ahp-conformance built an invalid ${kind}: ${findings.map((f) => `${f.path} ${f.message}`).join('; ')}`,
-    );
+  for (const s of snapshot ? [snapshot] : SNAPSHOT_IDS) {
+    const findings = validate(kind, value, { wireOnly: true, snapshot: s });
+    if (!isWireValid(findings)) {
+      // A bug in the runner, never the implementation's fault.
+      throw new ProbeBugError(
+        `ahp-conformance built an invalid ${kind} (${s}): ${findings.map((f) => `${f.path} ${f.message}`).join('; ')}`,
+      );
+    }
   }
 }
 

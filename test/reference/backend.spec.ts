@@ -694,6 +694,7 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   'error-status-400': { changes: [] },
   // The corpus runs under draft@2b5da580, where nothing serves hooks/configuration: see the 1d98c19 tests.
   'configuration-empty': { changes: [] },
+  'configuration-with-effects': { changes: [] },
   'configuration-unoffered-wrong-code': { changes: [] },
   'omit-effects': {
     changes: ['rm_rf-unadvertised', 'write-deny-only', 'other-tool', 'turn-start'],
@@ -752,6 +753,11 @@ test.describe('draft@1d98c19: hooks/configuration and harness on every event', (
     expect(isWireValid(validate('configuration-response', empty, { wireOnly: true, snapshot: 'draft@1d98c19' }))).toBe(
       false,
     );
+    const withEffects = send(configure(), ctxOf('configuration-with-effects', NEW));
+    expect((withEffects?.result as Obj).effects).toEqual([]);
+    expect(
+      isWireValid(validate('configuration-response', withEffects, { wireOnly: true, snapshot: 'draft@1d98c19' })),
+    ).toBe(false);
     const wrong = send(configure(), ctxOf('configuration-unoffered-wrong-code', { ...NEW, configuration: false }));
     expectError(wrong, RPC_CODES.invalidRequest, 'cfg-1');
   });
