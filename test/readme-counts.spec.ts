@@ -27,7 +27,12 @@ test('fault modes per reference implementation', () => {
 });
 
 test('the closing lines quoted for the bundled claims count the checks their plan runs', () => {
-  for (const name of ['reference-backend', 'reference-backend-1d98c19', 'reference-harness']) {
+  for (const name of [
+    'reference-backend',
+    'reference-backend-1d98c19',
+    'reference-harness',
+    'reference-harness-1d98c19',
+  ]) {
     const outcome = loadClaim(join(ROOT, 'claims', `${name}.yaml`));
     if (outcome.kind !== 'ok') throw new Error(`claims/${name}.yaml does not load`);
     const planned = plannedProjects({ claims: [{ claim: outcome.claim, reportDir: '' }] });
