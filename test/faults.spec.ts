@@ -1,6 +1,6 @@
 // Every check can fail: the reference backend passes everything, and each of its fault
 // modes makes the runner fail exactly the checks that mode targets, and no others (the
-// "no others" part in the every-check scope, `npm run test:matrix`: test/support/fault-matrix.ts).
+// "no others" part in the every-check scope, `npm run test:matrix`: test/support/fault-matrix.ts; `npm test` leaves the matrices out).
 // All fault modes of a snapshot run in one `ahp-conformance run` (one Playwright invocation,
 // a project per mode), so this costs one run per snapshot, not one per mode: each mode runs
 // under a claim of the snapshot whose rule it breaks (`snapshot` in its row).

@@ -1,7 +1,7 @@
 // Every harness-role check can fail: the reference harness passes everything, and each
 // of its fault modes makes the runner fail exactly the checks that mode targets (plus the
 // documented overlaps), and no others (the "no others" part in the every-check scope,
-// `npm run test:matrix`: test/support/fault-matrix.ts). All modes run in two
+// `npm run test:matrix`: test/support/fault-matrix.ts; `npm test` leaves the matrices out). All modes run in two
 // `ahp-conformance run`s (below). Claims pin their snapshot: the conforming harness is
 // judged by draft@1d98c19 (every check applies), each mode by the snapshots its row names
 // (`snapshot`, default draft@2b5da580; ALSO_UNDER adds more), with the reference harness

@@ -3,9 +3,10 @@
 // each fault mode fails exactly the checks it targets plus its documented overlaps, with
 // the right status and verdict. Each spec keeps only its own table and claim files.
 //
-// Two scopes. `npm test` runs each mode on its targets and overlaps only: every mode is
-// caught, every check is shown failing, and the conforming claim passes every check.
-// `npm run test:matrix` (AHP_FAULT_MATRIX=every-check; CI runs it) runs every check of the
+// Two scopes, named by AHP_FAULT_MATRIX (without it `npm test` leaves the matrices out).
+// `npm run test:faults` (targets) runs each mode on its targets and overlaps only: every mode
+// is caught, every check is shown failing, and the conforming claim passes every check.
+// `npm run test:matrix` (every-check; a step of .ci/run) runs every check of the
 // mode's target for every mode, which also proves that no mode fails any other check: the
 // same verdicts at about four times the cost (each harness check starts the adapter).
 import { expect } from '@playwright/test';
