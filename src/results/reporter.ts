@@ -23,6 +23,7 @@ import {
   type RunOutcome,
 } from './run-record.js';
 import { readSnapshot } from './snapshot.js';
+import { checkTitle } from './check-title.js';
 
 /** What the config gives this reporter. */
 export interface ResultsReporterOptions {
@@ -77,6 +78,18 @@ function transcriptOf(result: TestResult, bound?: number): TranscriptLine[] | un
 }
 
 /** What results.json says about a check from the catalogue. */
+/**
+ * Is a declared not-applicable check within the run's --grep / --grep-invert? Playwright
+ * selects the checks that ran by their titles; the declared ones never reach it, so the
+ * same selection is applied to the same titles here.
+ */
+function selected(id: string, selection: RecordedPlan['selection']): boolean {
+  if (!selection) return true;
+  const title = checkTitle(id, checkSpec(id).title);
+  if (selection.grep !== undefined && !new RegExp(selection.grep).test(title)) return false;
+  return selection.grepInvert === undefined || !new RegExp(selection.grepInvert).test(title);
+}
+
 function specResult(id: string): Pick<CheckResult, 'id' | 'title' | 'level' | 'profile' | 'requirements'> {
   const spec = checkSpec(id);
   return { id, title: spec.title, level: spec.level, profile: spec.profile, requirements: [...spec.requirements] };
@@ -206,7 +219,9 @@ export default class ResultsReporter implements Reporter {
         checks: [
           ...ran,
           ...declaredResults(
-            (notApplicable ?? []).filter((d) => ran.some((c) => targetKey(c) === targetKey(d))),
+            (notApplicable ?? []).filter(
+              (d) => ran.some((c) => targetKey(c) === targetKey(d)) && selected(d.id, plan.selection),
+            ),
             specResult,
           ),
         ],
