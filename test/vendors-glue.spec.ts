@@ -35,7 +35,13 @@ function runAdapter(dir: string, config: Record<string, unknown>, how: 'flag' | 
   const log = join(dir, 'log.jsonl');
   const result = spawnSync('python3', how === 'flag' ? [ADAPTER, '--config', path] : [ADAPTER], {
     encoding: 'utf8',
-    env: { PATH: process.env.PATH, PYTHONPATH: STUB, STUB_LOG: log, AHP_ADAPTER_CONFIG: path },
+    env: {
+      PATH: process.env.PATH,
+      PYTHONPATH: STUB,
+      PYTHONDONTWRITEBYTECODE: '1',
+      STUB_LOG: log,
+      AHP_ADAPTER_CONFIG: path,
+    },
   });
   const read = <T>(file: string): T | undefined =>
     existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as T) : undefined;
