@@ -37,7 +37,8 @@ function certify(
   extra: string[] = [],
 ): { code: number | null; out: string; results: ClaimResults } {
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, `implementation: { name: ${name}, version: 1.0.0 }\n${claim}`);
+  // The reference implementations start in draft@2b5da580 unless told otherwise: the claims pin it.
+  writeFileSync(file, `implementation: { name: ${name}, version: 1.0.0 }\nsnapshot: draft@2b5da580\n${claim}`);
   const reports = join(dir, 'reports');
   const r = spawnSync(process.execPath, [BIN, 'run', file, '--reports', reports, '--workers', '2', ...extra], {
     encoding: 'utf8',

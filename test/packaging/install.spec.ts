@@ -80,6 +80,7 @@ test('installed globally, it certifies a claim from a vendor folder outside any 
     join(vendor, 'my-claim.yaml'),
     [
       'implementation: { name: acme-policy, version: 2.0.0 }',
+      'snapshot: draft@2b5da580',
       'role: backend',
       'transports: [stdio]',
       'profiles: [tool-interception, lifecycle-observation]',
