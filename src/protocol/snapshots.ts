@@ -23,7 +23,7 @@ export interface SnapshotRules {
    * profile check on live traffic.
    */
   readonly harnessOnEveryEvent: boolean;
-  /** `hooks/configuration` exists: a backend may advertise it and answer with its subscriptions. */
+  /** `hooks/configuration` exists: a backend may serve it (nothing on the wire says so; its claim does: backend.configuration). */
   readonly configuration: boolean;
   /** A registration's backend may leave out `subscriptions` (the harness then asks `hooks/configuration`). */
   readonly subscriptionsOptional: boolean;
