@@ -10,7 +10,7 @@ import { FAULTS, FAULT_MODES, type BackendFaultSpec, type FaultMode } from '../r
 import { CHECKS } from '../src/checks/catalogue.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
-import { checkFaultMatrix, faultTable, matrixClaim } from './support/fault-matrix.js';
+import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET } from './support/fault-matrix.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
 
@@ -134,11 +134,7 @@ test(matrixClaim('backend'), async () => {
     tempPrefix: 'ahp-faults-',
     runs: [
       {
-        conforming: claimYaml('conforming', undefined, [
-          { transport: 'stdio', lifecycle: 'persistent' },
-          { transport: 'stdio', lifecycle: 'per_event' },
-          { transport: 'http' },
-        ]),
+        conforming: claimYaml('conforming', undefined, [...EVERY_TARGET]),
         faults: Object.fromEntries(
           OLDEST_MODES.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)], kindOf(m, OLDEST_SNAPSHOT))]),
         ),
@@ -174,16 +170,7 @@ test(`draft@1d98c19: ${matrixClaim('backend')}`, () => {
     tempPrefix: 'ahp-faults-1d98c19-',
     runs: [
       {
-        conforming: claimYaml(
-          'conforming',
-          undefined,
-          [
-            { transport: 'stdio', lifecycle: 'persistent' },
-            { transport: 'stdio', lifecycle: 'per_event' },
-            { transport: 'http' },
-          ],
-          NEW_KIND,
-        ),
+        conforming: claimYaml('conforming', undefined, [...EVERY_TARGET], NEW_KIND),
         faults: {
           ...Object.fromEntries([...NEW_MODES, ...TOLERATED].map((m) => [m, yaml(m)])),
           [NO_CONFIGURATION]: claimYaml(

@@ -17,7 +17,7 @@ import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
-import { checkFaultMatrix, faultTable, matrixClaim } from './support/fault-matrix.js';
+import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET } from './support/fault-matrix.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
 const REGISTRATION_CHECK = 'base.registration-validated';
@@ -147,16 +147,7 @@ test(matrixClaim('harness'), async () => {
       {
         ...(!ONLY || ONLY.includes('conforming')
           ? {
-              conforming: claimYaml(
-                'conforming',
-                undefined,
-                [
-                  { transport: 'stdio', lifecycle: 'persistent' },
-                  { transport: 'stdio', lifecycle: 'per_event' },
-                  { transport: 'http' },
-                ],
-                CONFORMING_SNAPSHOT,
-              ),
+              conforming: claimYaml('conforming', undefined, [...EVERY_TARGET], CONFORMING_SNAPSHOT),
             }
           : {}),
         faults: claims(modes.filter(registers)),

@@ -20,6 +20,13 @@ import { checkGrep, escapeRegExp } from '../../src/results/check-title.js';
 import type { CheckResult, ClaimResults } from '../../src/results/model.js';
 import { ROOT } from './paths.js';
 
+/** Every target a conforming claim certifies: stdio persistent, stdio per_event, HTTP. */
+export const EVERY_TARGET = [
+  { transport: 'stdio', lifecycle: 'persistent' },
+  { transport: 'stdio', lifecycle: 'per_event' },
+  { transport: 'http' },
+] as const;
+
 /** What this run of the matrix proves (see the top of this file). */
 export const MATRIX_SCOPE: 'targets' | 'every-check' =
   process.env.AHP_FAULT_MATRIX === 'every-check' ? 'every-check' : 'targets';
