@@ -8,6 +8,7 @@
 //
 // Numbering of base checks follows the seed (Base Protocol profile, checks 1-9).
 import type { SnapshotId } from '../protocol/snapshots.js';
+import { BOUNDARIES, contentCheckId, type Boundary, type BoundaryEvent } from './boundaries.js';
 import { REGISTRATION_CORPUS_MAX } from './registration-corpus.js';
 
 export type Role = 'harness' | 'backend';
@@ -60,6 +61,12 @@ export interface CheckSpec {
    * to the other claims.
    */
   readonly configuration?: 'served' | 'not-served';
+  /**
+   * Content checks (src/checks/boundaries.ts): the boundary event the check exercises. The
+   * plan declares it not applicable to a harness claim that does not list the event in
+   * `harness.boundaries`, and to a backend claim without a content sample of the event.
+   */
+  readonly boundary?: BoundaryEvent;
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
@@ -79,7 +86,7 @@ function hcheck(
   return check({ ...spec, roles: ['harness'] });
 }
 
-export const CHECKS: readonly CheckSpec[] = [
+const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
   // ---------------------------------------------------------------- base (backend side)
   check({
     id: 'base.jsonrpc-utf8',
@@ -741,7 +748,100 @@ export const CHECKS: readonly CheckSpec[] = [
   }),
 ];
 
-const byId = new Map(CHECKS.map((c) => [c.id, c]));
+// ---------------------------------------------------------------- content boundaries
+// The seed's eight canonical content and edit checks, live, per boundary and role
+// (issue 14). Base profile: AHP-CONTENT-001/002 and AHP-EDIT-001 are base requirements;
+// applicability is the claim's (`boundary`), declared, never decided at run time.
+function harnessContentChecks(x: Boundary): CheckSpec[] {
+  const at = `at ${x.label}`;
+  const edits: CheckSpec = x.target
+    ? hcheck({
+        id: contentCheckId(x, 'edits'),
+        boundary: x.event,
+        level: 'MUST',
+        profile: 'base',
+        requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
+        title: `Edits ${at} are applied exactly, atomically and in order`,
+        expectation: `the ${x.receiver} sentinel gets the ${x.target} our applyModifyResponse computes from the answers under the host-resolved context: replace substitutes, list merge appends in order without deduplication, object merge is shallow and keeps null, edits of two interceptors chain serially, a response with an invalid later effect (or an edit without the exact capability, body selection or authorization) changes nothing (seed edit checks 4-7)`,
+      })
+    : hcheck({
+        id: contentCheckId(x, 'edits'),
+        boundary: x.event,
+        level: 'MUST',
+        profile: 'base',
+        requirements: ['AHP-EDIT-001', 'AHP-CONTENT-001'],
+        title: `No modification is applied ${at}`,
+        expectation: `${x.event} advertises no modify target and a modify effect in an answer is not applied: the ${x.receiver} sentinel gets the request unchanged (seed edit check 8)`,
+      });
+  return [
+    hcheck({
+      id: contentCheckId(x, 'canonical'),
+      boundary: x.event,
+      level: 'MUST',
+      profile: 'base',
+      requirements: ['AHP-CONTENT-001'],
+      title: `Content ${at} is sent in canonical form`,
+      expectation: `${x.path} holds the scenario's content as canonical ${x.family === 'text-parts' ? 'text parts' : x.family === 'messages' ? 'messages (id, role, parts; parts without role or parent identity)' : 'inline MCP JSON in a body-selected text part'}: selected text parts are kind text, mediaType text/plain, selection body, inline text, no body reference; no JSON part (seed edit checks 1, 2${x.family.startsWith('mcp') ? ', 8' : ''})`,
+    }),
+    hcheck({
+      id: contentCheckId(x, 'selection'),
+      boundary: x.event,
+      level: 'MUST',
+      profile: 'base',
+      requirements: ['AHP-CONTENT-002'],
+      title: `Selected views ${at} hide what they hide`,
+      expectation: `a hook subscribed with a metadata or omit view gets text parts without text or body, attachments as immutable references, and the hidden text nowhere else in the event; an edit from it, whole-list replacement over hidden parts and attachment-byte edits are not applied (seed edit checks 2, 3, 6)`,
+    }),
+    edits,
+  ];
+}
+
+function backendContentChecks(x: Boundary): CheckSpec[] {
+  const at = `at ${x.label}`;
+  return [
+    check({
+      id: contentCheckId(x, 'canonical-edits'),
+      boundary: x.event,
+      level: 'MUST',
+      profile: 'base',
+      requirements: ['AHP-CONTENT-001', 'AHP-EDIT-001'],
+      title: `Modify effects ${at} fit the pending boundary`,
+      expectation: x.target
+        ? `each content sample of ${x.event} gets modify effects a harness could apply: target ${x.target} with an advertised operation and a value of the boundary's kind (${x.family === 'mcp-result' ? 'the parsed MCP answer object of an accepted form result' : x.family === 'workspace' ? 'an object' : x.family === 'text-parts' ? 'canonical text parts' : 'canonical messages'}), judged by applyModifyResponse with the host-resolved edit context (seed edit checks 1-5)`
+        : `each content sample of ${x.event} gets no modify effect: the request is no modification target (seed edit check 8)`,
+    }),
+    check({
+      id: contentCheckId(x, 'hidden-untouched'),
+      boundary: x.event,
+      level: 'MUST',
+      profile: 'base',
+      requirements: ['AHP-CONTENT-002'],
+      title: `Hidden content ${at} is not edited`,
+      expectation: `the sample sent with the content in a metadata view (and with attachments) gets no edit a harness must reject: no modify of a target that is not body-selected, no whole-list replacement over hidden parts, no attachment-byte edit or unauthorized reference (seed edit checks 3, 6)`,
+    }),
+    check({
+      id: contentCheckId(x, 'advertised-edits'),
+      boundary: x.event,
+      level: 'MUST',
+      profile: 'base',
+      requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
+      title: `Edits ${at} stay within the advertised operation`,
+      expectation: `the sample sent with modify not advertised, and with only one operation of the target advertised, gets no modify, or only the advertised operation (seed edit check 6)`,
+    }),
+  ];
+}
+
+const CONTENT_CHECKS: readonly CheckSpec[] = BOUNDARIES.flatMap((x) => [
+  ...harnessContentChecks(x),
+  ...backendContentChecks(x),
+]);
+
+const ALL_CHECKS: readonly CheckSpec[] = [...CHECKS_WITHOUT_CONTENT, ...CONTENT_CHECKS];
+
+const byId = new Map(ALL_CHECKS.map((c) => [c.id, c]));
+
+/** Every check, declared once: the rows above, then the content checks of each boundary. */
+export const CHECKS: readonly CheckSpec[] = ALL_CHECKS;
 
 export function checkSpec(id: string): CheckSpec {
   const c = byId.get(id);

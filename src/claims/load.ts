@@ -20,6 +20,7 @@ import { didYouMean } from './near-miss.js';
 import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
+import type { BoundaryEvent, ContentSample } from '../checks/boundaries.js';
 import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS, type SnapshotId } from '../protocol/snapshots.js';
 
 export interface Sample {
@@ -63,6 +64,12 @@ export interface HarnessLaunch {
   passEnv: string[];
   /** The stdio backend lifecycles the harness supports (default both). */
   lifecycles: Lifecycle[];
+  /**
+   * The content boundaries the harness supports (src/checks/boundaries.ts): events it emits
+   * and whose modify target it applies. Their content checks need adapter contract 2
+   * (docs/harness-adapter.md); default none.
+   */
+  boundaries: BoundaryEvent[];
 }
 
 /** In `harness.args`: replaced by the adapter config file's path (also in env AHP_ADAPTER_CONFIG). */
@@ -84,7 +91,7 @@ export interface ResolvedClaim {
   backend?: {
     stdio?: StdioLaunch;
     http?: HttpLaunch;
-    samples: { deny: Sample[]; modify: Sample[] };
+    samples: { deny: Sample[]; modify: Sample[]; content: ContentSample[] };
     /**
      * The backend serves `hooks/configuration` (draft@1d98c19): nothing on the wire
      * advertises it, so the claim says it (docs/claims.md).
@@ -357,7 +364,7 @@ interface RawHttp {
 interface RawBackend {
   stdio?: RawStdio;
   http?: RawHttp;
-  samples?: { deny?: Sample[]; modify?: Sample[] };
+  samples?: { deny?: Sample[]; modify?: Sample[]; content?: ContentSample[] };
   configuration?: boolean;
 }
 interface RawHarness {
@@ -368,6 +375,7 @@ interface RawHarness {
   passEnv?: string[];
   lifecycles?: RawLifecycles;
   lifecycle?: RawLifecycles;
+  boundaries?: BoundaryEvent[];
 }
 
 /** `lifecycles` or its other spelling `lifecycle`, one value or a list (docs/claims.md). */
@@ -389,7 +397,7 @@ function resolveBackend(
   attempt: Attempt,
 ): NonNullable<ResolvedClaim['backend']> {
   const backend: NonNullable<ResolvedClaim['backend']> = {
-    samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [] },
+    samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [], content: b?.samples?.content ?? [] },
     configuration: b?.configuration ?? false,
   };
   for (const t of transports) {
@@ -567,7 +575,15 @@ export function loadClaim(file: string): ClaimOutcome {
     const passEnv = attempt(() => passEnvOf(h.passEnv, 'harness.passEnv'));
     const lifecycles = attempt((): Lifecycle[] => lifecyclesOf(h, 'harness') ?? ['persistent', 'per_event']);
     if (command && cwd && passEnv && lifecycles)
-      claim.harness = { command, args: h.args ?? [], cwd, env: h.env ?? {}, passEnv, lifecycles };
+      claim.harness = {
+        command,
+        args: h.args ?? [],
+        cwd,
+        env: h.env ?? {},
+        passEnv,
+        lifecycles,
+        boundaries: h.boundaries ?? [],
+      };
     problems.push(...checkPlaceholders('harness', h, transports));
   }
   return problems.length ? refuse(problems) : { kind: 'ok', claim };

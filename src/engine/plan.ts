@@ -74,7 +74,8 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
  * Why a check that applies to the target cannot be exercised with this claim, if it
  * cannot: a check of a rule that the claim's snapshot does not have (the catalogue row's
  * `snapshots`), the sample checks without the claim's samples of their kind, and the
- * backend's `hooks/configuration` checks of the other case than the claim's.
+ * backend's `hooks/configuration` checks of the other case than the claim's, and the
+ * content checks of boundaries the claim does not claim.
  */
 function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   const only = checkSpec(id).snapshots;
@@ -84,6 +85,16 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   const samples = checkSpec(id).samples;
   if (samples && (claim.backend?.samples[samples].length ?? 0) === 0) {
     return `the claim lists no ${samples} samples, so the ${samples} path was not exercised`;
+  }
+  const boundary = checkSpec(id).boundary;
+  if (boundary !== undefined) {
+    if (checkSpec(id).roles.includes('harness') && !(claim.harness?.boundaries ?? []).includes(boundary))
+      return `the claim does not list ${boundary} among the harness's content boundaries (harness.boundaries)`;
+    if (
+      checkSpec(id).roles.includes('backend') &&
+      !(claim.backend?.samples.content ?? []).some((s) => s.event === boundary)
+    )
+      return `the claim gives no content sample of ${boundary} (backend.samples.content)`;
   }
   const configuration = checkSpec(id).configuration;
   const served = claim.backend?.configuration ?? false;
