@@ -10,7 +10,7 @@ import { buildClaimResults, type CheckResult, type ClaimResults } from '../../sr
 import { claimPage, rerunCommand } from '../../src/results/html/claim-page.js';
 import { matrixPage } from '../../src/results/html/matrix-page.js';
 import { HAVE_SPEC, SPEC_DIR } from '../support/paths.js';
-import { resultsWith } from '../support/results-fixture.js';
+import { resultsWith, stdioClaimResults } from '../support/results-fixture.js';
 import { compareRuns } from '../../src/results/baseline.js';
 import { applyExpectedFailures, parseExpectedFailures } from '../../src/results/expected-failures.js';
 import { snapshotSummary } from '../../src/results/snapshot.js';
@@ -96,6 +96,17 @@ test('every draft requirement of the role is in the matrix, uncovered ones marke
   expect(row('AHP-CORE-001')).toContain('checked elsewhere');
   expect(row('AHP-DEC-002')).toContain('s-failed');
   expect(row('AHP-FAIL-002')).toContain('not run'); // its checks exist but were not in these results
+});
+
+test('a requirement whose checks of the role judge other targets only is n/a there, not "not covered"', () => {
+  const html = claimPage(stdioClaimResults());
+  const row = (id: string): string => new RegExp(`<tr data-req="${id}"[^>]*>.*?</tr>`, 's').exec(html)?.[0] ?? '';
+  // A backend's AHP-SEC-001 is judged by an HTTP check (credentials echoed in replies).
+  expect(row('AHP-SEC-001')).toContain('n/a');
+  expect(row('AHP-SEC-001')).toContain('base.no-secret-leak');
+  expect(row('AHP-SEC-001')).not.toContain('not covered');
+  // A requirement the stdio target's checks judge keeps its status.
+  expect(row('AHP-RPC-001')).toContain('s-passed');
 });
 
 test('the rerun command selects exactly that check of that target', () => {

@@ -75,6 +75,23 @@ function borrowedNote(s: SnapshotSummary): string {
     : '';
 }
 
+/**
+ * Why a requirement cannot apply to a target, if it cannot: the catalogue judges it for the
+ * target's role, but only on other transports or stdio lifecycles. A requirement without
+ * any check of the role stays "not covered" (a gap, not an impossibility).
+ */
+function onlyElsewhere(requirement: string, t: ClaimResults['targets'][number]): string | undefined {
+  const ofRole = CHECKS.filter((c) => c.roles.includes(t.role) && c.requirements.includes(requirement));
+  if (ofRole.length === 0) return undefined;
+  const here = ofRole.some(
+    (c) =>
+      c.transports.includes(t.transport) &&
+      (t.transport !== 'stdio' || t.lifecycle === undefined || c.lifecycles.includes(t.lifecycle)),
+  );
+  if (here) return undefined;
+  return `its ${t.role} checks (${ofRole.map((c) => c.id).join(', ')}) judge it on other targets only`;
+}
+
 function requirementMatrix(r: ClaimResults): string {
   const targets = r.targets;
   const borrowed = borrowedRequirements(r.claim.snapshot);
@@ -86,6 +103,10 @@ function requirementMatrix(r: ClaimResults): string {
           // A requirement of a profile or binding this target does not claim is not a gap of it.
           if (![`base`, t.transport, ...r.claim.profiles].includes(q.profile))
             return `<td class="c">${badge('not-applicable', 'n/a')}</td>`;
+          // A requirement whose checks for this role all judge other transports or lifecycles
+          // (AHP-SEC-001's credential echo is an HTTP check of a backend) cannot apply here.
+          const elsewhere = onlyElsewhere(q.id, t);
+          if (elsewhere) return `<td class="c" title="${esc(elsewhere)}">${badge('not-applicable', 'n/a')}</td>`;
           const covering = r.checks.filter((c) => targetKey(c) === targetKey(t) && c.requirements.includes(q.id));
           if (covering.length === 0 && q.coveredBy)
             return `<td class="c">${badge('checked-elsewhere', 'checked elsewhere')}</td>`;
@@ -347,7 +368,7 @@ export function claimPage(
     acceptanceSection(acceptance),
     claimed,
     targets,
-    '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
+    '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding, or where its checks judge it on other targets only; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
     borrowedNote(r.claim.snapshot),
     requirementMatrix(r),
     '<h2 id="checks">Checks</h2>',
