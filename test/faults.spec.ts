@@ -7,6 +7,7 @@
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
 import { FAULTS, FAULT_MODES, type BackendFaultSpec, type FaultMode } from '../reference/backend/faults.js';
+import { BOUNDARIES } from '../src/checks/boundaries.js';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
@@ -122,6 +123,8 @@ function claimYaml(
     '  samples:',
     '    deny: [ { event: tool.before, tool: { name: rm_rf, input: { path: / } } } ]',
     '    modify: [ { event: tool.before, tool: { name: write_file, input: { path: a.txt } }, effects: [modify] } ]',
+    // One sample per content boundary, every field the builder's default (suites/support/content-events.ts).
+    `    content: [ ${BOUNDARIES.map((b) => `{ event: ${b.event} }`).join(', ')} ]`,
   );
   return `${lines.join('\n')}\n`;
 }
