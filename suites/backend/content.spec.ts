@@ -14,7 +14,8 @@ import { ourSchemas } from '../../src/protocol/schema-set.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import type { BackendSession } from '../support/backend-session.js';
 import { check, test, type Judge } from '../support/check.js';
-import { contentProbe, type ContentProbe, type ContentProbeOptions } from '../support/content-events.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { contentProbe, formRequestOf, type ContentProbe, type ContentProbeOptions } from '../support/content-events.js';
 import { clip, eachProbe, quoted, received, replyObject } from '../support/expect.js';
 
 type Obj = Record<string, unknown>;
@@ -68,6 +69,18 @@ function apply(
   }
 }
 
+/**
+ * Where an effective elicitation answer breaks the form the server asked with: a host
+ * validates the edited content against the original requestedSchema before it serializes
+ * the result (seed "Boundary-specific modification values").
+ */
+function formProblems(sample: ContentSample, content: unknown): string[] {
+  const schema = formRequestOf(sample).requestedSchema as object;
+  const validateForm = new Ajv2020({ strict: false, validateFormats: false, allErrors: true }).compile(schema);
+  if (validateForm(content)) return [];
+  return (validateForm.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}`.trim());
+}
+
 const sampleName = (s: ContentSample, i: number): string => `sample ${i + 1} (${s.event})`;
 
 for (const b of BOUNDARIES) {
@@ -110,6 +123,13 @@ for (const b of BOUNDARIES) {
           else {
             // Event-specific roles are the caller's to check (seed "Checker scope"): a user
             // message event carries user messages only, an outbound one assistant messages.
+            if (b.family === 'mcp-result') {
+              const problems = formProblems(s, applied.value[b.target]);
+              if (problems.length)
+                j.fail(
+                  `the effective answer does not fit the form the server asked with, so a harness rejects it: ${problems.join('; ')}`,
+                );
+            }
             const role = b.messageRole;
             const value = applied.value[b.target];
             if (role && Array.isArray(value)) {
