@@ -15,7 +15,13 @@ import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import type { BackendSession } from '../support/backend-session.js';
 import { check, test, type Judge } from '../support/check.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { contentProbe, formRequestOf, type ContentProbe, type ContentProbeOptions } from '../support/content-events.js';
+import {
+  contentProbe,
+  elicitResultOf,
+  formRequestOf,
+  type ContentProbe,
+  type ContentProbeOptions,
+} from '../support/content-events.js';
 import { clip, eachProbe, quoted, received, replyObject } from '../support/expect.js';
 
 type Obj = Record<string, unknown>;
@@ -99,19 +105,23 @@ for (const b of BOUNDARIES) {
         ({ s, i }) => sampleName(s, i),
         async ({ s }, j) => {
           const probe = contentProbe(s, { view: 'body' }, snapshot);
+          // A declined or cancelled elicitation result has no answer content to edit.
+          const none = !b.target
+            ? `${b.event} has no modification target`
+            : b.family === 'mcp-result' && elicitResultOf(s).action !== 'accept'
+              ? `the ${String(elicitResultOf(s).action)} result has no answer content`
+              : undefined;
           const got = await ask(backend, probe, j, expected);
           if (got.error) {
-            if (!b.target) return j.note('answered with a JSON-RPC error, which modifies nothing');
+            if (none) return j.note('answered with a JSON-RPC error, which modifies nothing');
             return j.fail(
               `the claim gives this content sample, so the backend edits it, but it answered with a JSON-RPC error`,
             );
           }
           const modifies = modifiesOf(got.effects);
-          if (!b.target) {
+          if (none || !b.target) {
             if (modifies.length)
-              j.fail(
-                `${modifies.length} modify effect(s) at ${b.event}, which has no modification target: ${clip(quoted(modifies), 300)}`,
-              );
+              j.fail(`${modifies.length} modify effect(s), but ${none}: ${clip(quoted(modifies), 300)}`);
             return j.note('no modify effect');
           }
           if (modifies.length === 0)

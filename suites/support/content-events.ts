@@ -235,7 +235,7 @@ export function contentProbe(
     elicitationAction,
   };
   const label = [
-    `${view} view`,
+    b.family === 'workspace' && view !== 'body' ? 'the change withheld behind a gap' : `${view} view`,
     opts.attachment ? 'with an attachment' : '',
     opts.hiddenPart ? 'with a hidden text part' : '',
     advertised === 'none' ? 'modify not advertised' : advertised === 'both' ? '' : `only ${advertised} advertised`,
