@@ -7,6 +7,7 @@
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
 import { FAULTS, FAULT_MODES, type BackendFaultSpec, type FaultMode } from '../reference/backend/faults.js';
+import { BOUNDARIES } from '../src/checks/boundaries.js';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
@@ -60,7 +61,13 @@ const TOLERATED_BY_1D98C19: Partial<Record<FaultMode, string>> = {
   'omit-effects': 'an intercept result may leave out effects (intercept-response.schema.json@1d98c19)',
 };
 
-/** Where each mode runs: its own binding, else persistent stdio. */
+/** A mode of a content rule (reference/backend/content.ts): its targets are content checks. */
+const isContentMode = (m: FaultMode): boolean => FAULTS[m].targets.every((t) => t.startsWith('content.'));
+
+/**
+ * Where each mode runs: its own binding, else persistent stdio. The content modes too run on
+ * that one target: the content rules do not depend on the transport.
+ */
 function placement(mode: FaultMode): { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' } {
   const spec = FAULTS[mode] as { transport?: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
   if (spec.transport === 'http') return { transport: 'http' };
@@ -123,6 +130,12 @@ function claimYaml(
     '    deny: [ { event: tool.before, tool: { name: rm_rf, input: { path: / } } } ]',
     '    modify: [ { event: tool.before, tool: { name: write_file, input: { path: a.txt } }, effects: [modify] } ]',
   );
+  // One sample per content boundary (every field the builder's default, suites/support/
+  // content-events.ts) for the conforming claim and the content modes only: the other modes
+  // never act at a content boundary (all 30 content checks pass under each of them), and
+  // 30 more checks for each of them would cost the every-check matrix about 1200 check runs.
+  if (mode === undefined || isContentMode(mode))
+    lines.push(`    content: [ ${BOUNDARIES.map((b) => `{ event: ${b.event} }`).join(', ')} ]`);
   return `${lines.join('\n')}\n`;
 }
 

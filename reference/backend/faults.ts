@@ -6,6 +6,7 @@
 // `transport` / `lifecycle` restrict a mode to the binding where its rule exists; the
 // command line refuses a mode on another binding.
 
+import { BOUNDARIES, contentCheckId, type BackendAspect } from '../../src/checks/boundaries.js';
 import { faultModes, type FaultLifecycle, type FaultSpec, type FaultTransport } from '../fault-table.js';
 
 export type { FaultLifecycle, FaultTransport };
@@ -17,6 +18,9 @@ export type { FaultLifecycle, FaultTransport };
 export interface BackendFaultSpec extends FaultSpec {
   readonly configuration?: 'served' | 'not-served';
 }
+
+/** A content fault breaks its rule at every boundary at once, so it fails that aspect's check of each (reference/backend/content.ts). */
+const everyBoundary = (aspect: BackendAspect): string[] => BOUNDARIES.map((b) => contentCheckId(b, aspect));
 
 export const FAULTS = {
   'no-jsonrpc-member': {
@@ -209,6 +213,23 @@ export const FAULTS = {
     description:
       'every intercept result also carries the backend configuration (draft@1d98c19 keeps it out of results)',
     snapshot: 'draft@1d98c19',
+  },
+  // The content modes run on one target in the fault matrix (test/faults.spec.ts placement):
+  // the content rules do not depend on the transport.
+  'noncanonical-modify': {
+    targets: everyBoundary('canonical-edits'),
+    description:
+      'where the content is shown inline and both operations are advertised, the modify value is of the wrong kind (bare parts repeating the role for message lists, an object for text parts, a list for elicitation content and workspace), and user.elicitation.request gets a modify',
+  },
+  'edit-hidden': {
+    targets: everyBoundary('hidden-untouched'),
+    description:
+      'content shown in a metadata view (or withheld with a gap) is edited as if shown; a list with an attachment is replaced with the attachment reference swapped, a list with hidden text is replaced',
+  },
+  'unadvertised-modify': {
+    targets: everyBoundary('advertised-edits'),
+    description:
+      'where modify or an operation is not advertised, the content is merged anyway (at user.elicitation.request, with no effect advertised, a modify is sent)',
   },
 } as const satisfies Record<string, BackendFaultSpec>;
 

@@ -26,6 +26,8 @@ import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol
 import { configurationOf } from './configuration.js';
 import type { FaultMode } from './faults.js';
 import { matchRule, proposals, type Policy, type Proposal } from './policy.js';
+import { contentEffects } from './content.js';
+import { isBoundaryEvent } from '../../src/checks/boundaries.js';
 
 export interface HandlerContext {
   readonly policy: Policy;
@@ -245,6 +247,9 @@ function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verd
 /** The policy's decision for a valid request, kept to what the request advertises. */
 function decide(event: Record<string, unknown>, capabilities: unknown, ctx: HandlerContext): JsonValue {
   const rule = matchRule(ctx.policy, event);
+  // Content boundaries: the edit (and the content faults) keep to the view and advertisement themselves.
+  if (typeof event.type === 'string' && isBoundaryEvent(event.type) && !rule?.deny)
+    return contentEffects(event as JsonObject, capabilities, rule?.editContent, ctx.fault);
   const offered = rule ? proposals(rule, event).map((p) => shape(p, ctx)) : [];
   let effects = offered.filter((e) => advertised(e, capabilities)).slice(0, 1);
   // The fault sends the policy's preferred effect where the advertisement rules all out.

@@ -8,6 +8,9 @@
 // exactly `tool`). `deny` proposes one deny effect. `mergeInput` proposes, in order of
 // preference, a merge of the patch into the tool input and a replace of the input with
 // the patched copy; the handler keeps the first proposal the request advertises.
+// `editContent` (a content boundary, src/checks/boundaries.ts) is a note the backend adds to
+// the boundary's content where the request lets it edit (reference/backend/content.ts).
+import { BOUNDARIES } from '../../src/checks/boundaries.js';
 import { eventSpec, REVERSE_DNS_PATTERN } from '../../src/protocol/catalogue.js';
 import { isObject, parseJsonBytes, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { readFileSync } from 'node:fs';
@@ -22,6 +25,7 @@ export interface PolicyRule {
   readonly tool?: string;
   readonly deny?: DenyAction;
   readonly mergeInput?: JsonObject;
+  readonly editContent?: string;
 }
 
 export interface Policy {
@@ -36,6 +40,11 @@ export const DEFAULT_POLICY: Policy = {
       deny: { reason: 'rm_rf is never allowed', code: 'com.example.reference.dangerous_delete' },
     },
     { event: 'tool.before', tool: 'write_file', mergeInput: { mode: '0644' } },
+    // Every content boundary with a modify target: the samples of backend.samples.content.
+    ...BOUNDARIES.filter((b) => b.target).map((b) => ({
+      event: b.event,
+      editContent: `checked by the reference backend at ${b.event}`,
+    })),
   ],
 };
 
@@ -73,7 +82,7 @@ export function proposals(rule: PolicyRule, event: Record<string, unknown>): Pro
 
 export type PolicyResult = { ok: true; policy: Policy } | { ok: false; error: string };
 
-const RULE_KEYS = new Set(['event', 'tool', 'deny', 'mergeInput']);
+const RULE_KEYS = new Set(['event', 'tool', 'deny', 'mergeInput', 'editContent']);
 const DENY_KEYS = new Set(['reason', 'code']);
 
 /** Check a parsed policy document; unknown keys are refused so that typos do not pass silently. */
@@ -90,11 +99,19 @@ export function parsePolicy(doc: unknown): PolicyResult {
     const spec = typeof raw.event === 'string' ? eventSpec(raw.event) : undefined;
     if (!spec || !spec.interceptable) return fail(`${at}.event must name an interceptable event type`);
     if (raw.tool !== undefined && typeof raw.tool !== 'string') return fail(`${at}.tool must be a string`);
-    if ((raw.deny === undefined) === (raw.mergeInput === undefined))
-      return fail(`${at} needs exactly one of "deny" and "mergeInput"`);
-    const rule: { event: string; tool?: string; deny?: DenyAction; mergeInput?: JsonObject } = { event: spec.type };
+    if ([raw.deny, raw.mergeInput, raw.editContent].filter((x) => x !== undefined).length !== 1)
+      return fail(`${at} needs exactly one of "deny", "mergeInput" and "editContent"`);
+    const rule: { event: string; tool?: string; deny?: DenyAction; mergeInput?: JsonObject; editContent?: string } = {
+      event: spec.type,
+    };
     if (typeof raw.tool === 'string') rule.tool = raw.tool;
-    if (raw.deny !== undefined) {
+    if (raw.editContent !== undefined) {
+      if (!BOUNDARIES.some((b) => b.event === spec.type && b.target))
+        return fail(`${at}: ${spec.type} is no content boundary with a modify target`);
+      if (typeof raw.editContent !== 'string' || raw.editContent === '')
+        return fail(`${at}.editContent must be a non-empty string`);
+      rule.editContent = raw.editContent;
+    } else if (raw.deny !== undefined) {
       const d = raw.deny;
       if (!spec.effects.includes('deny')) return fail(`${at}: ${spec.type} cannot be denied`);
       if (!isObject(d)) return fail(`${at}.deny must be an object`);

@@ -807,8 +807,8 @@ function backendContentChecks(x: Boundary): CheckSpec[] {
       requirements: ['AHP-CONTENT-001', 'AHP-EDIT-001'],
       title: `Modify effects ${at} fit the pending boundary`,
       expectation: x.target
-        ? `each content sample of ${x.event} gets modify effects a harness could apply: target ${x.target} with an advertised operation and a value of the boundary's kind (${x.family === 'mcp-result' ? 'the parsed MCP answer object of an accepted form result' : x.family === 'workspace' ? 'an object' : x.family === 'text-parts' ? 'canonical text parts' : 'canonical messages'}), judged by applyModifyResponse with the host-resolved edit context (seed edit checks 1-5)`
-        : `each content sample of ${x.event} gets no modify effect: the request is no modification target (seed edit check 8)`,
+        ? `each content sample of ${x.event}, sent inline with replace and merge of ${x.target} advertised, gets at least one modify effect (the sample says the backend edits this content) that a harness applies: target ${x.target} with an advertised operation and a value of the boundary's kind (${x.family === 'mcp-result' ? 'the parsed MCP answer object of an accepted form result' : x.family === 'workspace' ? 'an object' : x.family === 'text-parts' ? 'canonical text parts' : `canonical messages${x.messageRole ? ` of role ${x.messageRole}` : ''}`}), judged by applyModifyResponse with the host-resolved edit context and the claim's snapshot's schemas (seed edit checks 1-5)`
+        : `each content sample of ${x.event}, sent inline with every effect the boundary allows advertised, gets no modify effect: the request is no modification target (seed edit check 8)`,
     }),
     check({
       id: contentCheckId(x, 'hidden-untouched'),
@@ -817,7 +817,7 @@ function backendContentChecks(x: Boundary): CheckSpec[] {
       profile: 'base',
       requirements: ['AHP-CONTENT-002'],
       title: `Hidden content ${at} is not edited`,
-      expectation: `the sample sent with the content in a metadata view (and with attachments) gets no edit a harness must reject: no modify of a target that is not body-selected, no whole-list replacement over hidden parts, no attachment-byte edit or unauthorized reference (seed edit checks 3, 6)`,
+      expectation: `each content sample, sent ${x.family === 'workspace' ? 'with the change withheld behind a gap' : `in a metadata and an omit view${x.family === 'messages' ? ', and inline with an attachment part' : x.family === 'text-parts' ? ', and inline next to a hidden text part' : ''}`}, gets no edit a harness must reject: no modify of a target that is not body-selected${x.family === 'messages' || x.family === 'text-parts' ? ', no whole-list replacement over hidden text, attachments only resubmitted unchanged or dropped' : ''} (seed edit checks 3, 6)`,
     }),
     check({
       id: contentCheckId(x, 'advertised-edits'),

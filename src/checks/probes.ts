@@ -35,7 +35,8 @@ export function assertValid(kind: string, value: unknown, snapshot?: SnapshotId)
 const now = (): string => new Date().toISOString();
 export const newId = (prefix = 'evt'): string => `${prefix}-${randomUUID()}`;
 
-function envelope(type: string, id: string): Obj {
+/** The envelope of every event the runner sends as a harness (content events too: suites/support/content-events.ts). */
+export function envelope(type: string, id: string): Obj {
   return {
     id,
     source: RUNNER_SOURCE,

@@ -21,6 +21,7 @@ import { parseBackendArgs } from '../../reference/backend/args.js';
 import { configurationOf } from '../../reference/backend/configuration.js';
 import { CHECKS, checkSpec } from '../../src/checks/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
+import { contentProbe } from '../../suites/support/content-events.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
@@ -491,6 +492,11 @@ const CORPUS: [string, string | Uint8Array | Obj][] = [
   ],
   ['id-mismatch', { ...intercept(toolBefore('e-mm', 'rm_rf')), id: 'e-other' }],
   ['turn-start', intercept(turnStart('e-ts'))],
+  // Content boundaries (reference/backend/content.ts): shown inline with both operations,
+  // hidden (metadata view), and with modify not advertised.
+  ['content-body', contentProbe({ event: 'user.message.inbound' }).request],
+  ['content-hidden', contentProbe({ event: 'context.compact.after' }, { view: 'metadata' }).request],
+  ['content-unadvertised', contentProbe({ event: 'workspace.change.before' }, { advertised: 'none' }).request],
 ];
 
 function runCorpus(fault: FaultMode | undefined): Map<string, Reply | null> {
@@ -697,10 +703,43 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   'configuration-with-effects': { changes: [] },
   'configuration-unoffered-wrong-code': { changes: [] },
   'omit-effects': {
-    changes: ['rm_rf-unadvertised', 'write-deny-only', 'other-tool', 'turn-start'],
+    changes: [
+      'rm_rf-unadvertised',
+      'write-deny-only',
+      'other-tool',
+      'turn-start',
+      'content-hidden',
+      'content-unadvertised',
+    ],
     check: (f, c) => {
       expect(effectsOf(c)).toEqual([]);
       expect(f).toEqual({ ...c, result: { protocolVersion: 'draft' } });
+    },
+  },
+  'noncanonical-modify': {
+    changes: ['content-body'],
+    check: (f, c) => {
+      expect(effectsOf(c)).toMatchObject([{ type: 'modify', target: 'prompt', operation: 'merge' }]);
+      // Bare parts repeating the role where messages belong.
+      expect(effectsOf(f)).toMatchObject([
+        { type: 'modify', target: 'prompt', operation: 'merge', value: [{ kind: 'text', role: 'user' }] },
+      ]);
+    },
+  },
+  'edit-hidden': {
+    changes: ['content-hidden'],
+    check: (f, c) => {
+      expect(effectsOf(c)).toEqual([]);
+      expect(effectsOf(f)).toMatchObject([{ type: 'modify', target: 'summary', operation: 'merge' }]);
+    },
+  },
+  'unadvertised-modify': {
+    changes: ['content-unadvertised'],
+    check: (f, c) => {
+      expect(effectsOf(c)).toEqual([]);
+      expect(effectsOf(f)).toEqual([
+        { type: 'modify', target: 'workspace', operation: 'merge', value: { cwd: '/work/project' } },
+      ]);
     },
   },
   'result-configuration': {
@@ -823,6 +862,9 @@ test.describe('faults change exactly the replies they describe', () => {
       'other-tool',
       'unknown-fields',
       'turn-start',
+      'content-body',
+      'content-hidden',
+      'content-unadvertised',
     ]);
     for (const n of SUCCEEDED) {
       expect(isWireValid(validate('intercept-response', CONFORMING.get(n), { wireOnly: true })), n).toBe(true);
