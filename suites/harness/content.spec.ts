@@ -49,7 +49,7 @@ async function contentRun(
   b: Boundary,
   snapshot: SnapshotId,
 ): Promise<ContentRun> {
-  const sc = contentScenario(b);
+  const sc = contentScenario(b, snapshot);
   const run = await harness.sharedRun({ label: sc.label, hooks: sc.hooks, steps: sc.steps });
   // The claim lists the boundary: the harness said it supports it, so "unsupported" fails.
   const unsupported = sc.steps.filter((s) => run.report?.steps?.find((r) => r.id === s.id)?.outcome === 'unsupported');

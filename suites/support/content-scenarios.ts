@@ -21,6 +21,8 @@
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import type { Boundary, BoundaryFamily } from '../../src/checks/boundaries.js';
 import type { SelectionView } from '../../src/protocol/edit.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { intercept, SENTINEL_TOOL, type ContentStepPlan, type HookPlan } from './harness-session.js';
 
 type Obj = Record<string, unknown>;
@@ -128,6 +130,7 @@ function answersFor(
   step: string,
   index: number,
   original: unknown,
+  snapshot: SnapshotId,
 ): Record<ContentHook, unknown[]> {
   const none = { a: [], b: [], m: [], o: [] } as Record<ContentHook, unknown[]>;
   const t = b.target;
@@ -233,7 +236,7 @@ function answersFor(
       return {
         ...none,
         a: [modify(t, 'replace', { cwd: `/ahp-sentinel/${step}/a`, workspaceRoots: [`/ahp-sentinel/${step}/a`] })],
-        b: [modify(t, 'merge', { workspaceRoots: null, cwd: `/ahp-sentinel/${step}/b` })],
+        b: [nullMerge(snapshot, t, { cwd: `/ahp-sentinel/${step}/b` })],
       };
     case 1:
       return {
@@ -252,6 +255,18 @@ function answersFor(
     default:
       return { ...none, a: [modify(t, 'merge', messages(b, `${step}.x`))], b: [modify(t, 'replace', [])] };
   }
+}
+
+/**
+ * A shallow object merge that sets a key to a literal null (kept, not a deletion), where
+ * the snapshot's effect schema admits a null there (draft@2b5da580); draft@1d98c19 types
+ * every workspace key, so there the merge carries the other keys only.
+ */
+function nullMerge(snapshot: SnapshotId, target: string, rest: Obj): Obj {
+  const withNull = modify(target, 'merge', { workspaceRoots: null, ...rest });
+  return isWireValid(validate('effects', [withNull], { wireOnly: true, snapshot }))
+    ? withNull
+    : modify(target, 'merge', rest);
 }
 
 const PURPOSES = [
@@ -319,7 +334,7 @@ function stepContent(b: Boundary, step: string): { content: Obj; original: unkno
 }
 
 /** The one run of a boundary that its three harness checks share. */
-export function contentScenario(b: Boundary): ContentScenario {
+export function contentScenario(b: Boundary, snapshot: SnapshotId): ContentScenario {
   // The elicitation request has no target: two steps (a modify answered, then none) show it.
   const ids = b.target ? stepIds(b) : stepIds(b).slice(0, 2);
   const info: ContentStepInfo[] = ids.map((id, i) => {
@@ -331,7 +346,7 @@ export function contentScenario(b: Boundary): ContentScenario {
       purpose: b.target ? PURPOSES[i]! : i === 0 ? 'a modify answered at the request is not applied' : 'no effects',
       content,
       original,
-      answers: answersFor(b, b.family, id, i, current),
+      answers: answersFor(b, b.family, id, i, current, snapshot),
     };
   });
   const hooks: HookPlan[] = CONTENT_HOOKS.map(({ name, view }) => ({
