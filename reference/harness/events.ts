@@ -57,7 +57,12 @@ function sessionOf(session: ScenarioSession): JsonObject {
  * session.start; `adapter-identity` names the adapter; `bare-extension-key` adds an
  * unnamespaced extension key.
  */
-function envelope(type: string, session: ScenarioSession, fault: FaultMode | undefined, id = newEventId()): AhpEvent {
+export function envelope(
+  type: string,
+  session: ScenarioSession,
+  fault: FaultMode | undefined,
+  id = newEventId(),
+): AhpEvent {
   const event: AhpEvent = { id, source: SOURCE, type, time: now() };
   if (fault !== 'no-harness-version' || type === 'session.start')
     event.harness = { ...(fault === 'adapter-identity' ? ADAPTER : HARNESS) };
