@@ -20,6 +20,8 @@ import {
   contentScenario,
   HIDDEN_HOOKS,
   HIDDEN_TOKEN,
+  OBSERVER,
+  stepMarks,
   viewOf,
   type ContentScenario,
 } from '../support/content-scenarios.js';
@@ -31,7 +33,17 @@ import {
   partsOf,
   type StepExpectation,
 } from '../support/content-oracle.js';
-import { eventOf, messageOf, Phases, reportedAs, requireUsable, summary } from '../support/harness-observations.js';
+import {
+  eventOf,
+  eventType,
+  frames,
+  messageOf,
+  OBSERVE,
+  Phases,
+  reportedAs,
+  requireUsable,
+  summary,
+} from '../support/harness-observations.js';
 import type { HarnessRun, HarnessSession } from '../support/harness-session.js';
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
 
@@ -103,13 +115,19 @@ const wireList = (findings: { layer: string; path: string; message: string }[]):
  * contract, mode and action agreeing with the envelope). The canonical check reports these;
  * the edits check reads a value only from a frame without them.
  */
-function formProblems(b: Boundary, f: WireRecord, e: StepExpectation, snapshot: SnapshotId): Problem[] {
+function formProblems(
+  b: Boundary,
+  f: WireRecord,
+  e: StepExpectation,
+  snapshot: SnapshotId,
+  kind: 'intercept-request' | 'observe-notification' = 'intercept-request',
+): Problem[] {
   const problems: Problem[] = [];
   const schemas = ourSchemas(snapshot);
-  const findings = validate('intercept-request', messageOf(f), { wireOnly: true, snapshot });
+  const findings = validate(kind, messageOf(f), { wireOnly: true, snapshot });
   if (!isWireValid(findings))
     problems.push({
-      message: `the hooks/intercept is not valid: ${wireList(findings)}`,
+      message: `the ${kind === 'intercept-request' ? 'hooks/intercept' : 'hooks/observe'} is not valid: ${wireList(findings)}`,
       evidence: { received: f.text },
     });
   const { raw, value, parseError } = contentOf(b, f);
@@ -309,6 +327,22 @@ test.describe('content (harness)', () => {
           if (problem) {
             phases.fail(e.step.id, problem);
             continue;
+          }
+          // The observer gets the effective content after the chain (its observation names the step's ids).
+          const seen = frames(run, { hook: OBSERVER, method: OBSERVE }).filter(
+            (f) => eventType(f) === b.event && stepMarks(e.step.id).some((m) => (f.text ?? '').includes(m)),
+          );
+          if (seen.length === 0)
+            phases.fail(e.step.id, `observer ${OBSERVER} got no hooks/observe of ${b.event} for this step`);
+          for (const f of seen) {
+            if (formProblems(b, f, e, snapshot, 'observe-notification').length) continue;
+            const { value } = contentOf(b, f);
+            const observed = b.family === 'mcp-result' && isObject(value) ? value.content : value;
+            if (!deepEqualJson(observed, b.target ? e.target : e.step.original))
+              phases.fail(e.step.id, `observer ${OBSERVER} was not sent the effective content after the chain`, {
+                received: observed,
+                expected: b.target ? e.target : e.step.original,
+              });
           }
           const got = run.effective[e.step.id]!.effective;
           if (!deepEqualJson(got, e.effective))

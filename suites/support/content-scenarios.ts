@@ -23,7 +23,7 @@ import type { Boundary, BoundaryFamily } from '../../src/checks/boundaries.js';
 import type { SelectionView } from '../../src/protocol/edit.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
-import { intercept, SENTINEL_TOOL, type ContentStepPlan, type HookPlan } from './harness-session.js';
+import { intercept, observe, SENTINEL_TOOL, type ContentStepPlan, type HookPlan } from './harness-session.js';
 
 type Obj = Record<string, unknown>;
 
@@ -37,6 +37,8 @@ export const CONTENT_HOOKS = [
 export type ContentHook = (typeof CONTENT_HOOKS)[number]['name'];
 export const BODY_HOOKS: readonly ContentHook[] = ['a', 'b'];
 export const HIDDEN_HOOKS: readonly ContentHook[] = ['m', 'o'];
+/** The observer of the boundary event (body view): it gets the effective content after the chain. */
+export const OBSERVER = 'w';
 export const viewOf = (hook: string): SelectionView => CONTENT_HOOKS.find((h) => h.name === hook)?.view ?? 'body';
 
 export const HIDDEN_TOKEN = /ahp-hidden-[A-Za-z0-9-]+/g;
@@ -72,6 +74,12 @@ const MODEL = { provider: 'ahp-sentinel', id: 'sentinel-model' };
 /** Step ids carry the boundary so a frame of another run can never pass for one of this run. */
 const stepIds = (b: Boundary): string[] => ['c1', 'c2', 'c3', 'c4', 'c5'].map((s) => `${b.slug}.${s}`);
 const token = (step: string, what: string): string => `ahp-hidden-${step.replace(/\./g, '-')}-${what}`;
+/**
+ * What marks a frame as one of a step's whatever the family: its message and part ids
+ * (`<step>.`), its texts' tokens, its workspace paths (`/<step>/`). Observations are
+ * matched to steps by these, since notifications may arrive in any order.
+ */
+export const stepMarks = (step: string): string[] => [`"${step}.`, token(step, ''), `/${step}/`];
 
 const text = (id: string, t: string): Obj => ({
   id,
@@ -357,14 +365,17 @@ export function contentScenario(b: Boundary, snapshot: SnapshotId): ContentScena
       judgedBy: b.target && (i === 2 || i === 3) ? 'selection' : 'edits',
     };
   });
-  const hooks: HookPlan[] = CONTENT_HOOKS.map(({ name, view }) => ({
-    name,
-    subscriptions: [intercept([b.event], { failurePolicy: 'fail-open', content: { default: view } })],
-    script: { intercept: info.map((s): Answer => ({ effects: s.answers[name] })) },
-  }));
+  const hooks: HookPlan[] = [
+    ...CONTENT_HOOKS.map(({ name, view }) => ({
+      name,
+      subscriptions: [intercept([b.event], { failurePolicy: 'fail-open', content: { default: view } })],
+      script: { intercept: info.map((s): Answer => ({ effects: s.answers[name] })) },
+    })),
+    { name: OBSERVER, subscriptions: [observe([b.event])] },
+  ];
   return {
     boundary: b,
-    label: `content at ${b.label}: interceptors a, b (body), m (metadata), o (omit), all fail-open`,
+    label: `content at ${b.label}: interceptors a, b (body), m (metadata), o (omit), all fail-open; observer w`,
     hooks,
     steps: info.map((s) => ({ kind: b.step, id: s.id, content: s.content })),
     info,
