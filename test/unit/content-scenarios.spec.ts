@@ -6,7 +6,7 @@ import { test, expect } from '@playwright/test';
 import { BOUNDARIES, type Boundary } from '../../src/checks/boundaries.js';
 import { canonicalListErrors } from '../../src/protocol/edit.js';
 import { SNAPSHOTS } from '../../src/protocol/snapshots.js';
-import { CONTENT_HOOKS, contentScenario, viewOf } from '../../suites/support/content-scenarios.js';
+import { CONTENT_HOOKS, contentScenario, OBSERVER, viewOf } from '../../suites/support/content-scenarios.js';
 import { expectations } from '../../suites/support/content-oracle.js';
 import type { HarnessRun } from '../../suites/support/harness-session.js';
 import type { WireRecord } from '../../drivers/scripted-backend/script.js';
@@ -81,9 +81,10 @@ for (const snapshot of SNAPSHOTS.map((s) => s.id)) {
 test('content steps hand over canonical content with ids that carry the step', () => {
   for (const b of BOUNDARIES) {
     const sc = contentScenario(b, 'draft@2b5da580');
-    expect(sc.hooks.map((h) => [h.name, (h.subscriptions[0]!.content as Obj).default])).toEqual(
-      CONTENT_HOOKS.map((h) => [h.name, viewOf(h.name)]),
-    );
+    // The interceptors with their views, then the observer.
+    expect(
+      sc.hooks.map((h) => [h.name, h.subscriptions[0]!.mode, (h.subscriptions[0]!.content as Obj).default]),
+    ).toEqual([...CONTENT_HOOKS.map((h) => [h.name, 'intercept', viewOf(h.name)]), [OBSERVER, 'observe', 'body']]);
     for (const s of sc.info) {
       if (b.family === 'messages' || b.family === 'text-parts') {
         expect(canonicalListErrors(s.original, b.family)).toEqual([]);
