@@ -198,7 +198,15 @@ test.describe('content (harness)', () => {
             const { value } = contentOf(b, f);
             // The first interceptor gets the step's content as given; the second the chain's value (edits check).
             const want = hook === 'a' ? e.step.original : undefined;
-            if (want !== undefined && !deepEqualJson(value, want))
+            // Frames are matched to steps in order; where ids are visible, the first names its step.
+            const first = (Array.isArray(value) && isObject(value[0]) ? value[0].id : undefined) as unknown;
+            if (typeof first === 'string' && !first.startsWith(`${e.step.id}.`))
+              phases.fail(
+                where,
+                `intercept ${e.step.id.split('.').pop()} of this hook carries content of another step (first id ${JSON.stringify(first)}): the steps' events did not come in scenario order`,
+                { received: value },
+              );
+            else if (want !== undefined && !deepEqualJson(value, want))
               phases.fail(where, `${b.path} is not the step's content (ids, roles, order and text as given)`, {
                 received: value,
                 expected: want,
