@@ -33,6 +33,7 @@ import {
 } from '../support/content-oracle.js';
 import { eventOf, messageOf, Phases, reportedAs, requireUsable, summary } from '../support/harness-observations.js';
 import type { HarnessRun, HarnessSession } from '../support/harness-session.js';
+import type { WireRecord } from '../../drivers/scripted-backend/script.js';
 
 type Obj = Record<string, unknown>;
 
@@ -83,6 +84,84 @@ function frameOf(phases: Phases, e: StepExpectation, hook: string) {
   return turn;
 }
 
+interface Problem {
+  message: string;
+  evidence?: unknown;
+}
+
+const wireList = (findings: { layer: string; path: string; message: string }[]): string =>
+  findings
+    .filter((x) => x.layer === 'wire')
+    .slice(0, 4)
+    .map((x) => `${x.path || '/'} ${x.message}`)
+    .join('; ');
+
+/**
+ * What is wrong with the form of a body-view frame (AHP-CONTENT-001): the intercept against
+ * the claim's snapshot, the content at the boundary path canonical (messages or text parts;
+ * elicitation: one body text part whose text parses and validates against the pinned MCP
+ * contract, mode and action agreeing with the envelope). The canonical check reports these;
+ * the edits check reads a value only from a frame without them.
+ */
+function formProblems(b: Boundary, f: WireRecord, e: StepExpectation, snapshot: SnapshotId): Problem[] {
+  const problems: Problem[] = [];
+  const schemas = ourSchemas(snapshot);
+  const findings = validate('intercept-request', messageOf(f), { wireOnly: true, snapshot });
+  if (!isWireValid(findings))
+    problems.push({
+      message: `the hooks/intercept is not valid: ${wireList(findings)}`,
+      evidence: { received: f.text },
+    });
+  const { raw, value, parseError } = contentOf(b, f);
+  if (b.family === 'messages' || b.family === 'text-parts') {
+    const errors = canonicalListErrors(raw, b.family, schemas);
+    if (errors.length)
+      problems.push({
+        message: `${b.path} is not a canonical ${b.family === 'messages' ? 'message' : 'text-part'} list: ${errors.slice(0, 4).join('; ')}`,
+        evidence: { received: raw },
+      });
+    if (b.messageRole && Array.isArray(raw))
+      for (const m of raw)
+        if (isObject(m) && m.role !== b.messageRole)
+          problems.push({
+            message: `message ${JSON.stringify(m.id)} has role ${JSON.stringify(m.role)}, not ${b.messageRole}`,
+          });
+  } else if (b.family === 'mcp-request' || b.family === 'mcp-result') {
+    const errors = canonicalPartErrors(raw, true, schemas);
+    if (errors.length || !isObject(raw) || raw.selection !== 'body')
+      problems.push({
+        message: `${b.path} is not one body-selected text part: ${errors.slice(0, 4).join('; ') || JSON.stringify(raw)}`,
+        evidence: { received: raw },
+      });
+    else if (parseError !== undefined)
+      problems.push({ message: `the text of ${b.path} is not JSON: ${parseError}`, evidence: { received: raw } });
+    else {
+      const kind = b.family === 'mcp-request' ? 'mcp-elicitation-request' : 'mcp-elicitation-result';
+      const mcp = validate(kind, value, { wireOnly: true, snapshot });
+      if (!isWireValid(mcp))
+        problems.push({
+          message: `the parsed ${b.path} fails the pinned MCP contract: ${wireList(mcp)}`,
+          evidence: { received: value },
+        });
+    }
+    const env = eventOf(f)?.elicitation;
+    const original = (e.step.content.elicitation ?? {}) as Obj;
+    if (!isObject(env) || env.mode !== original.mode || env.server !== original.server)
+      problems.push({
+        message: `elicitation.mode/server do not agree with the step (${JSON.stringify(original.mode)}, ${JSON.stringify(original.server)})`,
+        evidence: { received: env },
+      });
+    if (b.family === 'mcp-result' && isObject(env)) {
+      const action = isObject(value) ? value.action : undefined;
+      if (env.action !== original.action || (action !== undefined && action !== env.action))
+        problems.push({
+          message: `elicitation.action ${JSON.stringify(env.action)} and the result's action ${JSON.stringify(action)} do not agree with the step's ${JSON.stringify(original.action)}`,
+        });
+    }
+  }
+  return problems;
+}
+
 const tokensIn = (value: unknown): string[] => [...new Set(JSON.stringify(value ?? null).match(HIDDEN_TOKEN) ?? [])];
 
 test.describe('content (harness)', () => {
@@ -90,7 +169,6 @@ test.describe('content (harness)', () => {
     test(
       ...check(contentCheckId(b, 'canonical'), async ({ harness, judge, spec, snapshot }) => {
         const { run, exp } = await contentRun(harness, judge, b, snapshot);
-        const schemas = ourSchemas(snapshot);
         const phases = new Phases();
         for (const e of exp) {
           for (const hook of BODY_HOOKS) {
@@ -98,82 +176,10 @@ test.describe('content (harness)', () => {
             const f = turn.frame;
             if (!f) continue;
             const where = `${e.step.id}, interceptor ${hook}`;
-            const findings = validate('intercept-request', messageOf(f), { wireOnly: true, snapshot });
-            if (!isWireValid(findings))
-              phases.fail(
-                where,
-                `the hooks/intercept is not valid: ${findings
-                  .filter((x) => x.layer === 'wire')
-                  .slice(0, 4)
-                  .map((x) => `${x.path || '/'} ${x.message}`)
-                  .join('; ')}`,
-                { received: f.text },
-              );
-            const { raw, value, parseError } = contentOf(b, f);
+            for (const p of formProblems(b, f, e, snapshot)) phases.fail(where, p.message, p.evidence);
+            const { value } = contentOf(b, f);
             // The first interceptor gets the step's content as given; the second the chain's value (edits check).
             const want = hook === 'a' ? e.step.original : undefined;
-            if (b.family === 'messages' || b.family === 'text-parts') {
-              const errors = canonicalListErrors(raw, b.family, schemas);
-              if (errors.length)
-                phases.fail(
-                  where,
-                  `${b.path} is not a canonical ${b.family === 'messages' ? 'message' : 'text-part'} list: ${errors.slice(0, 4).join('; ')}`,
-                  {
-                    received: raw,
-                  },
-                );
-              if (b.messageRole && Array.isArray(raw))
-                for (const m of raw)
-                  if (isObject(m) && m.role !== b.messageRole)
-                    phases.fail(
-                      where,
-                      `message ${JSON.stringify(m.id)} has role ${JSON.stringify(m.role)}, not ${b.messageRole}`,
-                    );
-            } else if (b.family === 'mcp-request' || b.family === 'mcp-result') {
-              const errors = canonicalPartErrors(raw, true, schemas);
-              if (errors.length || !isObject(raw) || raw.selection !== 'body')
-                phases.fail(
-                  where,
-                  `${b.path} is not one body-selected text part: ${errors.slice(0, 4).join('; ') || JSON.stringify(raw)}`,
-                  {
-                    received: raw,
-                  },
-                );
-              else if (parseError !== undefined)
-                phases.fail(where, `the text of ${b.path} is not JSON: ${parseError}`, { received: raw });
-              else {
-                const kind = b.family === 'mcp-request' ? 'mcp-elicitation-request' : 'mcp-elicitation-result';
-                const mcp = validate(kind, value, { wireOnly: true, snapshot });
-                if (!isWireValid(mcp))
-                  phases.fail(
-                    where,
-                    `the parsed ${b.path} fails the pinned MCP contract: ${mcp
-                      .filter((x) => x.layer === 'wire')
-                      .slice(0, 4)
-                      .map((x) => `${x.path || '/'} ${x.message}`)
-                      .join('; ')}`,
-                    { received: value },
-                  );
-              }
-              const env = eventOf(f)?.elicitation;
-              const original = (e.step.content.elicitation ?? {}) as Obj;
-              if (!isObject(env) || env.mode !== original.mode || env.server !== original.server)
-                phases.fail(
-                  where,
-                  `elicitation.mode/server do not agree with the step (${JSON.stringify(original.mode)}, ${JSON.stringify(original.server)})`,
-                  {
-                    received: env,
-                  },
-                );
-              if (b.family === 'mcp-result' && isObject(env)) {
-                const action = isObject(value) ? value.action : undefined;
-                if (env.action !== original.action || (action !== undefined && action !== env.action))
-                  phases.fail(
-                    where,
-                    `elicitation.action ${JSON.stringify(env.action)} and the result's action ${JSON.stringify(action)} do not agree with the step's ${JSON.stringify(original.action)}`,
-                  );
-              }
-            }
             if (want !== undefined && !deepEqualJson(value, want))
               phases.fail(where, `${b.path} is not the step's content (ids, roles, order and text as given)`, {
                 received: value,
@@ -233,9 +239,7 @@ test.describe('content (harness)', () => {
           }
         }
         // Edits from hidden views and of protected content do not reach the receiver.
-        const judged = exp.filter((e) =>
-          e.turns.some((t) => t.effects.length && (HIDDEN_HOOKS.includes(t.hook) || t.rejected)),
-        );
+        const judged = exp.filter((e) => e.step.judgedBy === 'selection');
         for (const e of judged) {
           const problem = markerProblem(run, e.step.id);
           if (problem) phases.fail(e.step.id, problem);
@@ -288,6 +292,8 @@ test.describe('content (harness)', () => {
                 received: isObject(caps) ? caps.capabilities : undefined,
               });
             // Serial chaining: each body-view interceptor is sent the value as the ones before it left it.
+            // A frame whose form is broken is the canonical check's finding; no value is read from it.
+            if (formProblems(b, f, e, snapshot).length) continue;
             const { value } = contentOf(b, f);
             const shown = b.family === 'mcp-result' && isObject(value) ? value.content : value;
             const before = b.target ? turn.before : e.step.original;
@@ -297,6 +303,8 @@ test.describe('content (harness)', () => {
                 expected: before,
               });
           }
+          // Markers of hidden-view and protected-content steps are the selection check's.
+          if (e.step.judgedBy !== 'edits') continue;
           const problem = markerProblem(run, e.step.id);
           if (problem) {
             phases.fail(e.step.id, problem);

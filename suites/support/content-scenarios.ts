@@ -51,6 +51,12 @@ export interface ContentStepInfo {
   original: unknown;
   /** Each hook's answer (effects) to this step's intercept. */
   answers: Record<ContentHook, unknown[]>;
+  /**
+   * The check that judges this step's marker: `edits` (chaining, atomicity, value kinds:
+   * AHP-EDIT-001) or `selection` (hidden views and protected attachments: AHP-CONTENT-002),
+   * so a harness that breaks one rule fails that rule's check only.
+   */
+  judgedBy: 'edits' | 'selection';
 }
 
 export interface ContentScenario {
@@ -347,6 +353,8 @@ export function contentScenario(b: Boundary, snapshot: SnapshotId): ContentScena
       content,
       original,
       answers: answersFor(b, b.family, id, i, current, snapshot),
+      // No target at the request: whatever view answered, not applying a modify is the edits rule.
+      judgedBy: b.target && (i === 2 || i === 3) ? 'selection' : 'edits',
     };
   });
   const hooks: HookPlan[] = CONTENT_HOOKS.map(({ name, view }) => ({
