@@ -13,22 +13,12 @@
 // is left out of their runs (--grep-invert), which keeps this test at a few minutes.
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
+import { BOUNDARY_EVENTS } from '../src/checks/boundaries.js';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
 import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET } from './support/fault-matrix.js';
-import {
-  BOUNDARIES,
-  BOUNDARY_EVENTS,
-  contentCheckId,
-  type Boundary,
-  type HarnessAspect,
-} from '../src/checks/boundaries.js';
-
-/** The harness content checks of one aspect at the boundaries `where` selects. */
-const contentChecks = (aspect: HarnessAspect, where: (b: Boundary) => boolean): string[] =>
-  BOUNDARIES.filter(where).map((b) => contentCheckId(b, aspect));
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
 const REGISTRATION_CHECK = 'base.registration-validated';
@@ -61,24 +51,6 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
   'no-deadline': {
     checks: ['ti.failure-policy'],
     why: 'a reply after the deadline is one of the failure classes; a harness that waits for it applies it',
-  },
-  // ---- content modes (issue 14): the shared content run of a boundary is judged by all three of
-  // its checks, so a mode's break shows where another check also compares the same frame or marker.
-  'noncanonical-content': {
-    checks: contentChecks('edits', (b) => b.family !== 'mcp-request' && b.family !== 'mcp-result'),
-    why: 'the edits check compares the value each body-view interceptor is sent with the value the chain left; a non-canonical rendering (roles on parts, text parts without mediaType, a change sent as a JSON part) is not that value (elicitation boundaries compare the parsed JSON, which is unchanged)',
-  },
-  'hidden-text-leak': {
-    checks: contentChecks('edits', (b) => b.target !== undefined),
-    why: "the edits check computes the effective value with each hook's view, so edits from metadata and omit views that reach the receiver fail it too",
-  },
-  'non-atomic-edits': {
-    checks: contentChecks('selection', (b) => b.target !== undefined),
-    why: 'the selection check also judges the receiver of every step with a rejected response, the atomic-rejection step included',
-  },
-  'elicitation-request-modify': {
-    checks: ['content.elicitation-request.selection'],
-    why: 'the selection check also judges the receiver of every step with a rejected response, and the modify answered at the request is one',
   },
   'per-event-no-eof': {
     checks: ['ti.failure-policy'],
