@@ -13,12 +13,12 @@
 // is left out of their runs (--grep-invert), which keeps this test at a few minutes.
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
+import { BOUNDARY_EVENTS } from '../src/checks/boundaries.js';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
 import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET } from './support/fault-matrix.js';
-import { BOUNDARY_EVENTS } from '../src/checks/boundaries.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
 const REGISTRATION_CHECK = 'base.registration-validated';
