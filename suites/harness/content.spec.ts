@@ -65,7 +65,11 @@ async function contentRun(
   const sc = contentScenario(b, snapshot);
   const run = await harness.sharedRun({ label: sc.label, hooks: sc.hooks, steps: sc.steps });
   // The claim lists the boundary: the harness said it supports it, so "unsupported" fails.
-  const unsupported = sc.steps.filter((s) => run.report?.steps?.find((r) => r.id === s.id)?.outcome === 'unsupported');
+  // The report is the adapter's: read it as untrusted (steps may be anything).
+  const reported: unknown[] = Array.isArray(run.report?.steps) ? run.report.steps : [];
+  const unsupported = sc.steps.filter((s) =>
+    reported.some((r) => isObject(r) && r.id === s.id && r.outcome === 'unsupported'),
+  );
   if (unsupported.length)
     judge.fail(
       `the adapter reports the ${b.step} steps as unsupported, although the claim lists ${b.event} in harness.boundaries`,
