@@ -207,6 +207,13 @@ export async function together<T extends readonly unknown[] | []>(
 /** The adapter runs of this worker process (src/timing.ts ADAPTER_RUNS_AT_ONCE). */
 const adapterRuns = new Limiter(ADAPTER_RUNS_AT_ONCE);
 
+const isStep = (x: unknown): boolean =>
+  !!x &&
+  typeof x === 'object' &&
+  typeof (x as Obj).id === 'string' &&
+  typeof (x as Obj).outcome === 'string' &&
+  ((x as Obj).reason === undefined || typeof (x as Obj).reason === 'string');
+
 export const hookId = (name: string): string => `dev.ahp-conformance.${name}`;
 
 /** An intercept subscription; the session gives it the claim's timeoutMs unless the check sets one. */
@@ -604,8 +611,21 @@ export class HarnessSession {
     else {
       try {
         const parsed = JSON.parse(reportFile.text) as unknown;
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) report = parsed as AdapterReport;
-        else reportProblem = 'the report is not a JSON object';
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+          report = parsed as AdapterReport;
+          // The adapter's file: a `steps` that is no list of objects with a string id is
+          // set aside (and said), so every reader can take the list as typed.
+          const steps = (parsed as Obj).steps;
+          if (steps !== undefined) {
+            const usable = Array.isArray(steps)
+              ? steps.filter((x): x is NonNullable<AdapterReport['steps']>[number] => isStep(x))
+              : [];
+            if (!Array.isArray(steps) || usable.length !== steps.length)
+              reportProblem =
+                "the report's steps are not a list of {id, outcome} objects (the malformed entries are ignored)";
+            report = { ...report, steps: usable };
+          }
+        } else reportProblem = 'the report is not a JSON object';
       } catch {
         reportProblem = 'the report is not valid JSON';
       }
