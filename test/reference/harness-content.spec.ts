@@ -13,7 +13,7 @@ import { BOUNDARIES } from '../../src/checks/boundaries.js';
 import { validate } from '../../src/protocol/validator.js';
 import { SNAPSHOT_IDS, type SnapshotId } from '../../src/protocol/snapshots.js';
 import type { ContentStep, ContentStepKind } from '../../reference/harness/config.js';
-import { CONTENT_STEP_KINDS } from '../../reference/harness/config.js';
+import { CONTENT_STEP_KINDS, loadConfig } from '../../reference/harness/config.js';
 import {
   boundaryCapabilities,
   contentBoundary,
@@ -113,6 +113,32 @@ function wireErrors(kind: string, value: unknown, snapshot: SnapshotId): string[
     .filter((f) => f.layer === 'wire')
     .map((f) => `${f.path}: ${f.message}`);
 }
+
+// ------------------------------------------------------------------ 0. the config
+
+test('the config may say contract 1 or 2; content steps are read with their marker, unknown kinds stay unsupported', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-ref-content-config-'));
+  try {
+    const write = (adapterContract: number, steps: unknown[]): string => {
+      const path = join(dir, `c${adapterContract}.json`);
+      const scenario = { session: { id: 's' }, steps };
+      writeFileSync(
+        path,
+        JSON.stringify({ adapterContract, registration: {}, sentinel: { tool: 't' }, scenario, report: 'r' }),
+      );
+      return path;
+    };
+    const step = sampleStep('workspace.change', 'w1');
+    const v2 = loadConfig(write(2, [step.body, { id: 'later', kind: 'turn.start' }]));
+    expect(v2.ok && v2.config.adapterContract).toBe(2);
+    expect(v2.ok && v2.config.scenario.steps.map((s) => s.kind)).toEqual(['workspace.change', 'unsupported']);
+    expect(loadConfig(write(1, [])).ok).toBe(true);
+    expect(loadConfig(write(3, [])).ok).toBe(false);
+    expect(loadConfig(write(2, [{ id: 'x', kind: 'model.request' }])).ok).toBe(false); // no marker
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 // ------------------------------------------------------------------ 1. the events
 
