@@ -11,10 +11,11 @@
 // travel as ONE body text part holding their JSON text (seed, "Canonical content and edit
 // checks"), which takes the view like any other part.
 import { boundaryOf, type Boundary, type BoundaryEvent } from '../../src/checks/boundaries.js';
-import { eventSpec } from '../../src/protocol/catalogue.js';
 import { cloneJson, isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import type { ContentStep, ContentStepKind, ScenarioSession } from './config.js';
 import { envelope, newCallId, newEventId, type AhpEvent } from './events.js';
+
+export { boundaryCapabilities } from './events.js';
 import type { FaultMode } from './faults.js';
 import type { ContentView } from './registration.js';
 
@@ -300,19 +301,4 @@ export function contentBoundary(
       };
     }
   }
-}
-
-/**
- * What every intercept of a boundary advertises: its deny where the event has one, and
- * modify of its target (the harness applies those edits). user.elicitation.request has
- * no target: no modify (no request modification).
- */
-export function boundaryCapabilities(boundary: Boundary): JsonObject {
-  const allowed = eventSpec(boundary.event)?.effects ?? [];
-  const effects = (['deny', 'modify'] as const).filter(
-    (e) => allowed.includes(e) && (e !== 'modify' || boundary.target !== undefined),
-  );
-  return boundary.target !== undefined
-    ? { effects, modify: { [boundary.target]: { replace: true, merge: true } } }
-    : { effects };
 }
