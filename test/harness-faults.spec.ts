@@ -13,6 +13,7 @@
 // is left out of their runs (--grep-invert), which keeps this test at a few minutes.
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
+import { BOUNDARY_EVENTS } from '../src/checks/boundaries.js';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
@@ -57,6 +58,20 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
   },
 };
 
+/**
+ * The modes that break a content rule (issue 14). Their claims, and the conforming one,
+ * list every content boundary (the content checks are not applicable otherwise); the other
+ * modes' claims list none, so their runs stay as they were. They have no binding, so they
+ * run over HTTP only: the content rules do not depend on the transport (the chain, views
+ * and edits are the same code whatever carries the frames), which keeps the matrix small.
+ */
+const CONTENT_MODES: ReadonlySet<FaultMode> = new Set([
+  'noncanonical-content',
+  'hidden-text-leak',
+  'non-atomic-edits',
+  'elicitation-request-modify',
+]);
+
 type Where = { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
 
 /**
@@ -83,6 +98,7 @@ function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], sn
     `  command: ${JSON.stringify(process.execPath)}`,
     `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${mode ? `, --fault, ${mode}` : ''}]`,
     ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
+    ...(mode === undefined || CONTENT_MODES.has(mode) ? [`  boundaries: [${BOUNDARY_EVENTS.join(', ')}]`] : []),
     '',
   ].join('\n');
 }

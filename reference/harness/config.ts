@@ -1,4 +1,4 @@
-// The adapter config (docs/harness-adapter.md section 2, contract version 1), read and
+// The adapter config (docs/harness-adapter.md section 2, contract versions 1 and 2), read and
 // checked by hand: compiling the contract schema would cost more start-up time than the
 // few rules it holds. Unknown members are ignored (later contract versions only add).
 // The registration is passed on untouched: judging it is registration.ts's job.
@@ -21,15 +21,43 @@ export interface ToolStep {
   readonly host: HostPolicy;
 }
 
+/** The content step kinds of contract version 2 (one per content boundary). */
+export const CONTENT_STEP_KINDS = [
+  'user.message.inbound',
+  'user.message.outbound',
+  'model.request',
+  'model.response',
+  'tool.output',
+  'context.compact.before',
+  'context.compact.after',
+  'user.elicitation.request',
+  'user.elicitation.result',
+  'workspace.change',
+] as const;
+export type ContentStepKind = (typeof CONTENT_STEP_KINDS)[number];
+
+/**
+ * A content step: the kind-specific members are kept as given (`body`) and read by
+ * content.ts, which knows each boundary's shape; only what every kind shares is checked here.
+ */
+export interface ContentStep {
+  readonly id: string;
+  readonly kind: ContentStepKind;
+  readonly marker: string;
+  readonly body: JsonObject;
+}
+
 export type Step =
   | { readonly id: string; readonly kind: 'session.start' }
   | { readonly id: string; readonly kind: 'session.end'; readonly outcome: SessionOutcome }
   | ToolStep
   | { readonly id: string; readonly kind: 'parallel'; readonly steps: readonly ToolStep[] }
+  | ContentStep
   /** A step kind of a later contract version: reported as `unsupported`. */
   | { readonly id: string; readonly kind: 'unsupported'; readonly declared: string };
 
 export interface AdapterConfig {
+  readonly adapterContract: 1 | 2;
   readonly registration: JsonValue;
   readonly sentinel: { readonly tool: string };
   readonly scenario: { readonly session: ScenarioSession; readonly steps: readonly Step[] };
@@ -69,7 +97,7 @@ export function loadConfig(path: string): ConfigResult {
 
 function checkConfig(value: JsonValue): AdapterConfig {
   need(isObject(value), 'must be a JSON object');
-  need(value.adapterContract === 1, 'adapterContract must be 1');
+  need(value.adapterContract === 1 || value.adapterContract === 2, 'adapterContract must be 1 or 2');
   need('registration' in value, 'registration is missing');
   need(isObject(value.sentinel) && nonEmpty(value.sentinel.tool), 'sentinel.tool must be a non-empty string');
   need(nonEmpty(value.report), 'report must be a non-empty path');
@@ -83,6 +111,7 @@ function checkConfig(value: JsonValue): AdapterConfig {
   const seen = new Set<string>();
   const steps = scenario.steps.map((s, i) => checkStep(s, `scenario.steps[${i}]`, seen, true));
   return {
+    adapterContract: value.adapterContract,
     registration: value.registration as JsonValue,
     sentinel: { tool: value.sentinel.tool },
     scenario: {
@@ -133,7 +162,11 @@ function checkStep(step: JsonValue, where: string, seen: Set<string>, topLevel: 
       const inner = step.steps.map((s, i) => checkStep(s, `${where}.steps[${i}]`, seen, false) as ToolStep);
       return { id, kind: 'parallel', steps: inner };
     }
-    default:
-      return { id, kind: 'unsupported', declared: step.kind };
+    default: {
+      const kind = step.kind;
+      if (!(CONTENT_STEP_KINDS as readonly string[]).includes(kind)) return { id, kind: 'unsupported', declared: kind };
+      need(nonEmpty(step.marker), `${where}.marker must be a non-empty path`);
+      return { id, kind: kind as ContentStepKind, marker: step.marker, body: step };
+    }
   }
 }

@@ -43,7 +43,9 @@ export async function configureHooks(run: Run): Promise<void> {
 async function configureHook(run: Run, hook: Hook): Promise<void> {
   // unconfigured-observes-all fault: never asked; the backend observes every event instead.
   if (run.fault === 'unconfigured-observes-all') {
-    hook.subscriptions = [{ events: ['*'], mode: 'observe', timeoutMs: 0, failurePolicy: 'fail-open' }];
+    hook.subscriptions = [
+      { events: ['*'], mode: 'observe', timeoutMs: 0, failurePolicy: 'fail-open', view: 'metadata' },
+    ];
     return;
   }
   const id = `cfg-${randomUUID()}`;

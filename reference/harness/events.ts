@@ -4,6 +4,8 @@
 // does not validate at run time (every schema kind compiled costs start-up time).
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../../src/protocol/json.js';
+import { BOUNDARIES, type Boundary } from '../../src/checks/boundaries.js';
+import { eventSpec } from '../../src/protocol/catalogue.js';
 import type { ScenarioSession, SessionOutcome } from './config.js';
 import type { FaultMode } from './faults.js';
 
@@ -17,6 +19,21 @@ export const TOOL_BEFORE_CAPABILITIES = {
   effects: ['deny', 'modify'],
   modify: { input: { replace: true, merge: true } },
 } as const;
+
+/**
+ * What every intercept of a content boundary advertises: its deny where the event has one,
+ * and modify of its target (the harness applies those edits). user.elicitation.request has
+ * no target: no modify (no request modification).
+ */
+export function boundaryCapabilities(boundary: Boundary): JsonObject {
+  const allowed = eventSpec(boundary.event)?.effects ?? [];
+  const effects = (['deny', 'modify'] as const).filter(
+    (e) => allowed.includes(e) && (e !== 'modify' || boundary.target !== undefined),
+  );
+  return boundary.target !== undefined
+    ? { effects, modify: { [boundary.target]: { replace: true, merge: true } } }
+    : { effects };
+}
 
 export type AhpEvent = Record<string, unknown>;
 
@@ -37,6 +54,12 @@ export const MANIFEST = {
     { event: 'tool.after', modes: ['observe'] },
     { event: 'session.start', modes: ['observe'] },
     { event: 'session.end', modes: ['observe'] },
+    // The content boundaries (adapter contract 2), with what their intercepts advertise.
+    ...BOUNDARIES.map((b) => ({
+      event: b.event,
+      modes: ['intercept', 'observe'],
+      capabilities: boundaryCapabilities(b),
+    })),
   ],
   gaps: [],
   transports: ['stdio', 'http'],
@@ -57,7 +80,12 @@ function sessionOf(session: ScenarioSession): JsonObject {
  * session.start; `adapter-identity` names the adapter; `bare-extension-key` adds an
  * unnamespaced extension key.
  */
-function envelope(type: string, session: ScenarioSession, fault: FaultMode | undefined, id = newEventId()): AhpEvent {
+export function envelope(
+  type: string,
+  session: ScenarioSession,
+  fault: FaultMode | undefined,
+  id = newEventId(),
+): AhpEvent {
   const event: AhpEvent = { id, source: SOURCE, type, time: now() };
   if (fault !== 'no-harness-version' || type === 'session.start')
     event.harness = { ...(fault === 'adapter-identity' ? ADAPTER : HARNESS) };

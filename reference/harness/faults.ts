@@ -8,6 +8,12 @@
 // whose binding the registration does not use simply changes nothing.
 
 import { faultModes, type FaultLifecycle, type FaultSpec, type FaultTransport } from '../fault-table.js';
+import { BOUNDARIES, contentCheckId, type HarnessAspect } from '../../src/checks/boundaries.js';
+
+/** The harness content checks of one aspect at every boundary (`withTarget`: only boundaries with a modify target). */
+function CONTENT_CHECKS(aspect: HarnessAspect, withTarget = false): string[] {
+  return BOUNDARIES.filter((b) => !withTarget || b.target !== undefined).map((b) => contentCheckId(b, aspect));
+}
 
 export type { FaultLifecycle, FaultSpec, FaultTransport };
 
@@ -259,6 +265,27 @@ export const FAULTS = {
     description:
       'an invalid hooks/configuration reply is used as far as it goes: its subscriptions are kept, with defaults for what they lack',
     snapshot: 'draft@1d98c19',
+  },
+  // ---- issue 14: content boundaries (each breaks its rule at every boundary a claim lists)
+  'noncanonical-content': {
+    targets: CONTENT_CHECKS('canonical'),
+    description:
+      'body views of boundary content are not canonical: message parts repeat their role, text parts lack mediaType, structured values travel as a JSON part',
+  },
+  'hidden-text-leak': {
+    targets: CONTENT_CHECKS('selection'),
+    description:
+      'subscription views are ignored: metadata and omit hooks are sent body text, and their edits are applied as if body-selected',
+  },
+  'non-atomic-edits': {
+    targets: CONTENT_CHECKS('edits', true),
+    description:
+      'a content response whose later effect is rejected keeps its earlier valid effects applied (then the failure policy applies)',
+  },
+  'elicitation-request-modify': {
+    targets: ['content.elicitation-request.edits'],
+    description:
+      'a modify answered at user.elicitation.request (never advertised) changes the request shown to the user',
   },
 } as const satisfies Record<string, FaultSpec>;
 

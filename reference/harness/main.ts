@@ -74,7 +74,7 @@ async function main(): Promise<number> {
   );
   if (!registration.ok) {
     say(`registration refused: ${registration.reason}`);
-    writeReport(config.report, rejectedReport(registration.reason));
+    writeReport(config.report, rejectedReport(registration.reason, config.adapterContract));
     return 1;
   }
 
@@ -84,7 +84,7 @@ async function main(): Promise<number> {
     await configureHooks(run);
     const steps = await runScenario(run, config.scenario.steps);
     await run.observations.settle(OBSERVATION_DRAIN_MS);
-    writeReport(config.report, acceptedReport(steps));
+    writeReport(config.report, acceptedReport(steps, config.adapterContract));
   } finally {
     await run.close();
   }

@@ -18,10 +18,18 @@ function advertised(fault: FaultMode | undefined, nothing: boolean): Message {
 /**
  * hooks/intercept for `event`; `rpcId` is the event id except under the id-differs fault.
  * `advertiseNothing`: the no-deny-when-host-refuses fault, for a call the host refuses.
+ * `input-as-string` applies to tool.before only (the event whose content is the input).
  */
-export function interceptMessage(event: AhpEvent, rpcId: string, fault?: FaultMode, advertiseNothing = false): Message {
+export function interceptMessage(
+  event: AhpEvent,
+  rpcId: string,
+  fault?: FaultMode,
+  advertiseNothing = false,
+  /** A content boundary's own advertisement (the tool.before faults do not touch it). */
+  capabilities?: Message,
+): Message {
   let sent = event;
-  if (fault === 'input-as-string') {
+  if (fault === 'input-as-string' && event.type === 'tool.before') {
     const tool = event.tool as Record<string, unknown>;
     sent = { ...event, tool: { ...tool, input: JSON.stringify(tool.input) } };
   }
@@ -29,7 +37,11 @@ export function interceptMessage(event: AhpEvent, rpcId: string, fault?: FaultMo
     jsonrpc: jsonrpc(fault),
     id: rpcId,
     method: METHODS.intercept,
-    params: { protocolVersion: version(fault), event: sent, capabilities: advertised(fault, advertiseNothing) },
+    params: {
+      protocolVersion: version(fault),
+      event: sent,
+      capabilities: capabilities ?? advertised(fault, advertiseNothing),
+    },
   };
 }
 

@@ -1,7 +1,7 @@
 // Observations (hooks/observe) are best effort and must never delay or change a tool
 // call: they are fired without being awaited on the decision path. Deliveries still in
 // flight are kept so the run can give them a bounded moment before it ends.
-import { recipientsFor } from './dispatch.js';
+import { recipientsFor, type Recipient } from './dispatch.js';
 import type { AhpEvent } from './events.js';
 import type { FaultMode } from './faults.js';
 import { observeMessage } from './messages.js';
@@ -28,6 +28,11 @@ export class Observations {
     void this.deliverAll(event, OBSERVE_LIMIT_MS);
   }
 
+  /** Like publish, each observer getting its own view of the event (content boundaries). */
+  publishViews(type: string, eventFor: (recipient: Recipient) => AhpEvent): void {
+    void this.deliverAll({ type }, OBSERVE_LIMIT_MS, eventFor);
+  }
+
   /** observer-failure-denies and await-observers faults only: deliver and report whether every delivery succeeded. */
   async publishAndWait(event: AhpEvent, limitMs: number): Promise<boolean> {
     return this.deliverAll(event, limitMs);
@@ -44,11 +49,15 @@ export class Observations {
     clearTimeout(timer);
   }
 
-  private async deliverAll(event: AhpEvent, limitMs: number): Promise<boolean> {
+  private async deliverAll(
+    event: AhpEvent,
+    limitMs: number,
+    eventFor?: (recipient: Recipient) => AhpEvent,
+  ): Promise<boolean> {
     const { run } = this;
     const recipients = recipientsFor(run.hooks, event.type as string, 'observe', run.fault === 'loose-dispatch');
-    const message = observeMessage(event, run.fault);
     const results = recipients.map((t) => {
+      const message = observeMessage(eventFor ? eventFor(t) : event, run.fault);
       const p = run
         .transportFor(t.hook)
         .observe(message, limitMs)

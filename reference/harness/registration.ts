@@ -18,7 +18,13 @@ export interface Subscription {
   readonly timeoutMs: number;
   /** Intercept only. */
   readonly failurePolicy: FailurePolicy;
+  /** `content.default`: the view this subscription gets of every content part (contract v2). */
+  readonly view: ContentView;
 }
+
+export type ContentView = 'body' | 'metadata' | 'omit';
+/** A subscription without a content selection (only when validation is skipped) sees the least. */
+const LOOSE_DEFAULT_VIEW: ContentView = 'omit';
 
 export type StdioTransportConfig = {
   readonly type: 'stdio';
@@ -163,5 +169,7 @@ export function subscriptionOf(s: JsonValue): Subscription[] {
       : LOOSE_DEFAULT_TIMEOUT_MS;
   const failurePolicy =
     s.failurePolicy === 'fail-open' || s.failurePolicy === 'fail-closed' ? s.failurePolicy : LOOSE_DEFAULT_POLICY;
-  return [{ events, mode: s.mode, timeoutMs, failurePolicy }];
+  const given = isObject(s.content) ? s.content.default : undefined;
+  const view: ContentView = given === 'body' || given === 'metadata' || given === 'omit' ? given : LOOSE_DEFAULT_VIEW;
+  return [{ events, mode: s.mode, timeoutMs, failurePolicy, view }];
 }

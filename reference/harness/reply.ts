@@ -11,15 +11,16 @@ import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol
 import { TOOL_BEFORE_CAPABILITIES } from './events.js';
 import type { FaultMode } from './faults.js';
 
-export type Decision =
+/** `value`: the edited value (the tool input at tool.before, the content at a content boundary). */
+export type Decision<V = JsonObject> =
   | { readonly kind: 'no-effect' }
   | { readonly kind: 'deny'; readonly reason: string }
-  | { readonly kind: 'modify'; readonly input: JsonObject };
+  | { readonly kind: 'modify'; readonly value: V };
 
-export type Judgement =
-  | { readonly ok: true; readonly decision: Decision }
-  /** `partialInput`: the partial-modify fault's leftover edits (never set otherwise). */
-  | { readonly ok: false; readonly failure: string; readonly partialInput?: JsonObject };
+export type Judgement<V = JsonObject> =
+  | { readonly ok: true; readonly decision: Decision<V> }
+  /** `partial`: the partial-modify / non-atomic-edits faults' leftover edits (never set otherwise). */
+  | { readonly ok: false; readonly failure: string; readonly partial?: V };
 
 /** What the harness enforces, whatever the advertisement says (no-deny-capability only changes the latter). */
 const ENFORCED: readonly string[] = TOOL_BEFORE_CAPABILITIES.effects;
@@ -36,7 +37,7 @@ const TOOL_INPUT_EDIT_CONTEXT: EditContext = {
   event: 'tool.before',
 };
 
-const bad = (failure: string): Judgement => ({ ok: false, failure });
+const bad = <V = JsonObject>(failure: string): Judgement<V> => ({ ok: false, failure });
 const quote = (v: unknown): string => (JSON.stringify(v) ?? String(v)).slice(0, 60);
 
 /**
@@ -51,27 +52,10 @@ export function judgeReply(
   fault?: FaultMode,
   snapshot: SnapshotId = OLDEST_SNAPSHOT,
 ): Judgement {
-  const { effectsOptional } = snapshotOf(snapshot).rules;
-  if (!isObject(reply)) return bad('reply is not a JSON object');
-  if (reply.jsonrpc !== '2.0') return bad('reply "jsonrpc" is not "2.0"');
-  if (reply.id !== rpcId) return bad('reply id does not match the request id');
-  if ('error' in reply) {
-    const code = isObject(reply.error) && typeof reply.error.code === 'number' ? ` ${reply.error.code}` : '';
-    return bad(`backend answered with a JSON-RPC error${code}`);
-  }
-  const result = reply.result;
-  if (!isObject(result)) return bad('reply has no result object');
-  if (result.protocolVersion !== PROTOCOL_VERSION)
-    return bad(`result.protocolVersion ${quote(result.protocolVersion)} is not "draft"`);
-  if (fault === 'strict-result-fields' && Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects')) {
-    return bad('result has members other than protocolVersion and effects');
-  }
-  // effects-required fault: 1d98c19's optional effects are still demanded.
-  if (!('effects' in result) && effectsOptional && fault !== 'effects-required')
-    return { ok: true, decision: { kind: 'no-effect' } };
-  if (!Array.isArray(result.effects)) return bad('result.effects is missing or not a list');
-
-  let effects: JsonValue[] = result.effects;
+  const listed = replyEffects(reply, rpcId, fault, snapshot);
+  if (!listed.ok) return listed;
+  if (listed.effects === undefined) return { ok: true, decision: { kind: 'no-effect' } };
+  let effects = listed.effects;
   if (fault === 'ignore-unknown-effects')
     effects = effects.filter((e) => isObject(e) && typeof e.type === 'string' && ENFORCED.includes(e.type));
   if (fault === 'lenient-effect-fields') effects = stripUnknownMembers(effects);
@@ -82,12 +66,49 @@ export function judgeReply(
   return decide(effects as JsonObject[], input, fault);
 }
 
+/**
+ * The JSON-RPC and result checks every intercept reply gets (whatever the event): the
+ * effect list, or `effects: undefined` for a result that may leave it out (no effect).
+ */
+export function replyEffects(
+  reply: JsonValue,
+  rpcId: string,
+  fault?: FaultMode,
+  snapshot: SnapshotId = OLDEST_SNAPSHOT,
+): { ok: true; effects: JsonValue[] | undefined } | { ok: false; failure: string } {
+  const { effectsOptional } = snapshotOf(snapshot).rules;
+  const fail = (failure: string): { ok: false; failure: string } => ({ ok: false, failure });
+  if (!isObject(reply)) return fail('reply is not a JSON object');
+  if (reply.jsonrpc !== '2.0') return fail('reply "jsonrpc" is not "2.0"');
+  if (reply.id !== rpcId) return fail('reply id does not match the request id');
+  if ('error' in reply) {
+    const code = isObject(reply.error) && typeof reply.error.code === 'number' ? ` ${reply.error.code}` : '';
+    return fail(`backend answered with a JSON-RPC error${code}`);
+  }
+  const result = reply.result;
+  if (!isObject(result)) return fail('reply has no result object');
+  if (result.protocolVersion !== PROTOCOL_VERSION)
+    return fail(`result.protocolVersion ${quote(result.protocolVersion)} is not "draft"`);
+  if (fault === 'strict-result-fields' && Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects')) {
+    return fail('result has members other than protocolVersion and effects');
+  }
+  // effects-required fault: 1d98c19's optional effects are still demanded.
+  if (!('effects' in result) && effectsOptional && fault !== 'effects-required')
+    return { ok: true, effects: undefined };
+  if (!Array.isArray(result.effects)) return fail('result.effects is missing or not a list');
+  return { ok: true, effects: result.effects };
+}
+
 /** Why the list cannot be accepted, or undefined. */
-function effectsProblem(effects: JsonValue[], snapshot: SnapshotId = OLDEST_SNAPSHOT): string | undefined {
+export function effectsProblem(
+  effects: JsonValue[],
+  snapshot: SnapshotId = OLDEST_SNAPSHOT,
+  enforced: readonly string[] = ENFORCED,
+): string | undefined {
   for (const [i, e] of effects.entries()) {
     if (!isObject(e) || typeof e.type !== 'string') return `effect ${i} has no type`;
     // Unknown types and defined-but-unadvertised ones alike (AHP-CAP-001).
-    if (!ENFORCED.includes(e.type)) return `effect ${i} of type ${quote(e.type)} was not advertised`;
+    if (!enforced.includes(e.type)) return `effect ${i} of type ${quote(e.type)} was not advertised`;
   }
   const findings = validate('effects', effects, { wireOnly: true, explain: false, snapshot });
   if (!isWireValid(findings)) {
@@ -108,7 +129,7 @@ function decide(effects: readonly JsonObject[], input: JsonObject, fault: FaultM
   }
   const deny = effects.find((e) => e.type === 'deny');
   if (deny) return { ok: true, decision: { kind: 'deny', reason: deny.reason as string } };
-  if (modifies.length > 0) return { ok: true, decision: { kind: 'modify', input: next } };
+  if (modifies.length > 0) return { ok: true, decision: { kind: 'modify', value: next } };
   return { ok: true, decision: { kind: 'no-effect' } };
 }
 
@@ -162,18 +183,18 @@ function judgeOneByOne(effects: JsonValue[], input: JsonObject, fault: FaultMode
   let deny: string | undefined;
   for (const e of effects) {
     const failure = effectsProblem([e]);
-    if (failure !== undefined) return applied > 0 ? { ok: false, failure, partialInput: current } : bad(failure);
+    if (failure !== undefined) return applied > 0 ? { ok: false, failure, partial: current } : bad(failure);
     const effect = e as JsonObject;
     if (effect.type === 'deny') {
       deny ??= effect.reason as string;
       continue;
     }
     const one = applyModifies([effect], current, fault);
-    if (!one.ok) return applied > 0 ? { ok: false, failure: one.failure, partialInput: current } : bad(one.failure);
+    if (!one.ok) return applied > 0 ? { ok: false, failure: one.failure, partial: current } : bad(one.failure);
     current = one.input;
     applied++;
   }
   if (deny !== undefined) return { ok: true, decision: { kind: 'deny', reason: deny } };
-  if (applied > 0) return { ok: true, decision: { kind: 'modify', input: current } };
+  if (applied > 0) return { ok: true, decision: { kind: 'modify', value: current } };
   return { ok: true, decision: { kind: 'no-effect' } };
 }

@@ -3,8 +3,18 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { HARNESS } from './events.js';
 
+/** `delivered`: a content step's receiver got the effective value (contract version 2). */
 export type StepOutcome =
-  'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
+  | 'executed'
+  | 'delivered'
+  | 'denied-by-backend'
+  | 'denied-by-failure-policy'
+  | 'denied-by-host'
+  | 'not-run'
+  | 'unsupported';
+
+/** The contract version the report speaks: the config's (a v2 adapter answers a v1 config in v1). */
+export type ContractVersion = 1 | 2;
 
 export interface StepReport {
   readonly id: string;
@@ -13,17 +23,17 @@ export interface StepReport {
 }
 
 export type Report =
-  | { adapterContract: 1; harness: typeof HARNESS; registration: 'accepted'; steps: StepReport[] }
-  | { adapterContract: 1; harness: typeof HARNESS; registration: 'rejected'; rejectionReason: string };
+  | { adapterContract: ContractVersion; harness: typeof HARNESS; registration: 'accepted'; steps: StepReport[] }
+  | { adapterContract: ContractVersion; harness: typeof HARNESS; registration: 'rejected'; rejectionReason: string };
 
-export const acceptedReport = (steps: StepReport[]): Report => ({
-  adapterContract: 1,
+export const acceptedReport = (steps: StepReport[], adapterContract: ContractVersion = 1): Report => ({
+  adapterContract,
   harness: HARNESS,
   registration: 'accepted',
   steps,
 });
-export const rejectedReport = (rejectionReason: string): Report => ({
-  adapterContract: 1,
+export const rejectedReport = (rejectionReason: string, adapterContract: ContractVersion = 1): Report => ({
+  adapterContract,
   harness: HARNESS,
   registration: 'rejected',
   rejectionReason,

@@ -17,6 +17,7 @@ import {
 import type { StepReport } from './report.js';
 import type { Run } from './run.js';
 import { runSentinel } from './sentinel.js';
+import { runContentStep } from './content.js';
 
 /** observer-failure-denies fault: how long an awaited observation may take. */
 const AWAITED_OBSERVATION_MS = 1000;
@@ -28,7 +29,7 @@ const HOST_REFUSAL: Record<Exclude<HostPolicy, 'allow'>, string> = {
   deny: 'the host policy denies the call',
 };
 
-/** Run every step; returns the report lines of the tool steps, flattened in step order. */
+/** Run every step; returns the report lines of the tool and content steps, flattened in step order. */
 export async function runScenario(run: Run, steps: readonly Step[]): Promise<StepReport[]> {
   const reports: StepReport[] = [];
   for (const step of steps) {
@@ -47,6 +48,10 @@ export async function runScenario(run: Run, steps: readonly Step[]): Promise<Ste
         break;
       case 'unsupported':
         reports.push({ id: step.id, outcome: 'unsupported', reason: `step kind "${step.declared}" is not supported` });
+        break;
+      default:
+        // Content steps (contract version 2) run one at a time, in order.
+        reports.push(await runContentStep(run, step));
         break;
     }
   }
@@ -68,7 +73,7 @@ async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
     const chain = await runInterceptChain(run, before, interceptors, {
       advertiseNothing: fault === 'no-deny-when-host-refuses' && step.host !== 'allow',
     });
-    effectiveInput = chain.input;
+    effectiveInput = chain.value;
     if (chain.verdict !== 'allowed') {
       report = { id: step.id, outcome: chain.verdict, ...(chain.reason !== undefined ? { reason: chain.reason } : {}) };
     } else if (step.host === 'allow' || (fault === 'no-effect-grants' && chain.called > 0 && chain.allNoEffect)) {

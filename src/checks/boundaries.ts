@@ -53,7 +53,22 @@ export interface Boundary {
   /** The role every message of the content has, where the event fixes it. */
   readonly messageRole?: 'user' | 'assistant';
   readonly receiver: Receiver;
+  /** The adapter contract v2 step kind that makes a harness emit this event (docs/harness-adapter.md). */
+  readonly step: ContentStepKind;
 }
+
+/** Content step kinds of adapter contract version 2, one per boundary. */
+export type ContentStepKind =
+  | 'user.message.inbound'
+  | 'user.message.outbound'
+  | 'model.request'
+  | 'model.response'
+  | 'tool.output'
+  | 'context.compact.before'
+  | 'context.compact.after'
+  | 'user.elicitation.request'
+  | 'user.elicitation.result'
+  | 'workspace.change';
 
 const b = (x: Omit<Boundary, 'target'>): Boundary => {
   const target = eventSpec(x.event)?.modifyTargets[0];
@@ -64,6 +79,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'user.message.inbound',
     slug: 'user-inbound',
+    step: 'user.message.inbound',
     label: 'an inbound user message',
     path: 'message.messages',
     family: 'messages',
@@ -73,6 +89,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'user.message.outbound',
     slug: 'user-outbound',
+    step: 'user.message.outbound',
     label: 'an outbound user message',
     path: 'message.messages',
     family: 'messages',
@@ -82,6 +99,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'model.request.before',
     slug: 'model-request',
+    step: 'model.request',
     label: 'a model request',
     path: 'items',
     family: 'messages',
@@ -90,6 +108,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'model.response.after',
     slug: 'model-response',
+    step: 'model.response',
     label: 'a model response',
     path: 'items',
     family: 'messages',
@@ -98,6 +117,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'tool.after',
     slug: 'tool-output',
+    step: 'tool.output',
     label: 'a tool output',
     path: 'items',
     family: 'messages',
@@ -106,6 +126,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'context.compact.before',
     slug: 'compact-instructions',
+    step: 'context.compact.before',
     label: 'compaction instructions',
     path: 'instructions',
     family: 'text-parts',
@@ -114,6 +135,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'context.compact.after',
     slug: 'compact-summary',
+    step: 'context.compact.after',
     label: 'a compaction summary',
     path: 'summary',
     family: 'text-parts',
@@ -122,6 +144,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'user.elicitation.request',
     slug: 'elicitation-request',
+    step: 'user.elicitation.request',
     label: 'an elicitation request',
     path: 'elicitation.request',
     family: 'mcp-request',
@@ -130,6 +153,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'user.elicitation.result',
     slug: 'elicitation-result',
+    step: 'user.elicitation.result',
     label: 'an elicitation result',
     path: 'elicitation.result',
     family: 'mcp-result',
@@ -138,6 +162,7 @@ export const BOUNDARIES: readonly Boundary[] = [
   b({
     event: 'workspace.change.before',
     slug: 'workspace-change',
+    step: 'workspace.change',
     label: 'a workspace change',
     path: 'workspace.change',
     family: 'workspace',
@@ -150,6 +175,11 @@ const byEvent = new Map(BOUNDARIES.map((x) => [x.event, x]));
 export function boundaryOf(event: string): Boundary | undefined {
   return byEvent.get(event as BoundaryEvent);
 }
+
+export const CONTENT_STEP_KINDS: readonly ContentStepKind[] = BOUNDARIES.map((x) => x.step);
+
+export const isContentStepKind = (kind: string): kind is ContentStepKind =>
+  (CONTENT_STEP_KINDS as readonly string[]).includes(kind);
 
 export const isBoundaryEvent = (event: string): event is BoundaryEvent => byEvent.has(event as BoundaryEvent);
 

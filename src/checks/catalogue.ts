@@ -762,7 +762,7 @@ function harnessContentChecks(x: Boundary): CheckSpec[] {
         profile: 'base',
         requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
         title: `Edits ${at} are applied exactly, atomically and in order`,
-        expectation: `the ${x.receiver} sentinel gets the ${x.target} our applyModifyResponse computes from the answers under the host-resolved context: replace substitutes, list merge appends in order without deduplication, object merge is shallow and keeps null, edits of two interceptors chain serially, a response with an invalid later effect (or an edit without the exact capability, body selection or authorization) changes nothing (seed edit checks 4-7)`,
+        expectation: `every intercept advertises modify of ${x.target} with replace and merge; the ${x.receiver} sentinel gets the ${x.target} our applyModifyResponse computes from the answers under what the harness advertised and the hook's view: replace substitutes, list merge appends in order without deduplication, object merge is shallow and keeps a literal null, two interceptors' edits chain serially (the second is sent the value as the first left it), a response with an invalid later effect is rejected whole while the earlier accepted response stays, and a value of the wrong kind for ${x.target} changes nothing (seed edit checks 4, 5, 7)`,
       })
     : hcheck({
         id: contentCheckId(x, 'edits'),
@@ -790,7 +790,12 @@ function harnessContentChecks(x: Boundary): CheckSpec[] {
       profile: 'base',
       requirements: ['AHP-CONTENT-002'],
       title: `Selected views ${at} hide what they hide`,
-      expectation: `a hook subscribed with a metadata or omit view gets text parts without text or body, attachments as immutable references, and the hidden text nowhere else in the event; an edit from it, whole-list replacement over hidden parts and attachment-byte edits are not applied (seed edit checks 2, 3, 6)`,
+      expectation:
+        x.family === 'workspace'
+          ? `a workspace change is an object, not parts: the view decides only whether a hook may edit it, so edits answered from metadata and omit views are not applied, nor a value that is no object, while a valid edit beside it is (seed edit checks 4, 6)`
+          : x.target
+            ? `a hook subscribed with a metadata or omit view gets parts without text or body, selected as its view, and neither the hidden text nor an attachment reference anywhere else in its frame; edits answered from those views (a list merge, a whole-list replacement), edits of attachment bytes and unauthorized attachment references (or values the target does not take) are not applied, while a valid edit beside them is (seed edit checks 2, 3, 6)`
+            : `a hook subscribed with a metadata or omit view gets ${x.path} without text or body, selected as its view, and the hidden request text nowhere else in its frame (seed edit checks 2, 8)`,
     }),
     edits,
   ];

@@ -115,6 +115,16 @@ export function summary(run: HarnessRun): Obj {
         m === undefined ? 'not run' : m.invalid !== undefined ? `invalid marker: ${m.invalid}` : m.executedInput,
       ]),
     ),
+    ...(Object.keys(run.effective ?? {}).length
+      ? {
+          delivered: Object.fromEntries(
+            Object.entries(run.effective).map(([k, m]) => [
+              k,
+              m === undefined ? 'nothing' : m.invalid !== undefined ? `invalid marker: ${m.invalid}` : m.effective,
+            ]),
+          ),
+        }
+      : {}),
     received,
   };
 }

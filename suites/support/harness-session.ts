@@ -25,6 +25,7 @@ import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../
 import { implementationEnv } from '../../src/claims/environment.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
+import type { ContentStepKind } from '../../src/checks/boundaries.js';
 import {
   ADAPTER_RUNS_AT_ONCE,
   adapterRunDeadlineMs,
@@ -40,7 +41,9 @@ import {
 type Obj = Record<string, unknown>;
 
 export const SENTINEL_TOOL = 'ahp_sentinel';
+/** The adapter contract of runs with only version 1 step kinds, and of runs with content steps. */
 export const ADAPTER_CONTRACT = 1;
+export const ADAPTER_CONTRACT_CONTENT = 2;
 export const TOKEN_ENV = 'AHP_CONFORMANCE_TEST_TOKEN';
 // The compiled scripted backend (the suites run from source; the harness launches plain JS).
 const STDIO_MAIN = join(packageRoot(), 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
@@ -62,7 +65,13 @@ const MARKER_MAX_BYTES = 256 * 1024;
 
 export type HostPolicy = 'allow' | 'ask-refuse' | 'deny';
 export type Outcome =
-  'executed' | 'denied-by-backend' | 'denied-by-failure-policy' | 'denied-by-host' | 'not-run' | 'unsupported';
+  | 'executed'
+  | 'delivered'
+  | 'denied-by-backend'
+  | 'denied-by-failure-policy'
+  | 'denied-by-host'
+  | 'not-run'
+  | 'unsupported';
 
 export interface Subscription {
   events: string[];
@@ -102,11 +111,34 @@ export interface ToolStepPlan {
   host?: HostPolicy;
 }
 
+/**
+ * A content step (adapter contract version 2): the harness emits the boundary event of
+ * `kind` with `content` (the step's members besides id, kind and marker: message, model,
+ * messages, tool, output, items, instructions, summary, removed, elicitation, workspace),
+ * and the boundary's receiver writes `{effective}` to the step's marker.
+ */
+export interface ContentStepPlan {
+  kind: ContentStepKind;
+  id: string;
+  content: Obj;
+}
+
 export type StepPlan =
   | { kind: 'session.start'; id?: string }
   | { kind: 'session.end'; id?: string }
   | ToolStepPlan
-  | { kind: 'parallel'; id: string; steps: ToolStepPlan[] };
+  | { kind: 'parallel'; id: string; steps: ToolStepPlan[] }
+  | ContentStepPlan;
+
+export const isContentStep = (s: StepPlan): s is ContentStepPlan =>
+  s.kind !== 'session.start' && s.kind !== 'session.end' && s.kind !== 'tool' && s.kind !== 'parallel';
+
+/** A content step's marker: what the boundary's receiver really got. */
+export interface ContentMarker {
+  effective?: unknown;
+  /** The marker file exists but is not the JSON the contract asks for. */
+  invalid?: string;
+}
 
 export interface Marker {
   executedInput?: unknown;
@@ -134,6 +166,8 @@ export interface HarnessRun {
   records: WireRecord[];
   /** Tool step id -> marker (undefined: the tool did not run). */
   markers: Record<string, Marker | undefined>;
+  /** Content step id -> its receiver's marker (undefined: the receiver got nothing). */
+  effective: Record<string, ContentMarker | undefined>;
   /** Tool step id -> the input the step asked for. */
   inputs: Record<string, Obj>;
   /** Wall-clock ms when each marker file was last written. */
@@ -172,6 +206,13 @@ export async function together<T extends readonly unknown[] | []>(
 
 /** The adapter runs of this worker process (src/timing.ts ADAPTER_RUNS_AT_ONCE). */
 const adapterRuns = new Limiter(ADAPTER_RUNS_AT_ONCE);
+
+const isStep = (x: unknown): boolean =>
+  !!x &&
+  typeof x === 'object' &&
+  typeof (x as Obj).id === 'string' &&
+  typeof (x as Obj).outcome === 'string' &&
+  ((x as Obj).reason === undefined || typeof (x as Obj).reason === 'string');
 
 export const hookId = (name: string): string => `dev.ahp-conformance.${name}`;
 
@@ -453,10 +494,12 @@ export class HarnessSession {
     let registration: unknown;
     let deadlines: Record<string, number>;
     const inputs: Record<string, Obj> = {};
+    const contentIds: string[] = [];
     const reportPath = join(runDir, 'report.json');
     try {
+      // A content step costs what a tool step does: one intercept chain, one receiver.
       const toolCount = opts.steps.reduce(
-        (k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' ? 1 : 0),
+        (k, s) => k + (s.kind === 'parallel' ? s.steps.length : s.kind === 'tool' || isContentStep(s) ? 1 : 0),
         0,
       );
       const longest = Math.max(
@@ -494,6 +537,10 @@ export class HarnessSession {
       };
       let k = 0;
       const steps = opts.steps.map((s) => {
+        if (isContentStep(s)) {
+          contentIds.push(s.id);
+          return { id: s.id, kind: s.kind, ...s.content, marker: markerOf(s.id) };
+        }
         if (s.kind === 'tool') return toolStep(s);
         if (s.kind === 'parallel') return { id: s.id, kind: 'parallel', steps: s.steps.map(toolStep) };
         const id = s.id ?? `${s.kind === 'session.start' ? 'start' : 'end'}-${++k}`;
@@ -502,7 +549,8 @@ export class HarnessSession {
           : { id, kind: 'session.start' };
       });
       const config = {
-        adapterContract: ADAPTER_CONTRACT,
+        // Version 2 only where a content step needs it: a version 1 adapter keeps working.
+        adapterContract: contentIds.length ? ADAPTER_CONTRACT_CONTENT : ADAPTER_CONTRACT,
         registration,
         sentinel: { tool: SENTINEL_TOOL },
         scenario: { session: { id: `ahp-session-${n}`, cwd: runDir }, steps },
@@ -563,8 +611,21 @@ export class HarnessSession {
     else {
       try {
         const parsed = JSON.parse(reportFile.text) as unknown;
-        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) report = parsed as AdapterReport;
-        else reportProblem = 'the report is not a JSON object';
+        if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) {
+          report = parsed as AdapterReport;
+          // The adapter's file: a `steps` that is no list of objects with a string id is
+          // set aside (and said), so every reader can take the list as typed.
+          const steps = (parsed as Obj).steps;
+          if (steps !== undefined) {
+            const usable = Array.isArray(steps)
+              ? steps.filter((x): x is NonNullable<AdapterReport['steps']>[number] => isStep(x))
+              : [];
+            if (!Array.isArray(steps) || usable.length !== steps.length)
+              reportProblem =
+                "the report's steps are not a list of {id, outcome} objects (the malformed entries are ignored)";
+            report = { ...report, steps: usable };
+          }
+        } else reportProblem = 'the report is not a JSON object';
       } catch {
         reportProblem = 'the report is not valid JSON';
       }
@@ -592,6 +653,25 @@ export class HarnessSession {
         markers[id] = { invalid: file.text.slice(0, 2000) };
       }
     }
+    const effective: Record<string, ContentMarker | undefined> = {};
+    for (const id of contentIds) {
+      // Bounded and untrusted, like the tool markers.
+      const file = readUntrustedFile(markerOf(id), MARKER_MAX_BYTES);
+      if (file.kind === 'missing') effective[id] = undefined;
+      else if (file.kind === 'refused') effective[id] = { invalid: `(not read: ${file.why})` };
+      else {
+        markerTimes[id] = file.mtimeMs;
+        try {
+          const m = JSON.parse(file.text) as unknown;
+          effective[id] =
+            m && typeof m === 'object' && !Array.isArray(m) && 'effective' in m
+              ? { effective: (m as Obj).effective }
+              : { invalid: file.text.slice(0, 2000) };
+        } catch {
+          effective[id] = { invalid: file.text.slice(0, 2000) };
+        }
+      }
+    }
     return {
       label: opts.label,
       registration,
@@ -600,6 +680,7 @@ export class HarnessSession {
       ...(reportProblem ? { reportProblem } : {}),
       records,
       markers,
+      effective,
       inputs,
       markerTimes,
       deadlines,

@@ -43,7 +43,9 @@ test('a configuration reply is used only when valid; the lenient fault keeps wha
     judgeConfiguration(reply({ protocolVersion: 'draft', configuration: { subscriptions: [SUB] } }), 'c1'),
   ).toEqual({
     ok: true,
-    subscriptions: [{ events: ['tool.before'], mode: 'intercept', timeoutMs: 500, failurePolicy: 'fail-open' }],
+    subscriptions: [
+      { events: ['tool.before'], mode: 'intercept', timeoutMs: 500, failurePolicy: 'fail-open', view: 'body' },
+    ],
   });
   const lacking = { events: ['tool.before'], mode: 'intercept', content: { default: 'body' } };
   for (const bad of <JsonObject[]>[

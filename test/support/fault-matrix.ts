@@ -189,12 +189,14 @@ export function checkFaultMatrix(m: FaultMatrix): void {
           encoding: 'utf8',
           cwd: ROOT,
           timeout: m.timeoutMs,
+          // Failing content checks print whole frames as evidence: the default 1 MiB would kill the run.
+          maxBuffer: 256 * 1024 * 1024,
           env: { ...process.env, AHP_PROGRESS: 'line' },
         },
       );
       // Exit 1 when some claim in the run is nonconformant, else 0; the verdicts are judged below.
       const wantExit = Object.keys(run.faults).some((mode) => verdictOf(m.table, mode) === 'nonconformant') ? 1 : 0;
-      expect(r.status, r.stderr + r.stdout.slice(-3000)).toBe(wantExit);
+      expect(r.status, `${r.error?.message ?? ''}\n${r.stderr}${r.stdout.slice(-3000)}`).toBe(wantExit);
     }
     const results = resultsReader(reports);
     const conformingResults = conforming ? results('conforming') : undefined;

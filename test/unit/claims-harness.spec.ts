@@ -64,6 +64,7 @@ test.describe('loadClaim, role harness', () => {
       env: {},
       passEnv: [],
       lifecycles: ['persistent', 'per_event'],
+      boundaries: [],
     });
     expect(claim.backend).toBeUndefined();
   });
@@ -79,6 +80,7 @@ test.describe('loadClaim, role harness', () => {
       env: { HOME_X: 'a' },
       passEnv: [],
       lifecycles: ['per_event'],
+      boundaries: [],
     });
   });
 
@@ -143,7 +145,7 @@ test.describe('loadClaim, roles backend and both', () => {
     expect(claim.role).toBe('both');
     expect(claim.backend?.stdio?.lifecycles).toEqual(['persistent', 'per_event']);
     expect(claim.backend?.http?.url).toBe('http://127.0.0.1:{port}/hooks');
-    expect(claim.backend?.samples).toEqual({ deny: [], modify: [] });
+    expect(claim.backend?.samples).toEqual({ deny: [], modify: [], content: [] });
     expect(claim.harness?.command).toBe(join(dir, 'adapter.sh'));
   });
 
