@@ -193,7 +193,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     level: 'MUST',
     profile: 'http',
     roles: BOTH,
-    text: 'Authentication beyond bearer (OAuth discovery, mTLS, workload identity) follows its binding and never falls back to unauthenticated delivery.',
+    text: 'Portable endpoint authentication is `bearer` or `oauth` only (client certificates and workload identity are deployment matters): a configured binding is followed without falling back to unauthenticated delivery, and a protected endpoint refuses unauthenticated requests with a challenge before processing them.',
   },
 ];
 
