@@ -70,17 +70,17 @@ export const FAULTS = {
     transport: 'http',
   },
   'auth-anonymous': {
-    targets: ['auth.unauthenticated-rejected'],
+    targets: ['auth.refuses-unauthenticated'],
     description: 'a request without an Authorization header is processed as if it carried the token',
     transport: 'http',
   },
   'auth-no-challenge': {
-    targets: ['auth.challenge'],
+    targets: ['auth.refusal-challenge'],
     description: 'refusals (401, 400) carry no WWW-Authenticate header',
     transport: 'http',
   },
   'auth-any-token': {
-    targets: ['auth.wrong-credentials-rejected'],
+    targets: ['auth.refuses-wrong-credentials'],
     description: 'any single "Bearer <token>" header is accepted, whatever the token',
     transport: 'http',
   },

@@ -745,7 +745,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
   // A backend that claims bearer authentication (backend.http.auth) refuses what lacks the
   // credential before it looks at the event (capability-auth.md, failure and timing).
   check({
-    id: 'auth.unauthenticated-rejected',
+    id: 'auth.refuses-unauthenticated',
     level: 'MUST',
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
@@ -756,7 +756,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
       'an intercept with no Authorization header, or with the token only in the query string or the JSON body, gets HTTP 401 (400 for the token outside the header is accepted too) and no JSON-RPC result',
   }),
   check({
-    id: 'auth.wrong-credentials-rejected',
+    id: 'auth.refuses-wrong-credentials',
     level: 'MUST',
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
@@ -767,7 +767,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
       'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
   }),
   check({
-    id: 'auth.challenge',
+    id: 'auth.refusal-challenge',
     level: 'MUST',
     profile: 'http',
     requirements: ['AHP-AUTH-001'],

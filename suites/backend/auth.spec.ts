@@ -64,7 +64,7 @@ const evidenceOf = (probes: readonly Probe[], expected: string) => ({
 });
 
 test(
-  ...check('auth.unauthenticated-rejected', async ({ backend, judge }) => {
+  ...check('auth.refuses-unauthenticated', async ({ backend, judge }) => {
     const token = tokenOf(backend, judge);
     const bare = harmless();
     const inQuery = harmless();
@@ -108,7 +108,7 @@ test(
 );
 
 test(
-  ...check('auth.wrong-credentials-rejected', async ({ backend, claim, judge }) => {
+  ...check('auth.refuses-wrong-credentials', async ({ backend, claim, judge }) => {
     const token = tokenOf(backend, judge);
     const wrong = wrongToken(backend);
     // The deny sample, where there is one: a processed request would show as its deny.
@@ -142,7 +142,7 @@ test(
 );
 
 test(
-  ...check('auth.challenge', async ({ backend, judge }) => {
+  ...check('auth.refusal-challenge', async ({ backend, judge }) => {
     tokenOf(backend, judge);
     const wrong = wrongToken(backend);
     const bare = harmless();
@@ -161,7 +161,7 @@ test(
     // Whether the refusal happens at all is the other auth checks' judgement.
     if (refused.length === 0)
       return judge.incomplete(
-        'no probe got a 401 to judge (see auth.unauthenticated-rejected, auth.wrong-credentials-rejected)',
+        'no probe got a 401 to judge (see auth.refuses-unauthenticated, auth.refuses-wrong-credentials)',
       );
     const problems: string[] = [];
     const advice: string[] = [];
