@@ -134,7 +134,18 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
 export async function postJson(
   url: string,
   body: string | Uint8Array,
-  opts: { timeoutMs: number; token?: string; transcript: Transcript; contentType?: string; note?: string },
+  opts: {
+    timeoutMs: number;
+    token?: string;
+    /**
+     * The Authorization header lines to send instead of the token's one, as given: none, or
+     * several (authentication checks probe a backend with missing or duplicated credentials).
+     */
+    authorization?: readonly string[];
+    transcript: Transcript;
+    contentType?: string;
+    note?: string;
+  },
 ): Promise<HttpOutcome> {
   const { transcript } = opts;
   const bodyBuf =
@@ -153,8 +164,11 @@ export async function postJson(
   const parsed = new URL(url);
   if (parsed.password) transcript.addSecret(decodeURIComponent(parsed.password));
 
-  const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'application/json' };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const headers: Record<string, string | string[]> = { 'content-type': opts.contentType ?? 'application/json' };
+  if (opts.authorization !== undefined) {
+    // undici sends one header line per array member.
+    if (opts.authorization.length > 0) headers.authorization = [...opts.authorization];
+  } else if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   transcript.record({
     dir: 'send',
     channel: 'http',
@@ -163,7 +177,7 @@ export async function postJson(
     http: {
       method: 'POST',
       url,
-      headers: { ...headers, 'content-length': String(bodyBuf.length), connection: 'close' },
+      headers: { ...flattenHeaders(headers), 'content-length': String(bodyBuf.length), connection: 'close' },
     },
     ...(opts.note !== undefined ? { note: opts.note } : {}),
   });

@@ -120,8 +120,11 @@ function claimYaml(
     );
   }
   if (where.some((w) => w.transport === 'http')) {
+    // Bearer authentication claimed, so the auth checks run; one variable per claim (a run
+    // refuses two claims sharing one), left unset: the runner makes up each check's token.
+    const tokenEnv = `AHP_FAULT_TOKEN_${name.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
     lines.push(
-      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault}], url: "http://127.0.0.1:{port}/hooks" }`,
+      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}", --auth, bearer, --token-env, ${tokenEnv}${fault}], url: "http://127.0.0.1:{port}/hooks", auth: { type: bearer, tokenEnv: ${tokenEnv} } }`,
     );
   }
   if (kind.configuration) lines.push('  configuration: true');

@@ -5,7 +5,9 @@
 //   (AHP_REFERENCE_START_BURN_MS=<n> in the environment: burn n ms of CPU before serving, a slow but correct start)
 //   --trace <file> (either transport): a bench instrument (scripts/bench.ts), not part of the
 //   backend's behaviour: append one line per process start and one per exchange handled to <file>.
-//   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
+//   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--auth bearer] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
+//   (--auth bearer --token-env NAME: requires the bearer token in NAME and refuses to start without it;
+//   --token-env alone requires it only when NAME is set)
 import { parseArgs } from 'node:util';
 import {
   OLDEST_SNAPSHOT,
@@ -39,6 +41,8 @@ export type Options = Common &
         readonly host: string;
         readonly path: string;
         readonly tokenEnv?: string;
+        /** Bearer authentication is claimed: start only with the token (fail closed). */
+        readonly auth?: 'bearer';
         readonly fault?: FaultMode;
         readonly policy: Policy;
         readonly trace?: string;
@@ -48,7 +52,7 @@ export type Options = Common &
 export type ArgsResult = { ok: true; options: Options } | { ok: false; error: string };
 
 const STDIO_ONLY = ['lifecycle'] as const;
-const HTTP_ONLY = ['port', 'host', 'path', 'token-env'] as const;
+const HTTP_ONLY = ['port', 'host', 'path', 'token-env', 'auth'] as const;
 
 /** Parse argv (without node and the script). Errors are one line, ready for stderr. */
 export function parseBackendArgs(argv: readonly string[]): ArgsResult {
@@ -68,6 +72,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
         host: { type: 'string' },
         path: { type: 'string' },
         'token-env': { type: 'string' },
+        auth: { type: 'string' },
         trace: { type: 'string' },
         snapshot: { type: 'string' },
         'no-configuration': { type: 'boolean' },
@@ -136,6 +141,9 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   const tokenEnv = values['token-env'];
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
     return fail('--token-env must be an environment variable name');
+  const auth = values.auth;
+  if (auth !== undefined && auth !== 'bearer') return fail('--auth must be bearer');
+  if (auth !== undefined && tokenEnv === undefined) return fail('--auth bearer needs --token-env NAME');
   if (fault) {
     const why = faultMismatch(fault, 'http', undefined, common);
     if (why) return fail(why);
@@ -148,6 +156,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
     path,
     policy,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
+    ...(auth !== undefined ? { auth } : {}),
     ...(fault ? { fault } : {}),
     ...trace,
   };

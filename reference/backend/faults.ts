@@ -69,6 +69,26 @@ export const FAULTS = {
     description: 'results carry extensions {"com.example.debug": {"authorization": <the Authorization header>}}',
     transport: 'http',
   },
+  'auth-anonymous': {
+    targets: ['auth.refuses-unauthenticated'],
+    description: 'a request without an Authorization header is processed as if it carried the token',
+    transport: 'http',
+  },
+  'auth-no-challenge': {
+    targets: ['auth.refusal-challenge'],
+    description: 'refusals (401, 400) carry no WWW-Authenticate header',
+    transport: 'http',
+  },
+  'auth-any-token': {
+    targets: ['auth.refuses-wrong-credentials'],
+    description: 'any single "Bearer <token>" header is accepted, whatever the token',
+    transport: 'http',
+  },
+  'auth-echo-token': {
+    targets: ['base.no-secret-leak'],
+    description: 'the 401 for a wrong token quotes the Authorization header it refuses in its body',
+    transport: 'http',
+  },
   'effects-not-array': {
     targets: ['ti.result-valid'],
     description: 'result.effects is {} for tool.before requests that would get []',

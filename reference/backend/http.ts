@@ -1,9 +1,11 @@
 // HTTP binding: one JSON-RPC message per POST to the configured path.
 //   reply          -> 200, Content-Type: application/json, the reply as the body
 //   no reply       -> 204, no body (notifications)
-//   other path 404, other method 405, body over 1 MiB 413, missing/wrong bearer 401.
+//   other path 404, other method 405, body over 1 MiB 413, missing/wrong bearer 401 with a
+//   Bearer challenge, a token in two places (two headers, the query) 400.
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FaultMode } from './faults.js';
 import { respond, type HandlerContext } from './handler.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -30,6 +32,33 @@ function authorized(header: string | undefined, token: string): boolean {
   const want = Buffer.from(`Bearer ${token}`, 'utf8');
   return got.length === want.length && timingSafeEqual(got, want);
 }
+
+type Refusal = { status: 400 | 401; challenge: string; text: string };
+
+/**
+ * Why a request is refused before its body is read, or undefined when it carries the token
+ * properly: in one Authorization header and nowhere else (RFC 6750 sections 2 and 3).
+ * Node keeps only the first of repeated Authorization headers, so they are counted raw.
+ */
+function refusal(req: IncomingMessage, url: URL, token: string, fault: FaultMode | undefined): Refusal | undefined {
+  const lines = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'authorization');
+  if (lines.length > 1 || url.searchParams.has('access_token'))
+    return { status: 400, challenge: 'Bearer error="invalid_request"', text: 'credentials in more than one place' };
+  const header = req.headers.authorization;
+  if (header === undefined)
+    return fault === 'auth-anonymous'
+      ? undefined
+      : { status: 401, challenge: `Bearer realm="${REALM}"`, text: 'unauthorized' };
+  if (fault === 'auth-any-token' && /^Bearer \S+$/.test(header)) return undefined;
+  if (authorized(header, token)) return undefined;
+  return {
+    status: 401,
+    challenge: `Bearer realm="${REALM}", error="invalid_token"`,
+    text: fault === 'auth-echo-token' ? `unauthorized: ${header} is not a valid credential` : 'unauthorized',
+  };
+}
+
+const REALM = 'ahp-reference-backend';
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   const declared = Number(req.headers['content-length']);
@@ -65,9 +94,15 @@ export function createBackendServer(opts: HttpOptions): Server {
       return plain(res, 405, 'method not allowed', { Allow: 'POST' });
     }
     const authorization = req.headers.authorization;
-    if (opts.token !== undefined && !authorized(authorization, opts.token)) {
+    const refused = opts.token !== undefined ? refusal(req, url, opts.token, ctx.fault) : undefined;
+    if (refused) {
       req.resume();
-      return plain(res, 401, 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
+      return plain(
+        res,
+        refused.status,
+        refused.text,
+        ctx.fault === 'auth-no-challenge' ? {} : { 'WWW-Authenticate': refused.challenge },
+      );
     }
     const body = await readBody(req);
     if (body === 'too-large') {

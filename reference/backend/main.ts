@@ -61,6 +61,11 @@ function main(): void {
     token = process.env[opts.tokenEnv];
     if (token === undefined || token === '') {
       token = undefined;
+      if (opts.auth === 'bearer') {
+        // Claimed authentication fails closed: never serve unprotected instead.
+        process.stderr.write(`ahp reference backend: --auth bearer: ${opts.tokenEnv} is not set\n`);
+        process.exit(2);
+      }
       process.stderr.write(`ahp reference backend: ${opts.tokenEnv} is not set; no authentication required\n`);
     }
   }

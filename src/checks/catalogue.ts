@@ -67,6 +67,11 @@ export interface CheckSpec {
    * `harness.boundaries`, and to a backend claim without a content sample of the event.
    */
   readonly boundary?: BoundaryEvent;
+  /**
+   * Backend authentication checks: they judge a backend whose claim says it requires
+   * credentials (`backend.http.auth`); the plan declares them not applicable to the others.
+   */
+  readonly auth?: 'claimed';
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
@@ -191,7 +196,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     transports: ['http'],
     title: 'Replies never carry credentials',
     expectation:
-      'the bearer token the runner sends never appears in any reply body, header, error message or error data',
+      'neither the bearer token the runner sends nor a wrong canary token (refused where the backend requires authentication) appears in any reply body, header, error message or error data',
   }),
   // draft@1d98c19 adds hooks/configuration. Nothing on the wire says whether a backend serves
   // it (capabilities describe a harness), so the claim does (`backend.configuration`), and
@@ -735,6 +740,42 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     title: 'Redirects are not followed',
     expectation:
       'a 307 answer to an intercept is an operational failure: the redirect target gets no request and the failure policy applies',
+  }),
+  // ------------------------------------------------------------ authentication (backend)
+  // A backend that claims bearer authentication (backend.http.auth) refuses what lacks the
+  // credential before it looks at the event (capability-auth.md, failure and timing).
+  check({
+    id: 'auth.refuses-unauthenticated',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    auth: 'claimed',
+    title: 'Requests without the credential are refused unprocessed',
+    expectation:
+      'an intercept with no Authorization header, or with the token only in the query string or the JSON body, gets HTTP 401 (400 for the token outside the header is accepted too) and no JSON-RPC result',
+  }),
+  check({
+    id: 'auth.refuses-wrong-credentials',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    auth: 'claimed',
+    title: 'A wrong or duplicated credential is refused unprocessed',
+    expectation:
+      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
+  }),
+  check({
+    id: 'auth.refusal-challenge',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001'],
+    transports: ['http'],
+    auth: 'claimed',
+    title: 'A 401 carries a Bearer challenge',
+    expectation:
+      'every 401 (no credential, a wrong token) has a WWW-Authenticate header with a Bearer challenge; an error="invalid_token" for the wrong token is recommended (a warning note otherwise)',
   }),
   hcheck({
     id: 'http.bearer',

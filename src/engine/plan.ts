@@ -74,8 +74,9 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
  * Why a check that applies to the target cannot be exercised with this claim, if it
  * cannot: a check of a rule that the claim's snapshot does not have (the catalogue row's
  * `snapshots`), the sample checks without the claim's samples of their kind, and the
- * backend's `hooks/configuration` checks of the other case than the claim's, and the
- * content checks of boundaries the claim does not claim.
+ * backend's `hooks/configuration` checks of the other case than the claim's, the
+ * content checks of boundaries the claim does not claim, and the backend authentication
+ * checks without a claimed `backend.http.auth`.
  */
 function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   const only = checkSpec(id).snapshots;
@@ -96,6 +97,8 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
     )
       return `the claim gives no content sample of ${boundary} (backend.samples.content)`;
   }
+  if (checkSpec(id).auth === 'claimed' && claim.backend?.http?.tokenEnv === undefined)
+    return 'the claim does not say the backend requires authentication (backend.http.auth)';
   const configuration = checkSpec(id).configuration;
   const served = claim.backend?.configuration ?? false;
   if (configuration === 'served' && !served)

@@ -3,8 +3,17 @@
 // lifecycle (drivers/channel.ts), waits at most one deadline per exchange, and hands back
 // what came back — raw bytes, parsed value and transport details — for the check to judge.
 // Which channel is picked here, once; everything after is the same for every transport.
+import { randomBytes } from 'node:crypto';
 import getPort from 'get-port';
-import type { Channel, ParseJson, Reply, Silence, SilenceProbe, WireMessage } from '../../drivers/channel.js';
+import type {
+  Channel,
+  ParseJson,
+  Reply,
+  RequestOptions,
+  Silence,
+  SilenceProbe,
+  WireMessage,
+} from '../../drivers/channel.js';
 import { ReplyTiming } from '../../drivers/channel.js';
 import { HttpChannel } from '../../drivers/http-channel.js';
 import { PerEventStdioChannel, PersistentStdioChannel } from '../../drivers/stdio-channel.js';
@@ -64,8 +73,14 @@ export class BackendSession {
   ) {
     this.transcript = transcript;
     if (transport === 'http') {
-      const tokenEnv = claim.backend?.http?.tokenEnv;
-      this.token = tokenEnv ? process.env[tokenEnv] : undefined;
+      const h = claim.backend?.http;
+      const tokenEnv = h?.tokenEnv;
+      // A server the runner starts gets its token from the runner (docs/claims.md): the
+      // variable's value when set, else a fresh one per check, so a claim needs no secret.
+      this.token = tokenEnv
+        ? process.env[tokenEnv] ||
+          (h?.command !== undefined ? `ahp-run-${randomBytes(24).toString('base64url')}` : undefined)
+        : undefined;
       if (this.token) this.transcript.addSecret(this.token);
     }
     this.timing = new ReplyTiming(timeoutMs, patienceMs(timeoutMs), transcript);
@@ -127,8 +142,14 @@ export class BackendSession {
   }
 
   /** Send one message that expects a reply; wait at most one deadline (with patience). */
-  request(m: Outgoing, opts: { token?: string } = {}): Promise<Reply> {
-    return this.channel.request(frame(m), opts.token ? { credential: opts.token } : {});
+  request(m: Outgoing, opts: { token?: string } & Omit<RequestOptions, 'credential'> = {}): Promise<Reply> {
+    const { token, ...rest } = opts;
+    return this.channel.request(frame(m), { ...rest, ...(token ? { credential: token } : {}) });
+  }
+
+  /** Whether the claim says this HTTP backend requires bearer credentials. */
+  get authClaimed(): boolean {
+    return this.transport === 'http' && this.claim.backend?.http?.tokenEnv !== undefined;
   }
 
   /**

@@ -695,6 +695,11 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   'stdout-banner': { changes: [] },
   'exit-after-first': { changes: [] },
   'per-event-exit-1': { changes: [] },
+  // The auth modes break the HTTP layer's refusal, before the handler (the http process tests).
+  'auth-anonymous': { changes: [] },
+  'auth-no-challenge': { changes: [] },
+  'auth-any-token': { changes: [] },
+  'auth-echo-token': { changes: [] },
   'text-content-type': { changes: [] },
   'observe-200-body': { changes: [] },
   'error-status-400': { changes: [] },
@@ -1269,6 +1274,40 @@ test.describe('http process', () => {
     } finally {
       stop(b?.child);
     }
+  });
+
+  test('--auth bearer: challenges on 401, 400 for a token in two places, fails closed without the token', async () => {
+    const token = 'tok-' + Math.random().toString(36).slice(2);
+    let b: HttpBackend | undefined;
+    try {
+      b = await startHttp(['--auth', 'bearer', '--token-env', 'AHP_REF_TEST_TOKEN'], { AHP_REF_TEST_TOKEN: token });
+      const url = `${b.base}/hooks`;
+      const none = await post(url, intercept(toolBefore('a-1', 'rm_rf')));
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toMatch(/^Bearer realm="/);
+      await none.text();
+      const wrong = await post(url, intercept(toolBefore('a-2', 'rm_rf')), { Authorization: 'Bearer nope' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect(await wrong.text()).not.toContain('nope');
+      const query = await post(`${url}?access_token=${token}`, intercept(toolBefore('a-3', 'rm_rf')), {
+        Authorization: `Bearer ${token}`,
+      });
+      expect(query.status).toBe(400);
+      expect(await query.text()).not.toContain('jsonrpc');
+      const ok = await post(url, intercept(toolBefore('a-4', 'rm_rf')), { Authorization: `Bearer ${token}` });
+      expect(ok.status).toBe(200);
+      await ok.text();
+    } finally {
+      stop(b?.child);
+    }
+    const port = await getPort({ host: '127.0.0.1' });
+    const unset = start(
+      ['--transport', 'http', '--port', String(port), '--auth', 'bearer', '--token-env', 'AHP_REF_TEST_UNSET_TOKEN'],
+      { AHP_REF_TEST_UNSET_TOKEN: undefined },
+    );
+    const exit = await within(collect(unset).exit, 10_000, 'exit without the token');
+    expect(exit.code).toBe(2);
   });
 
   test('--token-env with the variable unset: no authentication', async () => {

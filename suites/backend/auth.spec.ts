@@ -1,0 +1,187 @@
+// Endpoint authentication, backend side (AHP-AUTH-001, AHP-SEC-001): a backend whose claim
+// says it requires a bearer token (backend.http.auth) refuses whatever does not carry that
+// token, properly, in its one Authorization header, before it processes the event
+// (capability-auth.md@40d064d, "Failure and timing" and "Explicit endpoint bindings"), and
+// its 401 says how to authenticate (RFC 9110 11.6.1, RFC 6750 section 3). The plan runs
+// these checks only for such claims; base.no-secret-leak judges that no credential is echoed.
+import { randomBytes } from 'node:crypto';
+import {
+  HARMLESS_TOOL,
+  deliberately,
+  interceptRequest,
+  sampleRequest,
+  toolBeforeEvent,
+} from '../../src/checks/probes.js';
+import { parseChallenges } from '../../src/checks/www-authenticate.js';
+import { isObject } from '../../src/protocol/json.js';
+import type { BackendSession, Reply } from '../support/backend-session.js';
+import { check, test, type Judge } from '../support/check.js';
+import { describeReply, httpOf, received } from '../support/expect.js';
+
+type Obj = Record<string, unknown>;
+
+const harmless = (): Obj => interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
+
+/** A token the backend cannot know, registered for redaction like a real one. */
+function wrongToken(backend: BackendSession): string {
+  const t = `ahp-wrong-${randomBytes(16).toString('hex')}`;
+  backend.transcript.addSecret(t);
+  return t;
+}
+
+/** The token the runner holds for this backend; without one the check cannot probe. */
+function tokenOf(backend: BackendSession, judge: Judge): string {
+  if (!backend.token)
+    judge.incomplete('the runner holds no token for this backend (backend.http.auth.tokenEnv is unset)');
+  return backend.token!;
+}
+
+/** A JSON-RPC result in the reply: the backend processed the event. */
+const processed = (r: Reply): boolean => r.kind === 'reply' && isObject(r.value) && 'result' in r.value;
+
+interface Probe {
+  readonly what: string;
+  readonly sent: unknown;
+  readonly reply: Reply;
+}
+
+/**
+ * Judges one probe that must be refused: no JSON-RPC result, and one of `statuses`.
+ * Returns what is wrong, or undefined.
+ */
+function refusal(p: Probe, statuses: readonly number[]): string | undefined {
+  const status = httpOf(p.reply)?.status;
+  if (processed(p.reply)) return `${p.what}: the backend processed it (HTTP ${status ?? '?'} with a JSON-RPC result)`;
+  if (status === undefined) return `${p.what}: no HTTP response (${describeReply(p.reply)})`;
+  if (!statuses.includes(status)) return `${p.what}: HTTP ${status}, expected ${statuses.join(' or ')}`;
+  return undefined;
+}
+
+const evidenceOf = (probes: readonly Probe[], expected: string) => ({
+  sent: probes.map((p) => ({ what: p.what, message: p.sent })),
+  received: probes.map((p) => ({ what: p.what, reply: received(p.reply) })),
+  expected,
+});
+
+test(
+  ...check('auth.refuses-unauthenticated', async ({ backend, judge }) => {
+    const token = tokenOf(backend, judge);
+    const bare = harmless();
+    const inQuery = harmless();
+    const inBody = harmless();
+    (inBody.params as Obj).access_token = token;
+    const probes: Probe[] = [
+      {
+        what: 'no Authorization header',
+        sent: bare,
+        reply: await backend.request(bare, { authorization: [] }),
+      },
+      {
+        what: 'no Authorization header; the token in the query string (access_token)',
+        sent: inQuery,
+        reply: await backend.request(deliberately(inQuery, 'the token in the URL, where the binding never puts it'), {
+          authorization: [],
+          query: { access_token: token },
+        }),
+      },
+      {
+        what: 'no Authorization header; the token in the JSON-RPC params (access_token)',
+        sent: inBody,
+        reply: await backend.request(deliberately(inBody, 'the token in the body, where the binding never puts it'), {
+          authorization: [],
+        }),
+      },
+    ];
+    const expected =
+      'HTTP 401 and no JSON-RPC result for the request without credentials; 400 or 401 and no result for the token outside the Authorization header';
+    judge.evidence(evidenceOf(probes, expected));
+    const hard = [refusal(probes[0]!, [401]), refusal(probes[2]!, [400, 401])].filter((m) => m !== undefined);
+    if (hard.length) return judge.fail(hard.join('; '));
+    // RFC 6750 section 2.3 lets a server take a query token, though the AHP bearer binding
+    // only ever sends the header: a backend that does is warned, not failed.
+    const query = refusal(probes[1]!, [400, 401]);
+    if (query)
+      judge.warn(
+        `${query}; the bearer binding carries the token only in the Authorization header, and a token in a URL ends up in logs`,
+      );
+  }),
+);
+
+test(
+  ...check('auth.refuses-wrong-credentials', async ({ backend, claim, judge }) => {
+    const token = tokenOf(backend, judge);
+    const wrong = wrongToken(backend);
+    // The deny sample, where there is one: a processed request would show as its deny.
+    const sample = claim.backend!.samples.deny[0];
+    const event = (): Obj => (sample ? sampleRequest(sample, 'deny') : harmless());
+    const first = event();
+    const dup = event();
+    const probes: Probe[] = [
+      { what: 'a wrong bearer token', sent: first, reply: await backend.request(first, { token: wrong }) },
+      {
+        what: 'two Authorization headers (a wrong token, then the right one)',
+        sent: dup,
+        reply: await backend.request(deliberately(dup, 'two Authorization headers'), {
+          authorization: [`Bearer ${wrong}`, `Bearer ${token}`],
+        }),
+      },
+    ];
+    judge.evidence(
+      evidenceOf(
+        probes,
+        'HTTP 401 and no JSON-RPC result for the wrong token; 400 or 401 and no result for the duplicated header',
+      ),
+    );
+    const wrongOne = refusal(probes[0]!, [401]);
+    if (wrongOne) return judge.fail(wrongOne);
+    // Which of two credentials a server reads is not pinned down anywhere: a backend that
+    // picks one is warned (the request is malformed: RFC 9110 5.3), not failed.
+    const duplicated = refusal(probes[1]!, [400, 401]);
+    if (duplicated) judge.warn(`${duplicated}; a request with two credentials is malformed and should be refused`);
+  }),
+);
+
+test(
+  ...check('auth.refusal-challenge', async ({ backend, judge }) => {
+    tokenOf(backend, judge);
+    const wrong = wrongToken(backend);
+    const bare = harmless();
+    const withWrong = harmless();
+    const probes: Probe[] = [
+      { what: 'no Authorization header', sent: bare, reply: await backend.request(bare, { authorization: [] }) },
+      { what: 'a wrong bearer token', sent: withWrong, reply: await backend.request(withWrong, { token: wrong }) },
+    ];
+    judge.evidence(
+      evidenceOf(
+        probes,
+        'each 401 carries WWW-Authenticate with a Bearer challenge (error="invalid_token" for the wrong token)',
+      ),
+    );
+    const refused = probes.filter((p) => httpOf(p.reply)?.status === 401);
+    // Whether the refusal happens at all is the other auth checks' judgement.
+    if (refused.length === 0)
+      return judge.incomplete(
+        'no probe got a 401 to judge (see auth.refuses-unauthenticated, auth.refuses-wrong-credentials)',
+      );
+    const problems: string[] = [];
+    const advice: string[] = [];
+    for (const p of refused) {
+      const header = httpOf(p.reply)!.headers['www-authenticate'];
+      if (header === undefined) {
+        problems.push(`${p.what}: HTTP 401 without a WWW-Authenticate header`);
+        continue;
+      }
+      const bearer = parseChallenges(header).find((c) => c.scheme === 'bearer');
+      if (!bearer) {
+        problems.push(`${p.what}: WWW-Authenticate ${JSON.stringify(header)} has no Bearer challenge`);
+        continue;
+      }
+      if (p === probes[1] && bearer.params.error !== 'invalid_token')
+        advice.push(`${p.what}: the Bearer challenge has no error="invalid_token" (RFC 6750 section 3.1)`);
+    }
+    if (problems.length) return judge.fail(problems.join('; '));
+    if (refused.length < probes.length)
+      judge.note('only some probes got a 401; the others are judged by the other auth checks');
+    if (advice.length) judge.warn(advice.join('; '));
+  }),
+);
