@@ -17,9 +17,12 @@ import { nowMs } from './scripted-backend/script.js';
  *   redirect    307 to /redirected/<n> (which would answer a correct receipt)
  */
 export type UploadAnswer = 'receipt' | 'accepted' | 'no-content' | 'mismatch' | 'redirect';
+/** Not an upload (another method or path, e.g. a discovery request): 404, and no answer of the script is used. */
+type Unscripted = 'cap' | 'unknown';
 export const UPLOAD_ANSWERS: readonly UploadAnswer[] = ['receipt', 'accepted', 'no-content', 'mismatch', 'redirect'];
 
 export const REDIRECTED_PREFIX = '/redirected/';
+const UPLOADS_PREFIX = '/uploads/';
 /** Bound on the body a request may hold (the checks' files are small); more is cut and answered 413. */
 export const UPLOAD_BODY_CAP = 1024 * 1024;
 
@@ -47,7 +50,7 @@ export interface UploadRecord {
   secretSeen: boolean;
   /** The request reached the redirect target. */
   redirected: boolean;
-  answer: UploadAnswer | 'cap';
+  answer: UploadAnswer | Unscripted;
   status: number;
   /** The JSON body of a 201, as sent. */
   receipt?: { ref: string; size: number; sha256: string };
@@ -93,12 +96,12 @@ export class UploadReceiver {
   }
 
   endpointPath(name: string): string {
-    return `/uploads/${encodeURIComponent(name)}?via=ahp-conformance`;
+    return `${UPLOADS_PREFIX}${encodeURIComponent(name)}?via=ahp-conformance`;
   }
 
-  /** Requests at the configured endpoints (not the redirect target). */
+  /** POSTs anywhere but the redirect target: what the sender sent as uploads. */
   get uploads(): UploadRecord[] {
-    return this.records.filter((r) => !r.redirected);
+    return this.records.filter((r) => !r.redirected && r.method === 'POST');
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -128,11 +131,14 @@ export class UploadReceiver {
       const url = req.url ?? '';
       const redirected = url.startsWith(REDIRECTED_PREFIX);
       const digest = hash.digest('hex');
-      const answer: UploadAnswer | 'cap' = truncated
+      const upload = req.method === 'POST' && url.startsWith(UPLOADS_PREFIX);
+      const answer: UploadAnswer | Unscripted = truncated
         ? 'cap'
         : redirected
           ? 'receipt'
-          : this.answers[Math.min(this.count++, this.answers.length - 1)]!;
+          : upload
+            ? this.answers[Math.min(this.count++, this.answers.length - 1)]!
+            : 'unknown';
       const record: UploadRecord = {
         t,
         method: req.method ?? '',
@@ -173,6 +179,8 @@ export class UploadReceiver {
     switch (r.answer) {
       case 'cap':
         return done(413);
+      case 'unknown':
+        return done(404);
       case 'receipt':
         r.receipt = { ref, size: r.size, sha256: r.sha256 };
         return done(201, r.receipt);

@@ -96,6 +96,12 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
     )
       return `the claim gives no content sample of ${boundary} (backend.samples.content)`;
   }
+  if (checkSpec(id).uploads) {
+    if (checkSpec(id).roles.includes('harness') && !claim.harness?.uploads)
+      return 'the claim does not say the harness uploads attachments (harness.uploads)';
+    if (checkSpec(id).roles.includes('backend') && !claim.backend?.upload)
+      return 'the claim names no upload receiver of the backend (backend.upload)';
+  }
   const configuration = checkSpec(id).configuration;
   const served = claim.backend?.configuration ?? false;
   if (configuration === 'served' && !served)

@@ -77,7 +77,9 @@ test('answers each request in turn and records what it got', async () => {
     });
     expect(first!.answeredAt).toBeGreaterThanOrEqual(first!.t);
     expect(r.records[3]).toMatchObject({ authorizationCount: 1, secretSeen: true, status: 204 });
-    expect(r.uploads).toHaveLength(6);
+    // Another path is no upload: 404, and the script is not advanced.
+    expect((await post(`${r.origin}/.well-known/oauth-protected-resource`, BYTES, {})).status).toBe(404);
+    expect(r.uploads).toHaveLength(7);
     expect(r.records.filter((x) => x.redirected)).toHaveLength(1);
   } finally {
     await r.close();

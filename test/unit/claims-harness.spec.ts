@@ -65,6 +65,7 @@ test.describe('loadClaim, role harness', () => {
       passEnv: [],
       lifecycles: ['persistent', 'per_event'],
       boundaries: [],
+      uploads: false,
     });
     expect(claim.backend).toBeUndefined();
   });
@@ -81,6 +82,7 @@ test.describe('loadClaim, role harness', () => {
       passEnv: [],
       lifecycles: ['per_event'],
       boundaries: [],
+      uploads: false,
     });
   });
 
