@@ -2,9 +2,11 @@
 //   reply          -> 200, Content-Type: application/json, the reply as the body
 //   no reply       -> 204, no body (notifications)
 //   other path 404, other method 405, body over 1 MiB 413, missing/wrong bearer 401.
+//   /uploads: the content-upload receiver (upload.ts).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { respond, type HandlerContext } from './handler.js';
+import { serveUpload, UPLOAD_PATH } from './upload.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -56,6 +58,7 @@ export function createBackendServer(opts: HttpOptions): Server {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     opts.onExchange?.();
     const url = new URL(req.url ?? '/', 'http://backend.invalid');
+    if (url.pathname === UPLOAD_PATH && opts.path !== UPLOAD_PATH) return serveUpload(req, res, ctx.fault);
     if (url.pathname !== opts.path) {
       req.resume();
       return plain(res, 404, 'not found');

@@ -751,6 +751,30 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     expectation:
       'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, the token appears in no body and no adapter output, and with the variable unset nothing is sent',
   }),
+  // ---------------------------------------------------------------- content upload (backend side)
+  // Where a backend claims an upload receiver (`backend.upload`), served beside its HTTP endpoint.
+  check({
+    id: 'upload.receiver-receipt',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A well-framed upload gets a 201 receipt that matches the bytes',
+    expectation:
+      'a raw POST of binary bytes (and one of zero bytes) with Content-Type application/octet-stream, an exact Content-Length and the lowercase hex AHP-Content-SHA256 gets 201, Content-Type application/json and a receipt {ref, size, sha256} valid against the snapshot’s schema whose size and sha256 are those of the bytes',
+  }),
+  check({
+    id: 'upload.receiver-rejects',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A badly framed or oversized upload is rejected without a receipt',
+    expectation:
+      'uploads with a wrong, uppercase or missing AHP-Content-SHA256, a Content-Type other than application/octet-stream, a chunked body without Content-Length, or one byte more than the claimed maxBytes each get a 4xx status (400, or 413 for the size) and no receipt',
+  }),
   // ---------------------------------------------------------------- content upload (harness side)
   // The binary upload binding (spec/draft/content-upload.md@2b5da580; spec-core 13.5 "content-upload
   // checks"): where the claim says the harness uploads (`harness.uploads`), a user.message.inbound

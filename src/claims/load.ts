@@ -376,6 +376,7 @@ interface RawBackend {
   http?: RawHttp;
   samples?: { deny?: Sample[]; modify?: Sample[]; content?: ContentSample[] };
   configuration?: boolean;
+  upload?: { url: string; maxBytes: number };
 }
 interface RawHarness {
   command: string;
@@ -411,6 +412,13 @@ function resolveBackend(
     samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [], content: b?.samples?.content ?? [] },
     configuration: b?.configuration ?? false,
   };
+  const upload = b?.upload;
+  if (upload)
+    attempt(() => {
+      // Served beside the HTTP endpoint: its {port} is the http block's.
+      checkUrlTemplate(upload.url, b?.http?.command !== undefined, 'backend.upload.url');
+      backend.upload = { url: upload.url, maxBytes: upload.maxBytes };
+    });
   for (const t of transports) {
     const where = `backend.${t}`;
     if (t === 'stdio') {
