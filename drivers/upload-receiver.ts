@@ -27,7 +27,7 @@ const UPLOADS_PREFIX = '/uploads/';
 export const UPLOAD_BODY_CAP = 1024 * 1024;
 
 export interface UploadRecord {
-  /** ms since the epoch: the request's headers arrived, and its answer was fully written. */
+  /** ms since the epoch: the request's headers arrived, and its answer was sent. */
   t: number;
   answeredAt?: number;
   method: string;
@@ -171,9 +171,10 @@ export class UploadReceiver {
         'content-length': String(Buffer.byteLength(text)),
         ...extra,
       });
-      res.end(text, () => {
-        r.answeredAt = nowMs();
-      });
+      // Taken as the answer is handed to the socket: no sender can have it earlier, so an
+      // event later than this came after the confirmation whatever the scheduling.
+      r.answeredAt = nowMs();
+      res.end(text);
     };
     const ref = `ahp-upload-${randomBytes(8).toString('hex')}`;
     switch (r.answer) {

@@ -15,13 +15,16 @@ import {
 } from '../support/upload-scenarios.js';
 import { REDIRECTED_PREFIX, type UploadRecord } from '../../drivers/upload-receiver.js';
 import { isObject } from '../../src/protocol/json.js';
-import type { HarnessSession } from '../support/harness-session.js';
+import { together, type HarnessSession } from '../support/harness-session.js';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** A run whose adapter ran the upload step; the claim says it uploads, so "unsupported" fails. */
 async function usableRun(harness: HarnessSession, judge: Judge, answer: UploadRun['answer']): Promise<UploadRun> {
-  const u = await uploadRun(harness, answer);
+  return usable(await uploadRun(harness, answer), judge);
+}
+
+function usable(u: UploadRun, judge: Judge): UploadRun {
   if (reportedOutcome(u.run, UPLOAD_STEP) === 'unsupported')
     judge.fail('the adapter reports the upload step as unsupported, although the claim says the harness uploads', {
       received: summary(u.run),
@@ -110,9 +113,9 @@ test.describe('upload (harness)', () => {
   test(
     ...check('upload.receipt', async ({ harness, judge, spec }) => {
       // The three answers that confirm nothing, each in its own run, all at once.
-      const runs = await Promise.all(
-        (['accepted', 'no-content', 'mismatch'] as const).map((a) => usableRun(harness, judge, a)),
-      );
+      // (together: none is left running behind a failure of another.)
+      const raw = await together((['accepted', 'no-content', 'mismatch'] as const).map((a) => uploadRun(harness, a)));
+      const runs = raw.map((u) => usable(u, judge));
       for (const u of runs) {
         const uploads = uploadsOf(u);
         if (!uploads.length)
