@@ -416,6 +416,10 @@ function resolveBackend(
   if (upload)
     attempt(() => {
       // Served beside the HTTP endpoint: its {port} is the http block's.
+      if (!transports.includes('http'))
+        throw new ClaimProblem(
+          'backend.upload: the upload receiver is served beside the HTTP backend; claim transports http',
+        );
       checkUrlTemplate(upload.url, b?.http?.command !== undefined, 'backend.upload.url');
       backend.upload = { url: upload.url, maxBytes: upload.maxBytes };
     });
