@@ -73,7 +73,18 @@ export async function prepareAttachments(
       gap: { reason },
     });
     const limit = binding?.maxBytes ?? RECEIPT_MAX_BYTES;
-    const bytes = readBounded(String(file), limit);
+    let bytes: Buffer | undefined;
+    try {
+      bytes = readBounded(String(file), limit);
+    } catch (e) {
+      // An unreadable source is a missing body: the failure policy decides, as for a failed upload.
+      const code = (e as NodeJS.ErrnoException).code ?? 'error';
+      const reason = `the attachment could not be read (${code})`;
+      if (isInlineMedia(mediaType))
+        return { ...common, kind: 'text', mediaType: 'text/plain', selection: 'body', gap: { reason } };
+      if (!binding) return gap(reason);
+      return settle(reason);
+    }
     if (isInlineMedia(mediaType)) {
       // upload-all-attachments fault: the text is uploaded as well (it is still carried inline).
       if (fault === 'upload-all-attachments' && binding && bytes) await upload(bytes, binding, target!, fault);
