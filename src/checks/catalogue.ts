@@ -809,6 +809,8 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     requirements: ['AHP-HTTP-001', 'AHP-FAIL-001'],
     transports: ['http'],
     uploads: true,
+    // Three adapter runs (202, 204, a mismatched receipt).
+    launches: 3,
     title: 'Only a matching 201 receipt confirms an upload',
     expectation:
       'an upload answered 202, 204, or 201 with a receipt whose size and sha256 do not match the bytes is an upload failure: under fail-closed the step is not delivered, and no event carries a reference for the attachment',
