@@ -126,6 +126,9 @@ function claimYaml(
     lines.push(
       `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}", --auth, bearer, --token-env, ${tokenEnv}${fault}], url: "http://127.0.0.1:{port}/hooks", auth: { type: bearer, tokenEnv: ${tokenEnv} } }`,
     );
+    // The upload receiver checks: the conforming claim and the upload modes (the others never touch it).
+    if (mode === undefined || mode.startsWith('upload-'))
+      lines.push('  upload: { url: "http://127.0.0.1:{port}/uploads", maxBytes: 65536 }');
   }
   if (kind.configuration) lines.push('  configuration: true');
   lines.push(

@@ -99,6 +99,8 @@ function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], sn
     `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${mode ? `, --fault, ${mode}` : ''}]`,
     ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
     ...(mode === undefined || CONTENT_MODES.has(mode) ? [`  boundaries: [${BOUNDARY_EVENTS.join(', ')}]`] : []),
+    // The upload checks run where the claim says the harness uploads (the conforming entry and the upload modes).
+    ...(mode === undefined || mode.startsWith('upload-') ? ['  uploads: true'] : []),
     '',
   ].join('\n');
 }

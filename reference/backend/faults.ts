@@ -251,6 +251,18 @@ export const FAULTS = {
     description:
       'where modify or an operation is not advertised, the content is merged anyway (at user.elicitation.request, with no effect advertised, a modify is sent)',
   },
+  // ---- issue 15 B: the content-upload receiver (HTTP only)
+  'upload-lenient-receiver': {
+    targets: ['upload.receiver-rejects'],
+    description:
+      'the upload receiver ignores framing: a wrong or missing AHP-Content-SHA256, a wrong Content-Type, a chunked body or an oversized body still gets a 201 receipt',
+    transport: 'http',
+  },
+  'upload-receipt-mismatch': {
+    targets: ['upload.receiver-receipt'],
+    description: "the upload receipt's sha256 is the digest of the reference it allocates, not of the bytes received",
+    transport: 'http',
+  },
 } as const satisfies Record<string, BackendFaultSpec>;
 
 export type FaultMode = keyof typeof FAULTS;

@@ -3,10 +3,12 @@
 //   no reply       -> 204, no body (notifications)
 //   other path 404, other method 405, body over 1 MiB 413, missing/wrong bearer 401 with a
 //   Bearer challenge, a token in two places (two headers, the query) 400.
+//   /uploads: the content-upload receiver (upload.ts).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { FaultMode } from './faults.js';
 import { respond, type HandlerContext } from './handler.js';
+import { serveUpload, UPLOAD_PATH } from './upload.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -85,6 +87,7 @@ export function createBackendServer(opts: HttpOptions): Server {
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     opts.onExchange?.();
     const url = new URL(req.url ?? '/', 'http://backend.invalid');
+    if (url.pathname === UPLOAD_PATH && opts.path !== UPLOAD_PATH) return serveUpload(req, res, ctx.fault);
     if (url.pathname !== opts.path) {
       req.resume();
       return plain(res, 404, 'not found');

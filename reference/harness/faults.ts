@@ -287,6 +287,39 @@ export const FAULTS = {
     description:
       'a modify answered at user.elicitation.request (never advertised) changes the request shown to the user',
   },
+  // ---- issue 15 B: content upload (the upload checks run on the HTTP target; the upload binding is HTTP)
+  'upload-chunked': {
+    targets: ['upload.request'],
+    description: 'uploads are sent with chunked transfer encoding and no Content-Length',
+    transport: 'http',
+  },
+  'upload-follow-redirect': {
+    targets: ['upload.no-redirect'],
+    description: 'a 3xx answer to an upload is followed: the bytes are POSTed again to its Location',
+    transport: 'http',
+  },
+  'upload-accept-unconfirmed': {
+    targets: ['upload.receipt'],
+    description:
+      'any 2xx answer to an upload confirms it (202, 204, a receipt that does not match the bytes), with a local reference where none came',
+    transport: 'http',
+  },
+  'upload-after-event': {
+    targets: ['upload.before-event'],
+    description:
+      'the event is sent with the attachment as a gap and the upload happens after it (a failed upload then applies the failure policy)',
+    transport: 'http',
+  },
+  'upload-event-credentials': {
+    targets: ['upload.credentials'],
+    description: "the event endpoint's bearer credential is sent to the upload endpoint, which has no upload.auth",
+    transport: 'http',
+  },
+  'upload-all-attachments': {
+    targets: ['upload.media'],
+    description: 'text and JSON attachments are uploaded as well (they are still carried inline as text)',
+    transport: 'http',
+  },
 } as const satisfies Record<string, FaultSpec>;
 
 export type FaultMode = keyof typeof FAULTS;

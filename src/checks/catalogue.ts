@@ -72,6 +72,11 @@ export interface CheckSpec {
    * credentials (`backend.http.auth`); the plan declares them not applicable to the others.
    */
   readonly auth?: 'claimed';
+  /**
+   * Content-upload checks: the plan declares them not applicable to a harness claim without
+   * `harness.uploads`, and to a backend claim without an upload receiver (`backend.upload`).
+   */
+  readonly uploads?: true;
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
@@ -786,6 +791,103 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     title: 'The bearer token is sent once, in the header only',
     expectation:
       'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, the token appears in no body and no adapter output, and with the variable unset nothing is sent',
+  }),
+  // ---------------------------------------------------------------- content upload (backend side)
+  // Where a backend claims an upload receiver (`backend.upload`), served beside its HTTP endpoint.
+  check({
+    id: 'upload.receiver-receipt',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A well-framed upload gets a 201 receipt that matches the bytes',
+    expectation:
+      'a raw POST of binary bytes (and one of zero bytes) with Content-Type application/octet-stream, an exact Content-Length and the lowercase hex AHP-Content-SHA256 gets 201, Content-Type application/json and a receipt {ref, size, sha256} valid against the snapshot’s schema whose size and sha256 are those of the bytes',
+  }),
+  check({
+    id: 'upload.receiver-rejects',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A badly framed or oversized upload is rejected without a receipt',
+    expectation:
+      'uploads with a wrong, uppercase or missing AHP-Content-SHA256, a Content-Type other than application/octet-stream, a chunked body without Content-Length, or one byte more than the claimed maxBytes each get a 4xx status (400, or 413 for the size) and no receipt',
+  }),
+  // ---------------------------------------------------------------- content upload (harness side)
+  // The binary upload binding (spec/draft/content-upload.md@2b5da580; spec-core 13.5 "content-upload
+  // checks"): where the claim says the harness uploads (`harness.uploads`), a user.message.inbound
+  // step carries attachments as files and the interceptor's subscription has an `upload` binding
+  // pointing at the runner's receiver (drivers/upload-receiver.ts). HTTP target only: the event hook
+  // authenticates with a bearer token, so credential separation can be seen.
+  hcheck({
+    id: 'upload.request',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'An upload is one raw POST to the exact endpoint with exact framing',
+    expectation:
+      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes',
+  }),
+  hcheck({
+    id: 'upload.no-redirect',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A redirected upload is not followed',
+    expectation: 'an upload answered 307 is not sent again to the Location (the redirect target receives nothing)',
+  }),
+  hcheck({
+    id: 'upload.receipt',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    uploads: true,
+    // Three adapter runs (202, 204, a mismatched receipt).
+    launches: 3,
+    title: 'Only a matching 201 receipt confirms an upload',
+    expectation:
+      'an upload answered 202, 204, or 201 with a receipt whose size and sha256 do not match the bytes is an upload failure: under fail-closed the step is not delivered, and no event carries a reference for the attachment',
+  }),
+  hcheck({
+    id: 'upload.before-event',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'The upload is confirmed before the event that refers to it',
+    expectation:
+      "the upload's 201 receipt is sent before the hooks/intercept that refers to the attachment arrives, and that event's attachment part carries body {ref} with the receipt's ref",
+  }),
+  hcheck({
+    id: 'upload.credentials',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    uploads: true,
+    title: 'Event credentials are not sent to the upload endpoint',
+    expectation:
+      "with bearer authentication on the event endpoint and no upload.auth, no upload request carries the event's token (in any header or the body)",
+  }),
+  hcheck({
+    id: 'upload.media',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'Only media attachments are uploaded, never text or JSON',
+    expectation:
+      'of a message holding a text part, an image/png attachment, an application/json attachment and a text/plain attachment, only the image bytes are uploaded',
   }),
 ];
 

@@ -70,6 +70,11 @@ export interface HarnessLaunch {
    * (docs/harness-adapter.md); default none.
    */
   boundaries: BoundaryEvent[];
+  /**
+   * The harness uploads immutable media attachments over the content-upload binding (a
+   * subscription's `upload`): the upload checks run (docs/harness-adapter.md "Upload steps"); default false.
+   */
+  uploads: boolean;
 }
 
 /** In `harness.args`: replaced by the adapter config file's path (also in env AHP_ADAPTER_CONFIG). */
@@ -97,6 +102,11 @@ export interface ResolvedClaim {
      * advertises it, so the claim says it (docs/claims.md).
      */
     configuration: boolean;
+    /**
+     * The backend's content-upload receiver, served beside its HTTP endpoint: `url` may use
+     * the http block's `{port}`; `maxBytes` is the limit it enforces (docs/claims.md).
+     */
+    upload?: { url: string; maxBytes: number };
   };
   /** Present when the role is harness or both. */
   harness?: HarnessLaunch;
@@ -366,6 +376,7 @@ interface RawBackend {
   http?: RawHttp;
   samples?: { deny?: Sample[]; modify?: Sample[]; content?: ContentSample[] };
   configuration?: boolean;
+  upload?: { url: string; maxBytes: number };
 }
 interface RawHarness {
   command: string;
@@ -376,6 +387,7 @@ interface RawHarness {
   lifecycles?: RawLifecycles;
   lifecycle?: RawLifecycles;
   boundaries?: BoundaryEvent[];
+  uploads?: boolean;
 }
 
 /** `lifecycles` or its other spelling `lifecycle`, one value or a list (docs/claims.md). */
@@ -400,6 +412,17 @@ function resolveBackend(
     samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [], content: b?.samples?.content ?? [] },
     configuration: b?.configuration ?? false,
   };
+  const upload = b?.upload;
+  if (upload)
+    attempt(() => {
+      // Served beside the HTTP endpoint: its {port} is the http block's.
+      if (!transports.includes('http'))
+        throw new ClaimProblem(
+          'backend.upload: the upload receiver is served beside the HTTP backend; claim transports http',
+        );
+      checkUrlTemplate(upload.url, b?.http?.command !== undefined, 'backend.upload.url');
+      backend.upload = { url: upload.url, maxBytes: upload.maxBytes };
+    });
   for (const t of transports) {
     const where = `backend.${t}`;
     if (t === 'stdio') {
@@ -587,6 +610,7 @@ export function loadClaim(file: string): ClaimOutcome {
         passEnv,
         lifecycles,
         boundaries: h.boundaries ?? [],
+        uploads: h.uploads ?? false,
       };
     problems.push(...checkPlaceholders('harness', h, transports));
   }

@@ -99,6 +99,12 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   }
   if (checkSpec(id).auth === 'claimed' && claim.backend?.http?.tokenEnv === undefined)
     return 'the claim does not say the backend requires authentication (backend.http.auth)';
+  if (checkSpec(id).uploads) {
+    if (checkSpec(id).roles.includes('harness') && !claim.harness?.uploads)
+      return 'the claim does not say the harness uploads attachments (harness.uploads)';
+    if (checkSpec(id).roles.includes('backend') && !claim.backend?.upload)
+      return 'the claim names no upload receiver of the backend (backend.upload)';
+  }
   const configuration = checkSpec(id).configuration;
   const served = claim.backend?.configuration ?? false;
   if (configuration === 'served' && !served)

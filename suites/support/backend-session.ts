@@ -128,6 +128,7 @@ export class BackendSession {
   private async httpLaunch() {
     const h = this.claim.backend!.http!;
     const port = String(await getPort({ host: '127.0.0.1' }));
+    this.httpPort = port;
     const fill = (s: string): string => s.replaceAll('{port}', port);
     return {
       ...(h.command ? { command: h.command } : {}),
@@ -139,6 +140,21 @@ export class BackendSession {
       readyTimeoutMs: h.readyTimeoutMs,
       transcript: this.transcript,
     };
+  }
+
+  /** The port the HTTP server was started on ({port}), once it was. */
+  private httpPort?: string;
+
+  /**
+   * The claim's upload receiver URL (`backend.upload.url`, its {port} filled): served beside
+   * the HTTP endpoint, so a harmless intercept starts the server first.
+   */
+  async uploadUrl(): Promise<string | undefined> {
+    const upload = this.claim.backend?.upload;
+    if (!upload) return undefined;
+    if (this.transport === 'http' && this.httpPort === undefined)
+      await this.request(interceptRequest(toolBeforeEvent(HARMLESS_TOOL, newId('upload-start'))));
+    return this.httpPort === undefined ? upload.url : upload.url.replaceAll('{port}', this.httpPort);
   }
 
   /** Send one message that expects a reply; wait at most one deadline (with patience). */

@@ -79,6 +79,8 @@ export interface Subscription {
   timeoutMs?: number;
   failurePolicy?: 'fail-open' | 'fail-closed';
   content?: Obj;
+  /** The content-upload binding `{endpoint, timeoutMs, maxBytes, auth?}` (suites/support/upload-scenarios.ts). */
+  upload?: Obj;
 }
 
 export interface HookPlan {
@@ -255,6 +257,11 @@ export class HarnessSession {
   ) {
     this.root = workspace.dir;
     this.transcript.addSecret(this.token);
+  }
+
+  /** The check's folder: files a step hands the adapter (an upload step's attachments) are written here. */
+  get folder(): string {
+    return this.root;
   }
 
   /** The snapshot the claim is judged by (src/protocol/snapshots.ts). */
