@@ -100,6 +100,8 @@ export class AuthorizationServer {
   private readonly open = new Set<ServerResponse>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private redirectTarget?: Server;
+  /** The issuer identifier: the origin, no path (kept: the server's address is gone once closed). */
+  issuer = '';
 
   private constructor(
     private readonly server: Server,
@@ -118,6 +120,7 @@ export class AuthorizationServer {
     const as = new AuthorizationServer(server, opts, { privateKey: privateKey as CryptoKey, jwk });
     server.on('request', (req, res) => as.handle(req, res, 'main'));
     await listen(server);
+    as.issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
     if (opts.misbehaviour === 'redirect') {
       // Another origin (another port) that records whatever follows the redirect.
       const other = createServer({ cert: identity.cert, key: identity.key });
@@ -126,11 +129,6 @@ export class AuthorizationServer {
       as.redirectTarget = other;
     }
     return as;
-  }
-
-  /** The issuer identifier: the origin, no path. */
-  get issuer(): string {
-    return `https://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
   /** The public signing key, for the protected resource's verification. */
