@@ -58,8 +58,9 @@ export class HttpTransport implements Transport {
   async intercept(message: Message, _rpcId: string, deadline: Deadline): Promise<Exchange> {
     deadline.start();
     let credential = await this.credential(deadline.remaining());
-    // oauth-unauthenticated-fallback fault: a failed credential is dropped instead of failing.
-    if (!credential.ok && this.fault === 'oauth-unauthenticated-fallback') credential = { ok: true };
+    // oauth-unauthenticated-fallback fault: a failed oauth credential is dropped instead of failing.
+    if (!credential.ok && this.fault === 'oauth-unauthenticated-fallback' && this.authentication?.type === 'oauth')
+      credential = { ok: true };
     if (!credential.ok) return fail(credential.failure); // fails closed: nothing is sent
     let posted = await this.post(httpBody(message), deadline.remaining(), credential);
     // challenge-unauthenticated-retry fault: a 401 is answered by sending the event again, still without credentials.
