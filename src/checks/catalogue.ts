@@ -754,6 +754,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-REG-001'],
     transports: ['http'],
+    launches: 4, // three refused documents and the valid control
     title: 'Only bearer and oauth are accepted as endpoint authentication',
     expectation:
       'a registration whose hook authentication is mtls, workload or an unknown type is refused before anything is delivered',
@@ -784,6 +785,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001', 'AHP-FAIL-001'],
     transports: ['http'],
+    launches: 6, // one run per misbehaviour of the authorization server
     title: 'Untrusted issuers and unusable tokens are refused',
     expectation:
       'with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a token for another audience, a narrower scope, an expired token, or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); the run issuer issues RFC 9068 JWT access tokens, so audience and scope are readable',
