@@ -56,6 +56,10 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
     checks: ['auth.acquisition-deadline'],
     why: 'the dispatch deadline, token acquisition included, is doubled',
   },
+  'skip-registration-validation': {
+    checks: ['auth.portable-mechanisms'],
+    why: 'an authentication of another mechanism makes the registration invalid, which an unvalidated load does not see',
+  },
   'fail-closed-continues': {
     checks: ['auth.challenge', 'auth.token-validation', 'auth.no-fallback'],
     why: 'after an authentication failure these checks judge that fail-closed stops the call',
