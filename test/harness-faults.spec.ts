@@ -56,6 +56,10 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
     checks: ['auth.acquisition-deadline'],
     why: 'the dispatch deadline, token acquisition included, is doubled',
   },
+  'token-leak': {
+    checks: ['auth.oauth-client-credentials'],
+    why: 'it prints whatever bearer credential it sends, the OAuth access token too',
+  },
   'skip-registration-validation': {
     checks: ['auth.portable-mechanisms'],
     why: 'an authentication of another mechanism makes the registration invalid, which an unvalidated load does not see',

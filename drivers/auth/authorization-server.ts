@@ -97,6 +97,8 @@ function basic(header: string | undefined): { id: string; secret: string } | und
 
 export class AuthorizationServer {
   readonly records: AsRecord[] = [];
+  /** The access tokens issued (kept out of the records; only for finding leaks). */
+  private readonly tokens: string[] = [];
   private readonly open = new Set<ServerResponse>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private redirectTarget?: Server;
@@ -134,6 +136,11 @@ export class AuthorizationServer {
   /** The public signing key, for the protected resource's verification. */
   get publicJwk(): JWK {
     return this.keys.jwk;
+  }
+
+  /** Whether `text` holds an access token this server issued (a leak, where the text is output). */
+  holdsToken(text: string): boolean {
+    return this.tokens.some((t) => text.includes(t));
   }
 
   /** Every access token issued so far has one of these ids. */
@@ -272,6 +279,7 @@ export class AuthorizationServer {
         .setJti(jti)
         .sign(this.keys.privateKey);
       record.issued = { jti, aud, scope, exp };
+      this.tokens.push(token);
       this.opts.onToken?.(token);
       return this.send(res, record, 200, {
         access_token: token,

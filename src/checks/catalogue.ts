@@ -767,7 +767,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     transports: ['http'],
     title: 'An oauth preset gets a resource-bound token by client credentials',
     expectation:
-      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and the client secret appears in no body and no adapter output",
+      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and neither the client secret nor the access token appears in a body or the adapter's output",
   }),
   hcheck({
     id: 'auth.challenge',

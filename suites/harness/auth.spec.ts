@@ -174,6 +174,8 @@ test.describe('auth (harness)', () => {
           judge.fail(`interceptor ${hookId('a')} never received the "${step}" call`, evidence);
       const where = leaks(run, harness.clientSecret);
       if (where.length) judge.fail(`the client secret appears in ${where.join(' and ')}`, evidence);
+      if (run.auth?.tokenLeaks.length)
+        judge.fail(`an access token appears in ${run.auth.tokenLeaks.join(' and ')}`, evidence);
       judge.note(
         `${asked.length} token request(s) with the preset's resource and scopes; ${sent.length} POST(s), each with one valid bearer token`,
       );

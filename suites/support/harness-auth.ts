@@ -31,6 +31,8 @@ export interface RunAuthObservation {
   misbehaviour?: Misbehaviour;
   /** Every request the server received (no secrets). */
   records: AsRecord[];
+  /** Where an access token the server issued appeared in the adapter's output or report. */
+  tokenLeaks: string[];
 }
 
 export class RunAuth {
@@ -83,8 +85,14 @@ export class RunAuth {
     };
   }
 
-  observation(): RunAuthObservation {
+  /** Where the issued access tokens show in what the adapter wrote (named places). */
+  leaksIn(places: Record<string, string>): string[] {
+    return Object.entries(places).flatMap(([where, text]) => (this.as.holdsToken(text) ? [where] : []));
+  }
+
+  observation(tokenLeaks: string[] = []): RunAuthObservation {
     return {
+      tokenLeaks,
       issuer: this.as.issuer,
       caFile: this.caFile,
       ...(this.plan.misbehaviour ? { misbehaviour: this.plan.misbehaviour } : {}),

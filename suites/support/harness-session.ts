@@ -717,7 +717,18 @@ export class HarnessSession {
       inputs,
       markerTimes,
       deadlines,
-      ...(auth ? { auth: auth.observation() } : {}),
+      ...(auth
+        ? {
+            auth: auth.observation(
+              auth.leaksIn({
+                'adapter stdout': started.stdout,
+                'adapter stderr': started.stderr,
+                'the adapter report': reportFile.kind === 'ok' ? reportFile.text : '',
+                'an event body': records.flatMap((r) => (r.kind === 'frame' ? [r.text ?? ''] : [])).join('\n'),
+              }),
+            ),
+          }
+        : {}),
     };
   }
 
