@@ -87,6 +87,23 @@ export function loadRegistration(
 }
 
 /**
+ * accept-unportable-auth fault: an `authentication` that is neither bearer nor oauth is
+ * dropped before validation (the hook is then used without it) instead of refusing the document.
+ */
+export function withoutUnportableAuth(doc: JsonValue): JsonValue {
+  if (!isObject(doc) || !Array.isArray(doc.hooks)) return doc;
+  return {
+    ...doc,
+    hooks: doc.hooks.map((h) => {
+      if (!isObject(h) || !isObject(h.authentication)) return h;
+      if (h.authentication.type === 'bearer' || h.authentication.type === 'oauth') return h;
+      const { authentication: _dropped, ...rest } = h;
+      return rest;
+    }),
+  };
+}
+
+/**
  * subscriptions-optional fault (2b5da580): validate as if every hook without `subscriptions`
  * had one (the hook itself then subscribes to nothing), as the newer snapshot 1d98c19 allows.
  */

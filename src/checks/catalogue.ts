@@ -888,6 +888,69 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     title: 'Only media attachments are uploaded, never text or JSON',
     expectation:
       'of a message holding a text part, an image/png attachment, an application/json attachment and a text/plain attachment, only the image bytes are uploaded',
+  // Endpoint authentication (issue 15): the runner plays the protected endpoint and its
+  // OAuth authorization server over TLS (drivers/auth/), the harness trusts the run CA.
+  hcheck({
+    id: 'auth.portable-mechanisms',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-REG-001'],
+    transports: ['http'],
+    launches: 4, // three refused documents and the valid control
+    title: 'Only bearer and oauth are accepted as endpoint authentication',
+    expectation:
+      'a registration whose hook authentication is mtls, workload or an unknown type is refused before anything is delivered',
+  }),
+  hcheck({
+    id: 'auth.oauth-client-credentials',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    title: 'An oauth preset gets a resource-bound token by client credentials',
+    expectation:
+      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and neither the client secret nor the access token appears in a body or the adapter's output",
+  }),
+  hcheck({
+    id: 'auth.challenge',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    title: 'A 401 challenge without a configured identity is an operational failure',
+    expectation:
+      'without authentication the harness tries the endpoint once without a credential; after the 401 resource_metadata challenge nothing more is sent for the event (it has no client identity to get a token with) and the failure policy applies (fail-closed: the call does not run)',
+  }),
+  hcheck({
+    id: 'auth.token-validation',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    launches: 6, // one run per misbehaviour of the authorization server
+    title: 'Untrusted issuers and unusable tokens are refused',
+    expectation:
+      'with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a token for another audience, a narrower scope, an expired token, or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); the run issuer issues RFC 9068 JWT access tokens, so audience and scope are readable',
+  }),
+  hcheck({
+    id: 'auth.no-fallback',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    title: 'No unauthenticated fallback and no identity switch',
+    expectation:
+      'when the authorization server refuses the client, no request reaches the hook endpoints (neither without Authorization nor with another credential) and the failure policy applies (fail-closed: the call does not run)',
+  }),
+  hcheck({
+    id: 'auth.acquisition-deadline',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-FAIL-002'],
+    transports: ['http'],
+    title: 'Token acquisition is bounded by the dispatch deadline',
+    expectation:
+      "when the token endpoint stalls, the failure policy applies within the interceptor's deadline plus the tolerance measured in the run (fail-open: the next interceptor is called and the call runs)",
   }),
 ];
 
