@@ -888,6 +888,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     title: 'Only media attachments are uploaded, never text or JSON',
     expectation:
       'of a message holding a text part, an image/png attachment, an application/json attachment and a text/plain attachment, only the image bytes are uploaded',
+  }),
   // Endpoint authentication (issue 15): the runner plays the protected endpoint and its
   // OAuth authorization server over TLS (drivers/auth/), the harness trusts the run CA.
   hcheck({

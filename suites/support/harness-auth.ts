@@ -1,7 +1,7 @@
 // What an OAuth-protected harness run gets besides its scripted backend: a per-run CA
 // (its certificate written to the run folder, the harness told to trust it through the
 // adapter config's `tls.caFile`), the runner's authorization server, the protection of the
-// hooks that use it, and the registration's oauth preset (docs/harness-adapter.md section 10).
+// hooks that use it, and the registration's oauth preset (docs/harness-adapter.md section 11).
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRunCa } from '../../drivers/auth/ca.js';
