@@ -931,7 +931,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     launches: 6, // one run per misbehaviour of the authorization server
     title: 'Untrusted issuers and unusable tokens are refused',
     expectation:
-      'with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a token for another audience, a narrower scope, an expired token, or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); the run issuer issues RFC 9068 JWT access tokens, so audience and scope are readable',
+      'with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a narrower scope (token response scope), an expired token (expires_in 0), or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); a token for another audience is not judged here (a client sees it only inside the token)',
   }),
   hcheck({
     id: 'auth.no-fallback',
