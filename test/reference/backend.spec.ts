@@ -700,6 +700,9 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   'auth-no-challenge': { changes: [] },
   'auth-any-token': { changes: [] },
   'auth-echo-token': { changes: [] },
+  // The OAuth modes too (reference/backend/oauth.ts; test/reference/backend-oauth.spec.ts).
+  'oauth-no-metadata': { changes: [] },
+  'oauth-any-audience': { changes: [] },
   'text-content-type': { changes: [] },
   'observe-200-body': { changes: [] },
   'error-status-400': { changes: [] },
