@@ -748,8 +748,8 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
       'a 307 answer to an intercept is an operational failure: the redirect target gets no request and the failure policy applies',
   }),
   // ------------------------------------------------------------ authentication (backend)
-  // A backend that claims bearer authentication (backend.http.auth) refuses what lacks the
-  // credential before it looks at the event (capability-auth.md, failure and timing).
+  // A backend that claims bearer or OAuth authentication (backend.http.auth) refuses what
+  // lacks a valid credential before it looks at the event (capability-auth.md, failure and timing).
   check({
     id: 'auth.refuses-unauthenticated',
     level: 'MUST',
@@ -770,7 +770,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     auth: 'claimed',
     title: 'A wrong or duplicated credential is refused unprocessed',
     expectation:
-      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
+      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token (for OAuth also a JWT for the endpoint signed by a key the issuer never published) gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
   }),
   check({
     id: 'auth.refusal-challenge',
