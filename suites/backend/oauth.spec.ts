@@ -81,6 +81,13 @@ test(
       }
     }
     judge.evidence(evidence());
+    // The runner follows no redirect (a hostile server could point anywhere): a redirect it
+    // did not follow is not a missing document.
+    const redirected = gets.find((g) => typeof g.status === 'number' && g.status >= 300 && g.status < 400);
+    if (!found && redirected)
+      return judge.incomplete(
+        `${String(redirected.url)} answered HTTP ${String(redirected.status)}; the runner follows no redirects, so it cannot judge the metadata`,
+      );
     if (!found)
       return judge.fail(
         pointed !== undefined
