@@ -141,7 +141,8 @@ export function createBackendServer(opts: HttpOptions): Server {
     if (guard?.kind === 'oauth' && url.pathname === guard.oauth.metadataPath(opts.path)) {
       req.resume();
       // Public, like the challenge that points here (RFC 9728 3); absent under the fault.
-      if (req.method !== 'GET' || ctx.fault === 'oauth-no-metadata') return plain(res, 404, 'not found');
+      if (ctx.fault === 'oauth-no-metadata') return plain(res, 404, 'not found');
+      if (req.method !== 'GET') return plain(res, 405, 'method not allowed', { Allow: 'GET' });
       const text = JSON.stringify(guard.oauth.metadata(guard.resource));
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
       return void res.end(text);
