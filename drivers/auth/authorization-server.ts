@@ -148,6 +148,48 @@ export class AuthorizationServer {
     return new Set(this.records.flatMap((r) => (r.issued ? [r.issued.jti] : [])));
   }
 
+  /**
+   * A token signed with this server's key, without a token request: for a resource server's
+   * checks, which need tokens the client-credentials grant would not give (another
+   * audience, expired, another `iss`). Registered like an issued token (redaction, leaks).
+   */
+  async mint(claims: { aud: string; scope: string; expS?: number; iss?: string }): Promise<string> {
+    const nowS = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: this.keys.jwk.kid })
+      .setIssuer(claims.iss ?? this.issuer)
+      .setSubject(this.opts.clientId)
+      .setAudience(claims.aud)
+      .setIssuedAt(Math.min(nowS, (claims.expS ?? nowS) - 60))
+      .setExpirationTime(claims.expS ?? nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
+      .setJti(randomBytes(12).toString('hex'))
+      .sign(this.keys.privateKey);
+    this.tokens.push(token);
+    this.opts.onToken?.(token);
+    return token;
+  }
+
+  /**
+   * A well-formed token that claims this issuer (its `iss`, its key id) but is signed by a
+   * key nobody published: what a forger sends. A resource server must refuse it.
+   */
+  async forge(claims: { aud: string; scope: string }): Promise<string> {
+    const { privateKey } = await generateKeyPair('ES256');
+    const nowS = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
+      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: this.keys.jwk.kid })
+      .setIssuer(this.issuer)
+      .setSubject(this.opts.clientId)
+      .setAudience(claims.aud)
+      .setIssuedAt(nowS)
+      .setExpirationTime(nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
+      .setJti(randomBytes(12).toString('hex'))
+      .sign(privateKey);
+    this.tokens.push(token);
+    this.opts.onToken?.(token);
+    return token;
+  }
+
   async close(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     for (const res of this.open) res.destroy();

@@ -17,6 +17,8 @@ export type { FaultLifecycle, FaultTransport };
  */
 export interface BackendFaultSpec extends FaultSpec {
   readonly configuration?: 'served' | 'not-served';
+  /** An OAuth rule: the mode runs with --auth oauth, under a claim that says so (its checks apply only there). */
+  readonly oauth?: true;
 }
 
 /** A content fault breaks its rule at every boundary at once, so it fails that aspect's check of each (reference/backend/content.ts). */
@@ -88,6 +90,20 @@ export const FAULTS = {
     targets: ['base.no-secret-leak'],
     description: 'the 401 for a wrong token quotes the Authorization header it refuses in its body',
     transport: 'http',
+  },
+  'oauth-no-metadata': {
+    targets: ['auth.resource-metadata'],
+    description:
+      'with --auth oauth, the 401 challenge has no resource_metadata (a realm instead) and no protected-resource metadata is served',
+    transport: 'http',
+    oauth: true,
+  },
+  'oauth-any-audience': {
+    targets: ['auth.token-binding'],
+    description:
+      "with --auth oauth, a token's signature and scope are checked, its audience, expiry and issuer are not",
+    transport: 'http',
+    oauth: true,
   },
   'effects-not-array': {
     targets: ['ti.result-valid'],

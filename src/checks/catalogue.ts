@@ -70,8 +70,9 @@ export interface CheckSpec {
   /**
    * Backend authentication checks: they judge a backend whose claim says it requires
    * credentials (`backend.http.auth`); the plan declares them not applicable to the others.
+   * `oauth`: only a backend whose claim says it is OAuth-protected (`auth.type: oauth`).
    */
-  readonly auth?: 'claimed';
+  readonly auth?: 'claimed' | 'oauth';
   /**
    * Content-upload checks: the plan declares them not applicable to a harness claim without
    * `harness.uploads`, and to a backend claim without an upload receiver (`backend.upload`).
@@ -747,8 +748,8 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
       'a 307 answer to an intercept is an operational failure: the redirect target gets no request and the failure policy applies',
   }),
   // ------------------------------------------------------------ authentication (backend)
-  // A backend that claims bearer authentication (backend.http.auth) refuses what lacks the
-  // credential before it looks at the event (capability-auth.md, failure and timing).
+  // A backend that claims bearer or OAuth authentication (backend.http.auth) refuses what
+  // lacks a valid credential before it looks at the event (capability-auth.md, failure and timing).
   check({
     id: 'auth.refuses-unauthenticated',
     level: 'MUST',
@@ -769,7 +770,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     auth: 'claimed',
     title: 'A wrong or duplicated credential is refused unprocessed',
     expectation:
-      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
+      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token (for OAuth also a JWT for the endpoint signed by a key the issuer never published) gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
   }),
   check({
     id: 'auth.refusal-challenge',
@@ -781,6 +782,30 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     title: 'A 401 carries a Bearer challenge',
     expectation:
       'every 401 (no credential, a wrong token) has a WWW-Authenticate header with a Bearer challenge; an error="invalid_token" for the wrong token is recommended (a warning note otherwise)',
+  }),
+  // An OAuth-protected backend (auth.type oauth): the runner is its authorization server
+  // (drivers/auth/), and judges discovery (RFC 9728) and what its tokens are bound to (RFC 8707).
+  check({
+    id: 'auth.resource-metadata',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001'],
+    transports: ['http'],
+    auth: 'oauth',
+    title: 'Protected-resource metadata names the resource and the issuer',
+    expectation:
+      "the 401's resource_metadata URL (without one: the RFC 9728 well-known locations, path-specific first, then the origin's) serves, without credentials, a JSON object whose resource is the endpoint URL and whose authorization_servers holds the runner's issuer",
+  }),
+  check({
+    id: 'auth.token-binding',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    auth: 'oauth',
+    title: 'Tokens for another audience, expired, of another issuer or without the scope are refused',
+    expectation:
+      'intercepts with a token of the runner\'s issuer for another resource (aud), an expired one, one whose iss is another issuer, and (where the claim names scopes) one without a required scope each get a 4xx and no JSON-RPC result; 401 with error="invalid_token" (403 error="insufficient_scope" for the scope) is recommended (a warning note otherwise)',
   }),
   hcheck({
     id: 'http.bearer',

@@ -52,6 +52,17 @@ export interface HttpLaunch {
   readyTimeoutMs: number;
   /** The environment variable holding the bearer token (never the token itself). */
   tokenEnv?: string;
+  /**
+   * OAuth-protected (only for a server the runner starts): the variables that get the
+   * runner's issuer URL and the run CA file's path, and the scopes every token must carry.
+   */
+  oauth?: OAuthProtection;
+}
+
+export interface OAuthProtection {
+  issuerEnv: string;
+  caFileEnv: string;
+  scopes: string[];
 }
 
 /** How to start a harness under test: its adapter (docs/harness-adapter.md). */
@@ -369,7 +380,8 @@ interface RawHttp {
   env?: Record<string, string>;
   passEnv?: string[];
   readyTimeoutMs?: number;
-  auth?: { type: 'bearer'; tokenEnv: string };
+  auth?:
+    { type: 'bearer'; tokenEnv: string } | { type: 'oauth'; issuerEnv: string; caFileEnv: string; scopes?: string[] };
 }
 interface RawBackend {
   stdio?: RawStdio;
@@ -441,12 +453,24 @@ function resolveBackend(
         checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`);
         return h.url;
       });
+      const auth = h.auth;
       const token = attempt(() => {
+        // The runner's authorization server lives only during the run, so only a server it
+        // starts can be told to trust it.
+        if (auth?.type === 'oauth') {
+          if (h.command === undefined)
+            throw new ClaimProblem(
+              `${where}.auth: type oauth needs a server the runner starts (command): the runner's authorization server exists only during the run`,
+            );
+          if (auth.issuerEnv === auth.caFileEnv)
+            throw new ClaimProblem(`${where}.auth: issuerEnv and caFileEnv must be two variables`);
+          return true;
+        }
         // A server the runner starts gets a fresh token when the variable is unset
         // (suites/support/backend-session.ts); one already running needs the real one.
-        if (h.auth && !process.env[h.auth.tokenEnv] && h.command === undefined)
+        if (auth && !process.env[auth.tokenEnv] && h.command === undefined)
           throw new ClaimProblem(
-            `${where}.auth.tokenEnv: environment variable ${h.auth.tokenEnv} is not set (required when the runner does not start the server: no command)`,
+            `${where}.auth.tokenEnv: environment variable ${auth.tokenEnv} is not set (required when the runner does not start the server: no command)`,
           );
         return true;
       });
@@ -463,7 +487,10 @@ function resolveBackend(
           env: h.env ?? {},
           passEnv,
           readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
-          ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
+          ...(auth?.type === 'bearer' ? { tokenEnv: auth.tokenEnv } : {}),
+          ...(auth?.type === 'oauth'
+            ? { oauth: { issuerEnv: auth.issuerEnv, caFileEnv: auth.caFileEnv, scopes: auth.scopes ?? [] } }
+            : {}),
         };
     }
   }

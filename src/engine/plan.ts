@@ -97,8 +97,12 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
     )
       return `the claim gives no content sample of ${boundary} (backend.samples.content)`;
   }
-  if (checkSpec(id).auth === 'claimed' && claim.backend?.http?.tokenEnv === undefined)
+  const auth = checkSpec(id).auth;
+  const http = claim.backend?.http;
+  if (auth === 'claimed' && http?.tokenEnv === undefined && http?.oauth === undefined)
     return 'the claim does not say the backend requires authentication (backend.http.auth)';
+  if (auth === 'oauth' && http?.oauth === undefined)
+    return 'the claim does not say the backend is OAuth-protected (backend.http.auth type oauth)';
   if (checkSpec(id).uploads) {
     if (checkSpec(id).roles.includes('harness') && !claim.harness?.uploads)
       return 'the claim does not say the harness uploads attachments (harness.uploads)';

@@ -1,67 +1,15 @@
 // Endpoint authentication, backend side (AHP-AUTH-001, AHP-SEC-001): a backend whose claim
-// says it requires a bearer token (backend.http.auth) refuses whatever does not carry that
-// token, properly, in its one Authorization header, before it processes the event
-// (capability-auth.md@40d064d, "Failure and timing" and "Explicit endpoint bindings"), and
-// its 401 says how to authenticate (RFC 9110 11.6.1, RFC 6750 section 3). The plan runs
-// these checks only for such claims; base.no-secret-leak judges that no credential is echoed.
-import { randomBytes } from 'node:crypto';
-import {
-  HARMLESS_TOOL,
-  deliberately,
-  interceptRequest,
-  sampleRequest,
-  toolBeforeEvent,
-} from '../../src/checks/probes.js';
+// says it requires a bearer token or OAuth access tokens (backend.http.auth) refuses whatever
+// does not carry a valid token, properly, in its one Authorization header, before it
+// processes the event (capability-auth.md@40d064d, "Failure and timing" and "Explicit
+// endpoint bindings"), and its 401 says how to authenticate (RFC 9110 11.6.1, RFC 6750
+// section 3). The plan runs these checks only for such claims; base.no-secret-leak judges
+// that no credential is echoed; suites/backend/oauth.spec.ts has the OAuth-only checks.
+import { deliberately, sampleRequest } from '../../src/checks/probes.js';
 import { parseChallenges } from '../../src/checks/www-authenticate.js';
-import { isObject } from '../../src/protocol/json.js';
-import type { BackendSession, Reply } from '../support/backend-session.js';
-import { check, test, type Judge } from '../support/check.js';
-import { describeReply, httpOf, received } from '../support/expect.js';
-
-type Obj = Record<string, unknown>;
-
-const harmless = (): Obj => interceptRequest(toolBeforeEvent(HARMLESS_TOOL));
-
-/** A token the backend cannot know, registered for redaction like a real one. */
-function wrongToken(backend: BackendSession): string {
-  const t = `ahp-wrong-${randomBytes(16).toString('hex')}`;
-  backend.transcript.addSecret(t);
-  return t;
-}
-
-/** The token the runner holds for this backend; without one the check cannot probe. */
-function tokenOf(backend: BackendSession, judge: Judge): string {
-  if (!backend.token)
-    judge.incomplete('the runner holds no token for this backend (backend.http.auth.tokenEnv is unset)');
-  return backend.token!;
-}
-
-/** A JSON-RPC result in the reply: the backend processed the event. */
-const processed = (r: Reply): boolean => r.kind === 'reply' && isObject(r.value) && 'result' in r.value;
-
-interface Probe {
-  readonly what: string;
-  readonly sent: unknown;
-  readonly reply: Reply;
-}
-
-/**
- * Judges one probe that must be refused: no JSON-RPC result, and one of `statuses`.
- * Returns what is wrong, or undefined.
- */
-function refusal(p: Probe, statuses: readonly number[]): string | undefined {
-  const status = httpOf(p.reply)?.status;
-  if (processed(p.reply)) return `${p.what}: the backend processed it (HTTP ${status ?? '?'} with a JSON-RPC result)`;
-  if (status === undefined) return `${p.what}: no HTTP response (${describeReply(p.reply)})`;
-  if (!statuses.includes(status)) return `${p.what}: HTTP ${status}, expected ${statuses.join(' or ')}`;
-  return undefined;
-}
-
-const evidenceOf = (probes: readonly Probe[], expected: string) => ({
-  sent: probes.map((p) => ({ what: p.what, message: p.sent })),
-  received: probes.map((p) => ({ what: p.what, reply: received(p.reply) })),
-  expected,
-});
+import { evidenceOf, harmless, refusal, tokenOf, wrongToken, type Obj, type Probe } from '../support/backend-auth.js';
+import { check, test } from '../support/check.js';
+import { httpOf } from '../support/expect.js';
 
 test(
   ...check('auth.refuses-unauthenticated', async ({ backend, judge }) => {
@@ -126,14 +74,26 @@ test(
         }),
       },
     ];
+    const oauth = backend.oauth;
+    if (oauth) {
+      // OAuth: also a well-formed access token that names the runner's issuer, this resource
+      // and every scope, signed by a key the issuer never published (a forgery).
+      const forged = await oauth.as.forge({ aud: oauth.resource, scope: oauth.scopes.join(' ') });
+      const m = event();
+      probes.push({
+        what: 'a JWT for this resource signed by a key the issuer never published',
+        sent: m,
+        reply: await backend.request(m, { token: forged }),
+      });
+    }
     judge.evidence(
       evidenceOf(
         probes,
-        'HTTP 401 and no JSON-RPC result for the wrong token; 400 or 401 and no result for the duplicated header',
+        'HTTP 401 and no JSON-RPC result for the wrong token (and the forged JWT); 400 or 401 and no result for the duplicated header',
       ),
     );
-    const wrongOne = refusal(probes[0]!, [401]);
-    if (wrongOne) return judge.fail(wrongOne);
+    const wrongOnes = [probes[0]!, ...probes.slice(2)].map((p) => refusal(p, [401])).filter((m) => m !== undefined);
+    if (wrongOnes.length) return judge.fail(wrongOnes.join('; '));
     // Which of two credentials a server reads is not pinned down anywhere: a backend that
     // picks one is warned (the request is malformed: RFC 9110 5.3), not failed.
     const duplicated = refusal(probes[1]!, [400, 401]);
