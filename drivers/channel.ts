@@ -120,11 +120,21 @@ export interface Silence {
   detail: string;
 }
 
+/** How one request carries credentials, where it differs from the channel's own (HTTP only). */
+export interface RequestOptions {
+  /** Sent as the bearer token instead of the channel's. */
+  credential?: string;
+  /** The exact Authorization header lines instead (none, or several): authentication probes. */
+  authorization?: readonly string[];
+  /** Query parameters added to the endpoint URL (a credential where none belongs). */
+  query?: Readonly<Record<string, string>>;
+}
+
 /** One implementation's messages over one transport. A new transport implements this. */
 export interface Channel {
   readonly transport: 'stdio' | 'http';
   /** Send one message that expects a reply; wait at most the patience of the ReplyTiming. */
-  request(m: WireMessage, opts?: { credential?: string }): Promise<Reply>;
+  request(m: WireMessage, opts?: RequestOptions): Promise<Reply>;
   /** Send one notification and observe whether anything answered it. */
   notify(m: WireMessage, probe: SilenceProbe): Promise<Silence>;
   /** Stop whatever the channel started; idempotent, never throws. */

@@ -8,6 +8,7 @@ import {
   type ParseJson,
   type Reply,
   type ReplyTiming,
+  type RequestOptions,
   type Silence,
   type SilenceProbe,
   type WireMessage,
@@ -42,14 +43,15 @@ export class HttpChannel implements Channel {
     return launch.url;
   }
 
-  async request(m: WireMessage, opts: { credential?: string } = {}): Promise<Reply> {
-    const url = await this.endpoint();
+  async request(m: WireMessage, opts: RequestOptions = {}): Promise<Reply> {
+    const url = withQuery(await this.endpoint(), opts.query);
     const { timeoutMs, patienceMs } = this.o.timing;
     const token = opts.credential ?? this.o.token;
     const out = await postJson(url, m.text, {
       timeoutMs: patienceMs,
       transcript: this.o.transcript,
       ...(token ? { token } : {}),
+      ...(opts.authorization ? { authorization: opts.authorization } : {}),
       ...(m.note ? { note: m.note } : {}),
     });
     if (!out.ok) {
@@ -110,4 +112,11 @@ function isUtf8(bytes: Uint8Array): boolean {
   } catch {
     return false;
   }
+}
+
+function withQuery(url: string, query: Readonly<Record<string, string>> | undefined): string {
+  if (!query) return url;
+  const u = new URL(url);
+  for (const [k, v] of Object.entries(query)) u.searchParams.append(k, v);
+  return u.toString();
 }

@@ -134,9 +134,23 @@ const round1 = (ms: number) => Math.round(ms * 10) / 10;
 export async function postJson(
   url: string,
   body: string | Uint8Array,
-  opts: { timeoutMs: number; token?: string; transcript: Transcript; contentType?: string; note?: string },
+  opts: {
+    timeoutMs: number;
+    token?: string;
+    /**
+     * The Authorization header lines to send instead of the token's one, as given: none, or
+     * several (authentication checks probe a backend with missing or duplicated credentials).
+     */
+    authorization?: readonly string[];
+    transcript: Transcript;
+    contentType?: string;
+    note?: string;
+    /** GET sends no body (getUrl). */
+    method?: 'POST' | 'GET';
+  },
 ): Promise<HttpOutcome> {
   const { transcript } = opts;
+  const method = opts.method ?? 'POST';
   const bodyBuf =
     typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   const checked = checkUrl(url);
@@ -144,7 +158,7 @@ export async function postJson(
     transcript.record({
       dir: 'note',
       channel: 'http',
-      http: { method: 'POST', url },
+      http: { method, url },
       note: `not sent: ${checked.message}`,
     });
     return { ok: false, error: 'refused-url', message: checked.message };
@@ -153,17 +167,25 @@ export async function postJson(
   const parsed = new URL(url);
   if (parsed.password) transcript.addSecret(decodeURIComponent(parsed.password));
 
-  const headers: Record<string, string> = { 'content-type': opts.contentType ?? 'application/json' };
-  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  const headers: Record<string, string | string[]> =
+    method === 'GET' ? {} : { 'content-type': opts.contentType ?? 'application/json' };
+  if (opts.authorization !== undefined) {
+    // undici sends one header line per array member.
+    if (opts.authorization.length > 0) headers.authorization = [...opts.authorization];
+  } else if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   transcript.record({
     dir: 'send',
     channel: 'http',
     bytes: bodyBuf,
     // what goes on the wire besides undici's own host header
     http: {
-      method: 'POST',
+      method,
       url,
-      headers: { ...headers, 'content-length': String(bodyBuf.length), connection: 'close' },
+      headers: {
+        ...flattenHeaders(headers),
+        ...(method === 'GET' ? {} : { 'content-length': String(bodyBuf.length) }),
+        connection: 'close',
+      },
     },
     ...(opts.note !== undefined ? { note: opts.note } : {}),
   });
@@ -188,9 +210,9 @@ export async function postJson(
     // undici's request() does not decode Content-Encoding: a compressed body stays as sent
     // (and bounded like any other), so a decompression bomb costs nothing.
     const res = await request(url, {
-      method: 'POST',
+      method,
       headers,
-      body: bodyBuf,
+      ...(method === 'GET' ? {} : { body: bodyBuf }),
       dispatcher: dispatcher(),
       signal: controller.signal,
       reset: true,
@@ -291,6 +313,14 @@ export async function postJson(
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** GET `url` once, without credentials unless given; like postJson otherwise (bounded, recorded, never throws). */
+export function getUrl(
+  url: string,
+  opts: { timeoutMs: number; transcript: Transcript; note?: string },
+): Promise<HttpOutcome> {
+  return postJson(url, '', { ...opts, method: 'GET' });
 }
 
 export interface HttpServerLaunch {

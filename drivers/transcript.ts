@@ -61,7 +61,12 @@ function cutUtf8(buf: Buffer, max: number): Buffer {
 }
 
 function redactAuthValue(v: string): string {
-  return /^\s*bearer(\s|$)/i.test(v) ? `Bearer ${REDACTED}` : REDACTED;
+  // Several header lines arrive joined with ", " (no credential syntax uses a comma): each
+  // stays visible as one redacted credential, so a duplicated header shows in the transcript.
+  return v
+    .split(',')
+    .map((one) => (/^\s*bearer(\s|$)/i.test(one) ? `Bearer ${REDACTED}` : REDACTED))
+    .join(', ');
 }
 
 function joinNotes(a: string | undefined, b: string): string {

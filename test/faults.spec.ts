@@ -120,9 +120,23 @@ function claimYaml(
     );
   }
   if (where.some((w) => w.transport === 'http')) {
+    // Bearer authentication claimed, so the auth checks run; one variable per claim (a run
+    // refuses two claims sharing one), left unset: the runner makes up each check's token.
+    // An OAuth mode's claim says oauth instead (its checks apply only there), with a scope.
+    const envName = `AHP_FAULT_${name.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
+    const oauth = mode !== undefined && (FAULTS[mode] as BackendFaultSpec).oauth === true;
+    const [authArgs, auth] = oauth
+      ? [
+          `--auth, oauth, --issuer-env, ${envName}_ISSUER, --ca-file-env, ${envName}_CA_FILE, --scopes, ahp.hooks`,
+          `{ type: oauth, issuerEnv: ${envName}_ISSUER, caFileEnv: ${envName}_CA_FILE, scopes: [ahp.hooks] }`,
+        ]
+      : [`--auth, bearer, --token-env, ${envName}_TOKEN`, `{ type: bearer, tokenEnv: ${envName}_TOKEN }`];
     lines.push(
-      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}"${fault}], url: "http://127.0.0.1:{port}/hooks" }`,
+      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}", ${authArgs}${fault}], url: "http://127.0.0.1:{port}/hooks", auth: ${auth} }`,
     );
+    // The upload receiver checks: the conforming claim and the upload modes (the others never touch it).
+    if (mode === undefined || mode.startsWith('upload-'))
+      lines.push('  upload: { url: "http://127.0.0.1:{port}/uploads", maxBytes: 65536 }');
   }
   if (kind.configuration) lines.push('  configuration: true');
   lines.push(

@@ -49,8 +49,24 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
     why: 'calling every interceptor at once also calls those after a deny or a fail-closed failure, and sends the second interceptor the input before the first one edited it',
   },
   'no-deadline': {
-    checks: ['ti.failure-policy'],
-    why: 'a reply after the deadline is one of the failure classes; a harness that waits for it applies it',
+    checks: ['ti.failure-policy', 'auth.acquisition-deadline'],
+    why: 'a reply after the deadline is one of the failure classes; a harness that waits for it applies it (and a token acquisition inside the dispatch waits as long)',
+  },
+  'late-reply-accepted': {
+    checks: ['auth.acquisition-deadline'],
+    why: 'the dispatch deadline, token acquisition included, is doubled',
+  },
+  'token-leak': {
+    checks: ['auth.oauth-client-credentials'],
+    why: 'it prints whatever bearer credential it sends, the OAuth access token too',
+  },
+  'skip-registration-validation': {
+    checks: ['auth.portable-mechanisms'],
+    why: 'an authentication of another mechanism makes the registration invalid, which an unvalidated load does not see',
+  },
+  'fail-closed-continues': {
+    checks: ['auth.challenge', 'auth.token-validation', 'auth.no-fallback'],
+    why: 'after an authentication failure these checks judge that fail-closed stops the call',
   },
   'per-event-no-eof': {
     checks: ['ti.failure-policy'],
@@ -99,6 +115,8 @@ function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], sn
     `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${mode ? `, --fault, ${mode}` : ''}]`,
     ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
     ...(mode === undefined || CONTENT_MODES.has(mode) ? [`  boundaries: [${BOUNDARY_EVENTS.join(', ')}]`] : []),
+    // The upload checks run where the claim says the harness uploads (the conforming entry and the upload modes).
+    ...(mode === undefined || mode.startsWith('upload-') ? ['  uploads: true'] : []),
     '',
   ].join('\n');
 }

@@ -217,6 +217,29 @@ test('a bearer token never reaches any output, even from a backend that echoes i
   expect(grep.status, `files holding the token: ${grep.stdout}`).toBe(1); // grep: 1 = no match
 });
 
+test('a server the runner starts gets a token made up per check when its tokenEnv is unset', () => {
+  test.setTimeout(240_000);
+  const dir = workspace();
+  const main = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+  const claim =
+    `${head}transports: [http]\nprofiles: [tool-interception]\nbackend:\n  http:\n` +
+    `    command: ${JSON.stringify(process.execPath)}\n` +
+    `    args: [${JSON.stringify(main)}, --transport, http, --port, "{port}", --auth, bearer, --token-env, AHP_TEST_MADE_UP_TOKEN]\n` +
+    '    url: "http://127.0.0.1:{port}/hooks"\n    auth: { type: bearer, tokenEnv: AHP_TEST_MADE_UP_TOKEN }\n';
+  const r = run(dir, claim, ['--grep', 'auth\\.|base.protocol-version']); // AHP_TEST_MADE_UP_TOKEN is set nowhere
+  expect(r.code, r.err + r.out.slice(-2000)).toBe(0);
+  const passed = demoResults(dir)
+    .checks.filter((c) => c.status === 'passed')
+    .map((c) => c.id)
+    .sort();
+  expect(passed).toEqual([
+    'auth.refusal-challenge',
+    'auth.refuses-unauthenticated',
+    'auth.refuses-wrong-credentials',
+    'base.protocol-version',
+  ]);
+});
+
 test.describe('harness role', () => {
   const harnessMain = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
   const backendMain = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');

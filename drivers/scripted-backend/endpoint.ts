@@ -6,7 +6,7 @@
 // What the runner decides (timing, paths) is passed in: drivers import nothing of src/.
 import { join } from 'node:path';
 import type { RunLog } from './collector.js';
-import { ScriptedHttpBackend } from './http-server.js';
+import { ScriptedHttpBackend, type HttpProtection } from './http-server.js';
 import type { WireRecord } from './script.js';
 
 type Obj = Record<string, unknown>;
@@ -38,6 +38,8 @@ export interface EndpointRun {
   lifetimeMs: number;
   /** The stdio backend's wait arguments for a deadline (src/timing.ts; drivers import none of it). */
   waitArgs: (deadlineMs: number) => string[];
+  /** http: the hooks whose endpoint is an OAuth-protected resource, and its issuer. */
+  protect?: HttpProtection;
 }
 
 /** A transport's endpoint while one run lasts. */
@@ -117,7 +119,7 @@ const httpEndpoint: ScriptedEndpoint = {
   who: (pid) => `request ${pid}`,
   // The run's own loopback server, serving only this run's log.
   start: async (run) => {
-    const server = await ScriptedHttpBackend.start(() => run.log, run.token);
+    const server = await ScriptedHttpBackend.start(() => run.log, run.token, run.protect);
     return {
       transportFor: (h) => ({ type: 'http', url: server.url(h.name) }),
       close: () => server.close(),

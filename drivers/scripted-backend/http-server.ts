@@ -16,11 +16,25 @@ import {
   type WireRecord,
 } from './script.js';
 import type { FrameAck, RunLog } from './collector.js';
+import {
+  challenge,
+  PRM_PATH,
+  resourceMetadata,
+  verifyBearer,
+  type BearerVerdict,
+  type Protection,
+} from '../auth/resource.js';
 
 const MAX_BODY = 4 * 1024 * 1024;
 const REDACTED = '[redacted]';
 
 export const HOOK_QUERY = 'via=ahp-conformance';
+
+/** Hooks whose endpoint is an OAuth-protected resource (drivers/auth/resource.ts). */
+export interface HttpProtection {
+  hooks: ReadonlySet<string>;
+  protection: Protection;
+}
 
 export class ScriptedHttpBackend {
   private requests = 0;
@@ -31,12 +45,17 @@ export class ScriptedHttpBackend {
     private readonly server: Server,
     private readonly current: () => RunLog | undefined,
     private readonly token: string | undefined,
+    private readonly auth: HttpProtection | undefined,
   ) {}
 
   /** Start on a free loopback port. The run (wire log and script) is looked up per request: one server serves a check's runs in turn. */
-  static async start(current: () => RunLog | undefined, token?: string): Promise<ScriptedHttpBackend> {
+  static async start(
+    current: () => RunLog | undefined,
+    token?: string,
+    auth?: HttpProtection,
+  ): Promise<ScriptedHttpBackend> {
     const server = createServer();
-    const backend = new ScriptedHttpBackend(server, current, token);
+    const backend = new ScriptedHttpBackend(server, current, token, auth);
     server.on('request', (req, res) => backend.handle(req, res));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -51,6 +70,11 @@ export class ScriptedHttpBackend {
 
   url(hook: string): string {
     return `${this.origin}/hooks/${encodeURIComponent(hook)}?${HOOK_QUERY}`;
+  }
+
+  /** The resource identifier of a hook's endpoint (RFC 8707 / RFC 9728): its URL without the query. */
+  resource(hook: string): string {
+    return `${this.origin}/hooks/${encodeURIComponent(hook)}`;
   }
 
   redirectUrl(hook: string): string {
@@ -106,9 +130,54 @@ export class ScriptedHttpBackend {
     const auths: string[] = [];
     for (let i = 0; i < req.rawHeaders.length; i += 2)
       if (req.rawHeaders[i]!.toLowerCase() === 'authorization') auths.push(req.rawHeaders[i + 1]!);
+    if (this.auth && url.pathname.startsWith(PRM_PATH)) return this.metadata(n, req, res, url.pathname);
+    // A protected hook judges the credential first: nothing of the event is acted on without it.
+    if (this.auth && m?.[1] === 'hooks' && this.auth.hooks.has(hook)) {
+      void verifyBearer(auths, this.resource(hook), this.auth.protection).then(
+        (v) => this.answerAs(n, req, res, body, tooBig, url, m, hook, auths, v),
+        () => this.answerAs(n, req, res, body, tooBig, url, m, hook, auths, { kind: 'invalid', why: 'not verifiable' }),
+      );
+      return;
+    }
+    this.answerAs(n, req, res, body, tooBig, url, m, hook, auths, undefined);
+  }
+
+  /** RFC 9728 metadata of a protected hook (path-specific location only), recorded. */
+  private metadata(n: number, req: IncomingMessage, res: ServerResponse, path: string): void {
+    const hm = /^\/hooks\/([^/]+)$/.exec(path.slice(PRM_PATH.length));
+    const hook = hm ? decodeURIComponent(hm[1]!) : undefined;
+    const known = hook !== undefined && this.auth!.hooks.has(hook) && req.method === 'GET';
+    this.current()?.append({
+      hook: hook ?? '(unknown path)',
+      transport: 'http',
+      pid: n,
+      kind: 'metadata',
+      http: { method: req.method, url: path, status: known ? 200 : 404 },
+    });
+    if (!known) return void res.writeHead(404).end();
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify(resourceMetadata(this.resource(hook), this.auth!.protection)));
+  }
+
+  private answerAs(
+    n: number,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    tooBig: boolean,
+    url: URL,
+    m: RegExpExecArray | null,
+    hook: string,
+    auths: string[],
+    bearer: BearerVerdict | undefined,
+  ): void {
     const authorization = {
       count: auths.length,
-      matches: auths.length === 1 && this.token !== undefined && auths[0] === `Bearer ${this.token}`,
+      matches:
+        auths.length === 1 &&
+        (bearer ? bearer.kind === 'issued' : this.token !== undefined && auths[0] === `Bearer ${this.token}`),
+      ...(bearer ? { bearer } : {}),
     };
     const raw = body.toString('utf8');
     const { text, seen } = this.redact(raw);
@@ -161,7 +230,18 @@ export class ScriptedHttpBackend {
     const isConfiguration = method === CONFIGURATION && msg !== undefined && 'id' in msg;
     const isRequest = (method === 'hooks/intercept' || isConfiguration) && msg !== undefined && 'id' in msg;
     let a: Answer;
-    if (!m) a = { none: true, http: { status: 404 } };
+    let wwwAuthenticate: string | undefined;
+    if (bearer && bearer.kind !== 'issued') {
+      // RFC 6750 3.1: no credential gets a bare challenge, a bad one invalid_token / insufficient_scope.
+      const error =
+        bearer.kind === 'none'
+          ? undefined
+          : bearer.why?.startsWith('insufficient scope')
+            ? 'insufficient_scope'
+            : 'invalid_token';
+      wwwAuthenticate = challenge(this.resource(hook), this.auth!.protection, error);
+      a = { none: true, http: { status: 401 } };
+    } else if (!m) a = { none: true, http: { status: 404 } };
     else if (m[1] === 'redirected')
       a = isRequest ? { effects: [{ type: 'deny', reason: 'reached through a redirect' }] } : { none: true };
     else if (isConfiguration) a = answerFor(hookScript.configuration, ordinal!, NO_CONFIGURATION);
@@ -182,6 +262,7 @@ export class ScriptedHttpBackend {
       const headers: Record<string, string> = {};
       if (out) headers['content-type'] = a.http?.contentType ?? 'application/json';
       else if (a.http?.contentType) headers['content-type'] = a.http.contentType;
+      if (wwwAuthenticate) headers['www-authenticate'] = wwwAuthenticate;
       if (a.http?.location)
         headers.location = new URL(
           a.http.location.replace('{redirect}', `/redirected/${encodeURIComponent(hook)}`),
@@ -194,6 +275,7 @@ export class ScriptedHttpBackend {
         ...(step !== undefined ? { step } : {}),
         http: { status },
         ...(a.http?.location ? { note: `Location: ${headers.location}` } : {}),
+        ...(wwwAuthenticate ? { note: `WWW-Authenticate: ${wwwAuthenticate}` } : {}),
       });
       if (res.destroyed) return;
       try {

@@ -99,7 +99,8 @@ export interface WireRecord {
     | 'eof' // stdin closed
     | 'no-eof' // per_event: no EOF within the bound after its message (before its answer, or after it)
     | 'exit' // the backend process exits
-    | 'probe'; // probeFile check at reply time
+    | 'probe' // probeFile check at reply time
+    | 'metadata'; // http: a GET of protected-resource metadata (RFC 9728)
   text?: string;
   /** base64 of the exact bytes when they are not valid UTF-8. */
   base64?: string;
@@ -124,7 +125,12 @@ export interface WireRecord {
     url?: string;
     contentType?: string;
     /** Number of Authorization headers, and whether the one sent matched the expected token. */
-    authorization?: { count: number; matches: boolean };
+    authorization?: {
+      count: number;
+      matches: boolean;
+      /** A protected hook: what the resource made of the credential (drivers/auth/resource.ts). */
+      bearer?: { kind: 'none' | 'issued' | 'invalid'; why?: string; jti?: string };
+    };
     status?: number;
   };
   /** The run's secret (bearer token) appeared in this text; the text has it redacted. */

@@ -5,7 +5,11 @@
 //   (AHP_REFERENCE_START_BURN_MS=<n> in the environment: burn n ms of CPU before serving, a slow but correct start)
 //   --trace <file> (either transport): a bench instrument (scripts/bench.ts), not part of the
 //   backend's behaviour: append one line per process start and one per exchange handled to <file>.
-//   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
+//   --transport http --port <n> [--host 127.0.0.1] [--path /hooks] [--auth bearer] [--token-env NAME] [--fault <mode>] [--policy <file.json>]
+//   (--auth bearer --token-env NAME: requires the bearer token in NAME and refuses to start without it;
+//   --token-env alone requires it only when NAME is set)
+//   [--auth oauth --issuer-env NAME --ca-file-env NAME [--scopes a,b]] (HTTP): OAuth-protected (oauth.ts):
+//   the issuer URL and the CA file's path come from those variables, and it refuses to start without them.
 import { parseArgs } from 'node:util';
 import {
   OLDEST_SNAPSHOT,
@@ -14,7 +18,7 @@ import {
   SNAPSHOT_IDS,
   type SnapshotId,
 } from '../../src/protocol/snapshots.js';
-import { faultMismatch, isFaultMode, type FaultMode } from './faults.js';
+import { faultMismatch, faultSpec, isFaultMode, type FaultMode } from './faults.js';
 import { DEFAULT_POLICY, loadPolicyFile, type Policy } from './policy.js';
 
 /** What every transport shares: the snapshot followed and whether hooks/configuration is served. */
@@ -39,6 +43,10 @@ export type Options = Common &
         readonly host: string;
         readonly path: string;
         readonly tokenEnv?: string;
+        /** Bearer authentication is claimed: start only with the token (fail closed). */
+        readonly auth?: 'bearer' | 'oauth';
+        /** --auth oauth: the variables naming the trusted issuer and the CA file, and the required scopes. */
+        readonly oauth?: { readonly issuerEnv: string; readonly caFileEnv: string; readonly scopes: readonly string[] };
         readonly fault?: FaultMode;
         readonly policy: Policy;
         readonly trace?: string;
@@ -48,7 +56,8 @@ export type Options = Common &
 export type ArgsResult = { ok: true; options: Options } | { ok: false; error: string };
 
 const STDIO_ONLY = ['lifecycle'] as const;
-const HTTP_ONLY = ['port', 'host', 'path', 'token-env'] as const;
+const HTTP_ONLY = ['port', 'host', 'path', 'token-env', 'auth', 'issuer-env', 'ca-file-env', 'scopes'] as const;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Parse argv (without node and the script). Errors are one line, ready for stderr. */
 export function parseBackendArgs(argv: readonly string[]): ArgsResult {
@@ -68,6 +77,10 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
         host: { type: 'string' },
         path: { type: 'string' },
         'token-env': { type: 'string' },
+        auth: { type: 'string' },
+        'issuer-env': { type: 'string' },
+        'ca-file-env': { type: 'string' },
+        scopes: { type: 'string' },
         trace: { type: 'string' },
         snapshot: { type: 'string' },
         'no-configuration': { type: 'boolean' },
@@ -136,9 +149,30 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   const tokenEnv = values['token-env'];
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
     return fail('--token-env must be an environment variable name');
+  const auth = values.auth;
+  if (auth !== undefined && auth !== 'bearer' && auth !== 'oauth') return fail('--auth must be bearer or oauth');
+  if (auth === 'bearer' && tokenEnv === undefined) return fail('--auth bearer needs --token-env NAME');
+  const issuerEnv = values['issuer-env'];
+  const caFileEnv = values['ca-file-env'];
+  const oauthOnly = issuerEnv !== undefined || caFileEnv !== undefined || values.scopes !== undefined;
+  if (oauthOnly && auth !== 'oauth') return fail('--issuer-env, --ca-file-env and --scopes need --auth oauth');
+  let oauth: { issuerEnv: string; caFileEnv: string; scopes: string[] } | undefined;
+  if (auth === 'oauth') {
+    if (tokenEnv !== undefined) return fail('--token-env does not apply to --auth oauth');
+    if (issuerEnv === undefined || !ENV_NAME.test(issuerEnv))
+      return fail('--auth oauth needs --issuer-env NAME (an environment variable name)');
+    if (caFileEnv === undefined || !ENV_NAME.test(caFileEnv))
+      return fail('--auth oauth needs --ca-file-env NAME (an environment variable name)');
+    const scopes = (values.scopes ?? '').split(',').filter(Boolean);
+    // RFC 6749 3.3: scope tokens are printable ASCII without space, " and \.
+    if (scopes.some((sc) => !/^[!#-[\]-~]+$/.test(sc)))
+      return fail('--scopes must be scope tokens separated by commas');
+    oauth = { issuerEnv, caFileEnv, scopes };
+  }
   if (fault) {
     const why = faultMismatch(fault, 'http', undefined, common);
     if (why) return fail(why);
+    if (faultSpec(fault).oauth && auth !== 'oauth') return fail(`fault ${fault} needs --auth oauth`);
   }
   const options: Options = {
     ...common,
@@ -148,6 +182,8 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
     path,
     policy,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+    ...(oauth ? { oauth } : {}),
     ...(fault ? { fault } : {}),
     ...trace,
   };

@@ -17,6 +17,8 @@ export type { FaultLifecycle, FaultTransport };
  */
 export interface BackendFaultSpec extends FaultSpec {
   readonly configuration?: 'served' | 'not-served';
+  /** An OAuth rule: the mode runs with --auth oauth, under a claim that says so (its checks apply only there). */
+  readonly oauth?: true;
 }
 
 /** A content fault breaks its rule at every boundary at once, so it fails that aspect's check of each (reference/backend/content.ts). */
@@ -68,6 +70,40 @@ export const FAULTS = {
     targets: ['base.no-secret-leak'],
     description: 'results carry extensions {"com.example.debug": {"authorization": <the Authorization header>}}',
     transport: 'http',
+  },
+  'auth-anonymous': {
+    targets: ['auth.refuses-unauthenticated'],
+    description: 'a request without an Authorization header is processed as if it carried the token',
+    transport: 'http',
+  },
+  'auth-no-challenge': {
+    targets: ['auth.refusal-challenge'],
+    description: 'refusals (401, 400) carry no WWW-Authenticate header',
+    transport: 'http',
+  },
+  'auth-any-token': {
+    targets: ['auth.refuses-wrong-credentials'],
+    description: 'any single "Bearer <token>" header is accepted, whatever the token',
+    transport: 'http',
+  },
+  'auth-echo-token': {
+    targets: ['base.no-secret-leak'],
+    description: 'the 401 for a wrong token quotes the Authorization header it refuses in its body',
+    transport: 'http',
+  },
+  'oauth-no-metadata': {
+    targets: ['auth.resource-metadata'],
+    description:
+      'with --auth oauth, the 401 challenge has no resource_metadata (a realm instead) and no protected-resource metadata is served',
+    transport: 'http',
+    oauth: true,
+  },
+  'oauth-any-audience': {
+    targets: ['auth.token-binding'],
+    description:
+      "with --auth oauth, a token's signature and scope are checked, its audience, expiry and issuer are not",
+    transport: 'http',
+    oauth: true,
   },
   'effects-not-array': {
     targets: ['ti.result-valid'],
@@ -230,6 +266,18 @@ export const FAULTS = {
     targets: everyBoundary('advertised-edits'),
     description:
       'where modify or an operation is not advertised, the content is merged anyway (at user.elicitation.request, with no effect advertised, a modify is sent)',
+  },
+  // ---- issue 15 B: the content-upload receiver (HTTP only)
+  'upload-lenient-receiver': {
+    targets: ['upload.receiver-rejects'],
+    description:
+      'the upload receiver ignores framing: a wrong or missing AHP-Content-SHA256, a wrong Content-Type, a chunked body or an oversized body still gets a 201 receipt',
+    transport: 'http',
+  },
+  'upload-receipt-mismatch': {
+    targets: ['upload.receiver-receipt'],
+    description: "the upload receipt's sha256 is the digest of the reference it allocates, not of the bytes received",
+    transport: 'http',
   },
 } as const satisfies Record<string, BackendFaultSpec>;
 

@@ -1,10 +1,17 @@
 // HTTP binding: one JSON-RPC message per POST to the configured path.
 //   reply          -> 200, Content-Type: application/json, the reply as the body
 //   no reply       -> 204, no body (notifications)
-//   other path 404, other method 405, body over 1 MiB 413, missing/wrong bearer 401.
+//   other path 404, other method 405, body over 1 MiB 413, missing/wrong bearer 401 with a
+//   Bearer challenge, a token in two places (two headers, the query) 400.
+//   --auth oauth (oauth.ts): the 401 challenge names the RFC 9728 metadata, served by GET at
+//   /.well-known/oauth-protected-resource<path>; a token lacking a required scope gets 403.
+//   /uploads: the content-upload receiver (upload.ts).
 import { timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FaultMode } from './faults.js';
 import { respond, type HandlerContext } from './handler.js';
+import type { OAuthProtection } from './oauth.js';
+import { serveUpload, UPLOAD_PATH } from './upload.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -14,6 +21,8 @@ export interface HttpOptions {
   readonly path: string;
   /** The bearer token to require, or undefined for no authentication. */
   readonly token?: string | undefined;
+  /** OAuth protection instead of one bearer token (--auth oauth). */
+  readonly oauth?: OAuthProtection | undefined;
   readonly ctx: HandlerContext;
   /** Called once per request (--trace, a bench instrument). */
   readonly onExchange?: (() => void) | undefined;
@@ -30,6 +39,65 @@ function authorized(header: string | undefined, token: string): boolean {
   const want = Buffer.from(`Bearer ${token}`, 'utf8');
   return got.length === want.length && timingSafeEqual(got, want);
 }
+
+type Refusal = { status: 400 | 401 | 403; challenge: string; text: string };
+
+/** How the endpoint is protected: one bearer token, or OAuth access tokens for `resource`. */
+type Guard = { kind: 'bearer'; token: string } | { kind: 'oauth'; oauth: OAuthProtection; resource: string };
+
+/** The Bearer challenge's parameters: the realm, or (OAuth) where the metadata is (RFC 9728 5.1). */
+function challengeOf(guard: Guard, fault: FaultMode | undefined, extra: string[] = []): string {
+  const where =
+    guard.kind === 'bearer' || fault === 'oauth-no-metadata'
+      ? `realm="${REALM}"`
+      : `resource_metadata="${metadataUrl(guard.resource, guard.oauth)}"`;
+  return `Bearer ${[where, ...extra].join(', ')}`;
+}
+
+function metadataUrl(resource: string, oauth: OAuthProtection): string {
+  const u = new URL(resource);
+  return `${u.origin}${oauth.metadataPath(u.pathname)}`;
+}
+
+/**
+ * Why a request is refused before its body is read, or undefined when it carries the token
+ * properly: in one Authorization header and nowhere else (RFC 6750 sections 2 and 3).
+ * Node keeps only the first of repeated Authorization headers, so they are counted raw.
+ */
+async function refusal(
+  req: IncomingMessage,
+  url: URL,
+  guard: Guard,
+  fault: FaultMode | undefined,
+): Promise<Refusal | undefined> {
+  const lines = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'authorization');
+  if (lines.length > 1 || url.searchParams.has('access_token'))
+    return { status: 400, challenge: 'Bearer error="invalid_request"', text: 'credentials in more than one place' };
+  const header = req.headers.authorization;
+  if (header === undefined)
+    return fault === 'auth-anonymous'
+      ? undefined
+      : { status: 401, challenge: challengeOf(guard, fault), text: 'unauthorized' };
+  if (fault === 'auth-any-token' && /^Bearer \S+$/.test(header)) return undefined;
+  const invalid: Refusal = {
+    status: 401,
+    challenge: challengeOf(guard, fault, ['error="invalid_token"']),
+    text: fault === 'auth-echo-token' ? `unauthorized: ${header} is not a valid credential` : 'unauthorized',
+  };
+  if (guard.kind === 'bearer') return authorized(header, guard.token) ? undefined : invalid;
+  const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header);
+  if (!m) return invalid;
+  const why = await guard.oauth.verify(m[1]!, guard.resource, fault);
+  if (why === undefined) return undefined;
+  if (why.status === 401) return invalid;
+  return {
+    status: 403,
+    challenge: challengeOf(guard, fault, ['error="insufficient_scope"', `scope="${guard.oauth.scopes.join(' ')}"`]),
+    text: 'insufficient scope',
+  };
+}
+
+const REALM = 'ahp-reference-backend';
 
 async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   const declared = Number(req.headers['content-length']);
@@ -53,9 +121,33 @@ export function createBackendServer(opts: HttpOptions): Server {
     });
   });
 
+  /**
+   * The endpoint's protection. The OAuth resource identifier is the URL clients use: this
+   * host and the port the request came in on, the endpoint path.
+   */
+  function guardOf(req: IncomingMessage): Guard | undefined {
+    if (opts.oauth) {
+      const port = req.socket.localPort ?? opts.port;
+      const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+      return { kind: 'oauth', oauth: opts.oauth, resource: `http://${host}:${port}${opts.path}` };
+    }
+    return opts.token !== undefined ? { kind: 'bearer', token: opts.token } : undefined;
+  }
+
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     opts.onExchange?.();
     const url = new URL(req.url ?? '/', 'http://backend.invalid');
+    const guard = guardOf(req);
+    if (guard?.kind === 'oauth' && url.pathname === guard.oauth.metadataPath(opts.path)) {
+      req.resume();
+      // Public, like the challenge that points here (RFC 9728 3); absent under the fault.
+      if (ctx.fault === 'oauth-no-metadata') return plain(res, 404, 'not found');
+      if (req.method !== 'GET') return plain(res, 405, 'method not allowed', { Allow: 'GET' });
+      const text = JSON.stringify(guard.oauth.metadata(guard.resource));
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
+      return void res.end(text);
+    }
+    if (url.pathname === UPLOAD_PATH && opts.path !== UPLOAD_PATH) return serveUpload(req, res, ctx.fault);
     if (url.pathname !== opts.path) {
       req.resume();
       return plain(res, 404, 'not found');
@@ -65,9 +157,15 @@ export function createBackendServer(opts: HttpOptions): Server {
       return plain(res, 405, 'method not allowed', { Allow: 'POST' });
     }
     const authorization = req.headers.authorization;
-    if (opts.token !== undefined && !authorized(authorization, opts.token)) {
+    const refused = guard ? await refusal(req, url, guard, ctx.fault) : undefined;
+    if (refused) {
       req.resume();
-      return plain(res, 401, 'unauthorized', { 'WWW-Authenticate': 'Bearer' });
+      return plain(
+        res,
+        refused.status,
+        refused.text,
+        ctx.fault === 'auth-no-challenge' ? {} : { 'WWW-Authenticate': refused.challenge },
+      );
     }
     const body = await readBody(req);
     if (body === 'too-large') {

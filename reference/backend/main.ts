@@ -6,6 +6,7 @@ import { openSync, writeSync } from 'node:fs';
 import { parseBackendArgs, type Options } from './args.js';
 import type { HandlerContext } from './handler.js';
 import { createBackendServer, listen } from './http.js';
+import { loadOAuth, type OAuthProtection } from './oauth.js';
 import { runStdio } from './stdio.js';
 
 /**
@@ -23,7 +24,30 @@ function tracer(opts: Options): (() => void) | undefined {
   };
 }
 
-function main(): void {
+/** --auth oauth: the trusted issuer and its keys, or exit 2 (claimed protection fails closed). */
+async function oauthOf(o: {
+  issuerEnv: string;
+  caFileEnv: string;
+  scopes: readonly string[];
+}): Promise<OAuthProtection> {
+  const issuer = process.env[o.issuerEnv];
+  const caFile = process.env[o.caFileEnv];
+  const missing = [issuer ? [] : [o.issuerEnv], caFile ? [] : [o.caFileEnv]].flat();
+  if (missing.length) {
+    process.stderr.write(`ahp reference backend: --auth oauth: ${missing.join(' and ')} not set\n`);
+    process.exit(2);
+  }
+  try {
+    return await loadOAuth(issuer!, caFile!, o.scopes);
+  } catch (e) {
+    process.stderr.write(
+      `ahp reference backend: --auth oauth: cannot use issuer ${issuer}: ${e instanceof Error ? e.message : String(e)}\n`,
+    );
+    process.exit(2);
+  }
+}
+
+async function main(): Promise<void> {
   const parsed = parseBackendArgs(process.argv.slice(2));
   if (!parsed.ok) {
     process.stderr.write(`ahp reference backend: ${parsed.error}\n`);
@@ -61,10 +85,24 @@ function main(): void {
     token = process.env[opts.tokenEnv];
     if (token === undefined || token === '') {
       token = undefined;
+      if (opts.auth === 'bearer') {
+        // Claimed authentication fails closed: never serve unprotected instead.
+        process.stderr.write(`ahp reference backend: --auth bearer: ${opts.tokenEnv} is not set\n`);
+        process.exit(2);
+      }
       process.stderr.write(`ahp reference backend: ${opts.tokenEnv} is not set; no authentication required\n`);
     }
   }
-  const server = createBackendServer({ host: opts.host, port: opts.port, path: opts.path, token, ctx, onExchange });
+  const oauth = opts.oauth ? await oauthOf(opts.oauth) : undefined;
+  const server = createBackendServer({
+    host: opts.host,
+    port: opts.port,
+    path: opts.path,
+    token,
+    oauth,
+    ctx,
+    onExchange,
+  });
   const stop = (): void => {
     server.close(() => process.exit(0));
     server.closeAllConnections();
@@ -85,4 +123,4 @@ function main(): void {
   );
 }
 
-main();
+void main();

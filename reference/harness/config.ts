@@ -62,6 +62,8 @@ export interface AdapterConfig {
   readonly sentinel: { readonly tool: string };
   readonly scenario: { readonly session: ScenarioSession; readonly steps: readonly Step[] };
   readonly report: string;
+  /** Roots to trust for this run only (the runner's per-run CA; docs/harness-adapter.md section 10). */
+  readonly tls?: { readonly caFile: string };
 }
 
 export type ConfigResult = { ok: true; config: AdapterConfig } | { ok: false; error: string };
@@ -110,7 +112,10 @@ function checkConfig(value: JsonValue): AdapterConfig {
 
   const seen = new Set<string>();
   const steps = scenario.steps.map((s, i) => checkStep(s, `scenario.steps[${i}]`, seen, true));
+  const tls = value.tls;
+  need(tls === undefined || (isObject(tls) && nonEmpty(tls.caFile)), 'tls.caFile must be a non-empty path');
   return {
+    ...(isObject(tls) ? { tls: { caFile: tls.caFile as string } } : {}),
     adapterContract: value.adapterContract,
     registration: value.registration as JsonValue,
     sentinel: { tool: value.sentinel.tool },

@@ -28,9 +28,12 @@ import type { ContentView } from './registration.js';
 import { effectsProblem, replyEffects, type Judgement } from './reply.js';
 import type { StepReport } from './report.js';
 import type { Run } from './run.js';
+import { hasFileAttachments, prepareAttachments, type Prepared } from './upload.js';
 
-export async function runContentStep(run: Run, step: ContentStep): Promise<StepReport> {
+export async function runContentStep(run: Run, given: ContentStep): Promise<StepReport> {
   let content: ContentBoundary;
+  let step = given;
+  let later: Extract<Prepared, { ok: true }>['later'] = [];
   try {
     content = contentBoundary(step, run.session, run.fault);
   } catch (e) {
@@ -41,6 +44,17 @@ export async function runContentStep(run: Run, step: ContentStep): Promise<StepR
   const capabilities = boundaryCapabilities(content.boundary);
   const viewOf = (r: Recipient): ContentView => effectiveView(r.subscription.view, run.fault);
   const interceptors = recipientsFor(run.hooks, type, 'intercept', run.fault === 'loose-dispatch');
+  // Attachments given as files (upload steps): uploaded, inlined or gapped before any event is built.
+  if (hasFileAttachments(step.body)) {
+    const prepared = await prepareAttachments(step.body, interceptors, run.fault);
+    if (!prepared.ok) {
+      run.audit(`${step.id}: ${prepared.reason}; the failure policy is fail-closed`);
+      return { id: step.id, outcome: 'denied-by-failure-policy', reason: prepared.reason };
+    }
+    step = { ...step, body: prepared.body };
+    later = prepared.later;
+    content = contentBoundary(step, run.session, run.fault);
+  }
   const chain = await runChain<ContentState>(
     run,
     interceptors,
@@ -54,6 +68,13 @@ export async function runContentStep(run: Run, step: ContentStep): Promise<StepR
   );
 
   let report: StepReport;
+  // upload-after-event fault: the uploads come only now, after the event went out.
+  for (const u of later) {
+    const result = await u();
+    const policy = interceptors.find((r) => r.subscription.upload)?.subscription.failurePolicy;
+    if (!result.ok && policy === 'fail-closed')
+      return { id: step.id, outcome: 'denied-by-failure-policy', reason: `upload failed: ${result.reason}` };
+  }
   if (chain.verdict === 'allowed') {
     try {
       writeMarker(step.marker, content.effective(chain.value));

@@ -174,6 +174,46 @@ export const FAULTS = {
     description: 'prints "reference-harness: using bearer token <token>" to stderr before each request',
     transport: 'http',
   },
+  'accept-unportable-auth': {
+    targets: ['auth.portable-mechanisms'],
+    description:
+      'a hook whose authentication is neither bearer nor oauth is accepted; the authentication is dropped and the hook used without it',
+    transport: 'http',
+  },
+  'oauth-no-resource': {
+    targets: ['auth.oauth-client-credentials'],
+    description:
+      'the token request leaves out the RFC 8707 resource parameter (the token it gets is not for the endpoint, so it is refused and nothing is sent)',
+    transport: 'http',
+  },
+  'challenge-unauthenticated-retry': {
+    targets: ['auth.challenge'],
+    description:
+      'a 401 from an endpoint without authentication is answered by sending the event again, still unauthenticated',
+    transport: 'http',
+  },
+  'oauth-unchecked-token': {
+    targets: ['auth.token-validation'],
+    description:
+      'the OAuth client checks neither the metadata issuer nor the token (audience, scope, expiry): whatever token it gets is used',
+    transport: 'http',
+  },
+  'oauth-trust-any-certificate': {
+    targets: ['auth.token-validation'],
+    description: "the OAuth client accepts any server certificate (not only the config's CA)",
+    transport: 'http',
+  },
+  'oauth-unauthenticated-fallback': {
+    targets: ['auth.no-fallback'],
+    description: 'when no token can be obtained, the event is sent without an Authorization header',
+    transport: 'http',
+  },
+  'oauth-unbounded-acquisition': {
+    targets: ['auth.acquisition-deadline'],
+    description:
+      "token acquisition waits up to 10 minutes for the authorization server, whatever the intercept's deadline",
+    transport: 'http',
+  },
   // ---- issue 10: faults that earlier checks let pass
   'chain-original-input': {
     targets: ['ti.modify-input'],
@@ -286,6 +326,39 @@ export const FAULTS = {
     targets: ['content.elicitation-request.edits'],
     description:
       'a modify answered at user.elicitation.request (never advertised) changes the request shown to the user',
+  },
+  // ---- issue 15 B: content upload (the upload checks run on the HTTP target; the upload binding is HTTP)
+  'upload-chunked': {
+    targets: ['upload.request'],
+    description: 'uploads are sent with chunked transfer encoding and no Content-Length',
+    transport: 'http',
+  },
+  'upload-follow-redirect': {
+    targets: ['upload.no-redirect'],
+    description: 'a 3xx answer to an upload is followed: the bytes are POSTed again to its Location',
+    transport: 'http',
+  },
+  'upload-accept-unconfirmed': {
+    targets: ['upload.receipt'],
+    description:
+      'any 2xx answer to an upload confirms it (202, 204, a receipt that does not match the bytes), with a local reference where none came',
+    transport: 'http',
+  },
+  'upload-after-event': {
+    targets: ['upload.before-event'],
+    description:
+      'the event is sent with the attachment as a gap and the upload happens after it (a failed upload then applies the failure policy)',
+    transport: 'http',
+  },
+  'upload-event-credentials': {
+    targets: ['upload.credentials'],
+    description: "the event endpoint's bearer credential is sent to the upload endpoint, which has no upload.auth",
+    transport: 'http',
+  },
+  'upload-all-attachments': {
+    targets: ['upload.media'],
+    description: 'text and JSON attachments are uploaded as well (they are still carried inline as text)',
+    transport: 'http',
   },
 } as const satisfies Record<string, FaultSpec>;
 

@@ -9,12 +9,12 @@
 // Exit status: 0 the scenario ran; 1 the registration was refused (report written,
 // nothing started or sent); 2 bad arguments or config; 3 the harness itself failed.
 import { randomBytes } from 'node:crypto';
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { killAllTracked } from '../../drivers/processes.js';
 import { parseHarnessArgs } from './args.js';
 import { loadConfig } from './config.js';
-import { loadRegistration } from './registration.js';
+import { loadRegistration, withoutUnportableAuth } from './registration.js';
 import { acceptedReport, rejectedReport, writeReport } from './report.js';
 import { Run } from './run.js';
 import { configureHooks } from './configuration.js';
@@ -65,8 +65,17 @@ async function main(): Promise<number> {
   if (args.fault) say(`fault mode ${args.fault} is on`);
 
   const { rules } = snapshotOf(args.snapshot);
+  let trust: string | undefined;
+  if (config.tls) {
+    try {
+      trust = readFileSync(config.tls.caFile, 'utf8');
+    } catch (e) {
+      say(`cannot read tls.caFile: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+      return 2;
+    }
+  }
   const registration = loadRegistration(
-    config.registration,
+    args.fault === 'accept-unportable-auth' ? withoutUnportableAuth(config.registration) : config.registration,
     args.fault === 'skip-registration-validation',
     rules.subscriptionsOptional || args.fault === 'subscriptions-optional',
     rules.configuration,
@@ -78,7 +87,14 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, args.fault, args.snapshot);
+  const run = new Run(
+    registration.hooks,
+    config.scenario.session,
+    config.sentinel.tool,
+    args.fault,
+    args.snapshot,
+    trust,
+  );
   try {
     // Before any event: backends registered without subscriptions are asked for them.
     await configureHooks(run);

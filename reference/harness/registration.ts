@@ -20,6 +20,15 @@ export interface Subscription {
   readonly failurePolicy: FailurePolicy;
   /** `content.default`: the view this subscription gets of every content part (contract v2). */
   readonly view: ContentView;
+  /** The content-upload binding: where this subscription's attachments are uploaded (upload.ts). */
+  readonly upload?: UploadBinding;
+}
+
+export interface UploadBinding {
+  readonly endpoint: string;
+  readonly timeoutMs: number;
+  readonly maxBytes: number;
+  readonly auth?: Authentication;
 }
 
 export type ContentView = 'body' | 'metadata' | 'omit';
@@ -75,6 +84,23 @@ export function loadRegistration(
   const reason = rejectionReason(placeholder ? withPlaceholderSubscriptions(doc) : doc, snapshot);
   if (reason !== undefined) return { ok: false, reason };
   return { ok: true, hooks: extractLoosely(doc, configure) };
+}
+
+/**
+ * accept-unportable-auth fault: an `authentication` that is neither bearer nor oauth is
+ * dropped before validation (the hook is then used without it) instead of refusing the document.
+ */
+export function withoutUnportableAuth(doc: JsonValue): JsonValue {
+  if (!isObject(doc) || !Array.isArray(doc.hooks)) return doc;
+  return {
+    ...doc,
+    hooks: doc.hooks.map((h) => {
+      if (!isObject(h) || !isObject(h.authentication)) return h;
+      if (h.authentication.type === 'bearer' || h.authentication.type === 'oauth') return h;
+      const { authentication: _dropped, ...rest } = h;
+      return rest;
+    }),
+  };
 }
 
 /**
@@ -171,5 +197,16 @@ export function subscriptionOf(s: JsonValue): Subscription[] {
     s.failurePolicy === 'fail-open' || s.failurePolicy === 'fail-closed' ? s.failurePolicy : LOOSE_DEFAULT_POLICY;
   const given = isObject(s.content) ? s.content.default : undefined;
   const view: ContentView = given === 'body' || given === 'metadata' || given === 'omit' ? given : LOOSE_DEFAULT_VIEW;
-  return [{ events, mode: s.mode, timeoutMs, failurePolicy, view }];
+  const upload = uploadOf(s.upload);
+  return [{ events, mode: s.mode, timeoutMs, failurePolicy, view, ...(upload ? { upload } : {}) }];
+}
+
+/** A usable upload binding (validated documents have one whenever `upload` is given). */
+function uploadOf(u: JsonValue | undefined): UploadBinding | undefined {
+  if (!isObject(u) || typeof u.endpoint !== 'string') return undefined;
+  const n = (v: JsonValue | undefined): number | undefined => (typeof v === 'number' && v >= 0 ? v : undefined);
+  const timeoutMs = n(u.timeoutMs);
+  const maxBytes = n(u.maxBytes);
+  if (timeoutMs === undefined || maxBytes === undefined) return undefined;
+  return { endpoint: u.endpoint, timeoutMs, maxBytes, ...(isObject(u.auth) ? { auth: u.auth } : {}) };
 }

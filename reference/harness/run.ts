@@ -7,6 +7,7 @@ import { Observations } from './observe.js';
 import type { Hook } from './registration.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../../src/protocol/snapshots.js';
 import { HttpTransport } from './transports/http.js';
+import { OAuthClient } from './oauth.js';
 import { PerEventStdio } from './transports/stdio-per-event.js';
 import { PersistentStdio } from './transports/stdio-persistent.js';
 import type { Transport } from './transports/types.js';
@@ -15,6 +16,7 @@ export class Run {
   readonly observations: Observations;
   private readonly transports = new Map<Hook, Transport>();
   private rpcCounter = 0;
+  private oauthClient?: OAuthClient;
 
   constructor(
     readonly hooks: readonly Hook[],
@@ -23,6 +25,8 @@ export class Run {
     readonly fault: FaultMode | undefined,
     /** The snapshot whose rules the harness follows (--snapshot). */
     readonly snapshot: SnapshotId = OLDEST_SNAPSHOT,
+    /** PEM of the roots the config says to trust for this run (tls.caFile); undefined: the system's. */
+    readonly trust?: string,
   ) {
     this.observations = new Observations(this);
   }
@@ -31,12 +35,17 @@ export class Run {
     let t = this.transports.get(hook);
     if (!t) {
       const cfg = hook.transport;
-      if (cfg.type === 'http') t = new HttpTransport(cfg, hook.authentication, this.fault);
+      if (cfg.type === 'http') t = new HttpTransport(cfg, hook.authentication, this.fault, this.oauth());
       else if (cfg.lifecycle === 'per_event') t = new PerEventStdio(cfg, this.fault);
       else t = new PersistentStdio(cfg, this.fault);
       this.transports.set(hook, t);
     }
     return t;
+  }
+
+  /** One OAuth client per run: its token cache serves every hook (bound per issuer, resource, client, scope). */
+  private oauth(): OAuthClient {
+    return (this.oauthClient ??= new OAuthClient(this.trust, this.fault));
   }
 
   /** The JSON-RPC id of an intercept: the event id (id-differs fault: a counter). */
@@ -51,5 +60,6 @@ export class Run {
   /** Stop every transport (processes, connections). Bounded; never throws. */
   async close(): Promise<void> {
     await Promise.all([...this.transports.values()].map((t) => t.close().catch(() => {})));
+    await this.oauthClient?.close();
   }
 }

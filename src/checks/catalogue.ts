@@ -67,6 +67,17 @@ export interface CheckSpec {
    * `harness.boundaries`, and to a backend claim without a content sample of the event.
    */
   readonly boundary?: BoundaryEvent;
+  /**
+   * Backend authentication checks: they judge a backend whose claim says it requires
+   * credentials (`backend.http.auth`); the plan declares them not applicable to the others.
+   * `oauth`: only a backend whose claim says it is OAuth-protected (`auth.type: oauth`).
+   */
+  readonly auth?: 'claimed' | 'oauth';
+  /**
+   * Content-upload checks: the plan declares them not applicable to a harness claim without
+   * `harness.uploads`, and to a backend claim without an upload receiver (`backend.upload`).
+   */
+  readonly uploads?: true;
 }
 
 const BOTH_T: Transport[] = ['stdio', 'http'];
@@ -191,7 +202,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     transports: ['http'],
     title: 'Replies never carry credentials',
     expectation:
-      'the bearer token the runner sends never appears in any reply body, header, error message or error data',
+      'neither the bearer token the runner sends nor a wrong canary token (refused where the backend requires authentication) appears in any reply body, header, error message or error data',
   }),
   // draft@1d98c19 adds hooks/configuration. Nothing on the wire says whether a backend serves
   // it (capabilities describe a harness), so the claim does (`backend.configuration`), and
@@ -736,6 +747,66 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     expectation:
       'a 307 answer to an intercept is an operational failure: the redirect target gets no request and the failure policy applies',
   }),
+  // ------------------------------------------------------------ authentication (backend)
+  // A backend that claims bearer or OAuth authentication (backend.http.auth) refuses what
+  // lacks a valid credential before it looks at the event (capability-auth.md, failure and timing).
+  check({
+    id: 'auth.refuses-unauthenticated',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    auth: 'claimed',
+    title: 'Requests without the credential are refused unprocessed',
+    expectation:
+      'an intercept with no Authorization header, or with the token only in the query string or the JSON body, gets HTTP 401 (400 for the token outside the header is accepted too) and no JSON-RPC result',
+  }),
+  check({
+    id: 'auth.refuses-wrong-credentials',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    auth: 'claimed',
+    title: 'A wrong or duplicated credential is refused unprocessed',
+    expectation:
+      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token (for OAuth also a JWT for the endpoint signed by a key the issuer never published) gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
+  }),
+  check({
+    id: 'auth.refusal-challenge',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001'],
+    transports: ['http'],
+    auth: 'claimed',
+    title: 'A 401 carries a Bearer challenge',
+    expectation:
+      'every 401 (no credential, a wrong token) has a WWW-Authenticate header with a Bearer challenge; an error="invalid_token" for the wrong token is recommended (a warning note otherwise)',
+  }),
+  // An OAuth-protected backend (auth.type oauth): the runner is its authorization server
+  // (drivers/auth/), and judges discovery (RFC 9728) and what its tokens are bound to (RFC 8707).
+  check({
+    id: 'auth.resource-metadata',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001'],
+    transports: ['http'],
+    auth: 'oauth',
+    title: 'Protected-resource metadata names the resource and the issuer',
+    expectation:
+      "the 401's resource_metadata URL (without one: the RFC 9728 well-known locations, path-specific first, then the origin's) serves, without credentials, a JSON object whose resource is the endpoint URL and whose authorization_servers holds the runner's issuer",
+  }),
+  check({
+    id: 'auth.token-binding',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    auth: 'oauth',
+    title: 'Tokens for another audience, expired, of another issuer or without the scope are refused',
+    expectation:
+      'intercepts with a token of the runner\'s issuer for another resource (aud), an expired one, one whose iss is another issuer, and (where the claim names scopes) one without a required scope each get a 4xx and no JSON-RPC result; 401 with error="invalid_token" (403 error="insufficient_scope" for the scope) is recommended (a warning note otherwise)',
+  }),
   hcheck({
     id: 'http.bearer',
     level: 'MUST',
@@ -745,6 +816,167 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     title: 'The bearer token is sent once, in the header only',
     expectation:
       'every POST has exactly one Authorization: Bearer header with the token from tokenEnv, the token appears in no body and no adapter output, and with the variable unset nothing is sent',
+  }),
+  // ---------------------------------------------------------------- content upload (backend side)
+  // Where a backend claims an upload receiver (`backend.upload`), served beside its HTTP endpoint.
+  check({
+    id: 'upload.receiver-receipt',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A well-framed upload gets a 201 receipt that matches the bytes',
+    expectation:
+      'a raw POST of binary bytes (and one of zero bytes) with Content-Type application/octet-stream, an exact Content-Length and the lowercase hex AHP-Content-SHA256 gets 201, Content-Type application/json and a receipt {ref, size, sha256} valid against the snapshot’s schema whose size and sha256 are those of the bytes',
+  }),
+  check({
+    id: 'upload.receiver-rejects',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A badly framed or oversized upload is rejected without a receipt',
+    expectation:
+      'uploads with a wrong, uppercase or missing AHP-Content-SHA256, a Content-Type other than application/octet-stream, a chunked body without Content-Length, or one byte more than the claimed maxBytes each get a 4xx status (400, or 413 for the size) and no receipt',
+  }),
+  // ---------------------------------------------------------------- content upload (harness side)
+  // The binary upload binding (spec/draft/content-upload.md@2b5da580; spec-core 13.5 "content-upload
+  // checks"): where the claim says the harness uploads (`harness.uploads`), a user.message.inbound
+  // step carries attachments as files and the interceptor's subscription has an `upload` binding
+  // pointing at the runner's receiver (drivers/upload-receiver.ts). HTTP target only: the event hook
+  // authenticates with a bearer token, so credential separation can be seen.
+  hcheck({
+    id: 'upload.request',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'An upload is one raw POST to the exact endpoint with exact framing',
+    expectation:
+      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes',
+  }),
+  hcheck({
+    id: 'upload.no-redirect',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001'],
+    transports: ['http'],
+    uploads: true,
+    title: 'A redirected upload is not followed',
+    expectation: 'an upload answered 307 is not sent again to the Location (the redirect target receives nothing)',
+  }),
+  hcheck({
+    id: 'upload.receipt',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    uploads: true,
+    // Three adapter runs (202, 204, a mismatched receipt).
+    launches: 3,
+    title: 'Only a matching 201 receipt confirms an upload',
+    expectation:
+      'an upload answered 202, 204, or 201 with a receipt whose size and sha256 do not match the bytes is an upload failure: under fail-closed the step is not delivered, and no event carries a reference for the attachment',
+  }),
+  hcheck({
+    id: 'upload.before-event',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'The upload is confirmed before the event that refers to it',
+    expectation:
+      "the upload's 201 receipt is sent before the hooks/intercept that refers to the attachment arrives, and that event's attachment part carries body {ref} with the receipt's ref",
+  }),
+  hcheck({
+    id: 'upload.credentials',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-HTTP-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    uploads: true,
+    title: 'Event credentials are not sent to the upload endpoint',
+    expectation:
+      "with bearer authentication on the event endpoint and no upload.auth, no upload request carries the event's token (in any header or the body)",
+  }),
+  hcheck({
+    id: 'upload.media',
+    level: 'MUST',
+    profile: 'base',
+    requirements: ['AHP-CONTENT-002'],
+    transports: ['http'],
+    uploads: true,
+    title: 'Only media attachments are uploaded, never text or JSON',
+    expectation:
+      'of a message holding a text part, an image/png attachment, an application/json attachment and a text/plain attachment, only the image bytes are uploaded',
+  }),
+  // Endpoint authentication (issue 15): the runner plays the protected endpoint and its
+  // OAuth authorization server over TLS (drivers/auth/), the harness trusts the run CA.
+  hcheck({
+    id: 'auth.portable-mechanisms',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-REG-001'],
+    transports: ['http'],
+    launches: 4, // three refused documents and the valid control
+    title: 'Only bearer and oauth are accepted as endpoint authentication',
+    expectation:
+      'a registration whose hook authentication is mtls, workload or an unknown type is refused before anything is delivered',
+  }),
+  hcheck({
+    id: 'auth.oauth-client-credentials',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
+    transports: ['http'],
+    title: 'An oauth preset gets a resource-bound token by client credentials',
+    expectation:
+      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and neither the client secret nor the access token appears in a body or the adapter's output",
+  }),
+  hcheck({
+    id: 'auth.challenge',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    title: 'A 401 challenge without a configured identity is an operational failure',
+    expectation:
+      'without authentication the harness tries the endpoint once without a credential; after the 401 resource_metadata challenge nothing more is sent for the event (it has no client identity to get a token with) and the failure policy applies (fail-closed: the call does not run)',
+  }),
+  hcheck({
+    id: 'auth.token-validation',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    launches: 6, // one run per misbehaviour of the authorization server
+    title: 'Untrusted issuers and unusable tokens are refused',
+    expectation:
+      'with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a narrower scope (token response scope), an expired token (expires_in 0), or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); a token for another audience is not judged here (a client sees it only inside the token)',
+  }),
+  hcheck({
+    id: 'auth.no-fallback',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-FAIL-001'],
+    transports: ['http'],
+    title: 'No unauthenticated fallback and no identity switch',
+    expectation:
+      'when the authorization server refuses the client, no request reaches the hook endpoints (neither without Authorization nor with another credential) and the failure policy applies (fail-closed: the call does not run)',
+  }),
+  hcheck({
+    id: 'auth.acquisition-deadline',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-FAIL-002'],
+    transports: ['http'],
+    title: 'Token acquisition is bounded by the dispatch deadline',
+    expectation:
+      "when the token endpoint stalls, the failure policy applies within the interceptor's deadline plus the tolerance measured in the run (fail-open: the next interceptor is called and the call runs)",
   }),
 ];
 

@@ -193,7 +193,9 @@ export const REQUIREMENTS: readonly Requirement[] = [
     level: 'MUST',
     profile: 'http',
     roles: BOTH,
-    text: 'Authentication beyond bearer (OAuth discovery, mTLS, workload identity) follows its binding and never falls back to unauthenticated delivery.',
+    // Our words for the snapshot's text (requirements.json @ 2b5da580, capability-auth.md
+    // "Deployment-specific authentication"); the runtime rules are that document's bindings.
+    text: 'Portable endpoint authentication is `bearer` or `oauth` only (client certificates, workload identity and federation are deployment-specific, not portable variants); a binding is followed as specified, and a failure to use it is an operational failure, never unauthenticated delivery or another identity.',
   },
 ];
 

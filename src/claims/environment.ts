@@ -21,6 +21,8 @@ export const RUNNER_ENV: readonly string[] = [
   'AHP_MERGE_REPORTS',
   'AHP_ADAPTER_CONFIG',
   'AHP_CONFORMANCE_TEST_TOKEN',
+  // The OAuth client secret of the auth.* runs (docs/harness-adapter.md section 11).
+  'AHP_CONFORMANCE_CLIENT_SECRET',
   'TEST_WORKER_INDEX',
   'TEST_PARALLEL_INDEX',
 ];

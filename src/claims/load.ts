@@ -52,6 +52,17 @@ export interface HttpLaunch {
   readyTimeoutMs: number;
   /** The environment variable holding the bearer token (never the token itself). */
   tokenEnv?: string;
+  /**
+   * OAuth-protected (only for a server the runner starts): the variables that get the
+   * runner's issuer URL and the run CA file's path, and the scopes every token must carry.
+   */
+  oauth?: OAuthProtection;
+}
+
+export interface OAuthProtection {
+  issuerEnv: string;
+  caFileEnv: string;
+  scopes: string[];
 }
 
 /** How to start a harness under test: its adapter (docs/harness-adapter.md). */
@@ -70,6 +81,11 @@ export interface HarnessLaunch {
    * (docs/harness-adapter.md); default none.
    */
   boundaries: BoundaryEvent[];
+  /**
+   * The harness uploads immutable media attachments over the content-upload binding (a
+   * subscription's `upload`): the upload checks run (docs/harness-adapter.md "Upload steps"); default false.
+   */
+  uploads: boolean;
 }
 
 /** In `harness.args`: replaced by the adapter config file's path (also in env AHP_ADAPTER_CONFIG). */
@@ -97,6 +113,11 @@ export interface ResolvedClaim {
      * advertises it, so the claim says it (docs/claims.md).
      */
     configuration: boolean;
+    /**
+     * The backend's content-upload receiver, served beside its HTTP endpoint: `url` may use
+     * the http block's `{port}`; `maxBytes` is the limit it enforces (docs/claims.md).
+     */
+    upload?: { url: string; maxBytes: number };
   };
   /** Present when the role is harness or both. */
   harness?: HarnessLaunch;
@@ -359,13 +380,15 @@ interface RawHttp {
   env?: Record<string, string>;
   passEnv?: string[];
   readyTimeoutMs?: number;
-  auth?: { type: 'bearer'; tokenEnv: string };
+  auth?:
+    { type: 'bearer'; tokenEnv: string } | { type: 'oauth'; issuerEnv: string; caFileEnv: string; scopes?: string[] };
 }
 interface RawBackend {
   stdio?: RawStdio;
   http?: RawHttp;
   samples?: { deny?: Sample[]; modify?: Sample[]; content?: ContentSample[] };
   configuration?: boolean;
+  upload?: { url: string; maxBytes: number };
 }
 interface RawHarness {
   command: string;
@@ -376,6 +399,7 @@ interface RawHarness {
   lifecycles?: RawLifecycles;
   lifecycle?: RawLifecycles;
   boundaries?: BoundaryEvent[];
+  uploads?: boolean;
 }
 
 /** `lifecycles` or its other spelling `lifecycle`, one value or a list (docs/claims.md). */
@@ -400,6 +424,17 @@ function resolveBackend(
     samples: { deny: b?.samples?.deny ?? [], modify: b?.samples?.modify ?? [], content: b?.samples?.content ?? [] },
     configuration: b?.configuration ?? false,
   };
+  const upload = b?.upload;
+  if (upload)
+    attempt(() => {
+      // Served beside the HTTP endpoint: its {port} is the http block's.
+      if (!transports.includes('http'))
+        throw new ClaimProblem(
+          'backend.upload: the upload receiver is served beside the HTTP backend; claim transports http',
+        );
+      checkUrlTemplate(upload.url, b?.http?.command !== undefined, 'backend.upload.url');
+      backend.upload = { url: upload.url, maxBytes: upload.maxBytes };
+    });
   for (const t of transports) {
     const where = `backend.${t}`;
     if (t === 'stdio') {
@@ -418,9 +453,25 @@ function resolveBackend(
         checkUrlTemplate(h.url, h.command !== undefined, `${where}.url`);
         return h.url;
       });
+      const auth = h.auth;
       const token = attempt(() => {
-        if (h.auth && !process.env[h.auth.tokenEnv])
-          throw new ClaimProblem(`${where}.auth.tokenEnv: environment variable ${h.auth.tokenEnv} is not set`);
+        // The runner's authorization server lives only during the run, so only a server it
+        // starts can be told to trust it.
+        if (auth?.type === 'oauth') {
+          if (h.command === undefined)
+            throw new ClaimProblem(
+              `${where}.auth: type oauth needs a server the runner starts (command): the runner's authorization server exists only during the run`,
+            );
+          if (auth.issuerEnv === auth.caFileEnv)
+            throw new ClaimProblem(`${where}.auth: issuerEnv and caFileEnv must be two variables`);
+          return true;
+        }
+        // A server the runner starts gets a fresh token when the variable is unset
+        // (suites/support/backend-session.ts); one already running needs the real one.
+        if (auth && !process.env[auth.tokenEnv] && h.command === undefined)
+          throw new ClaimProblem(
+            `${where}.auth.tokenEnv: environment variable ${auth.tokenEnv} is not set (required when the runner does not start the server: no command)`,
+          );
         return true;
       });
       const command =
@@ -436,7 +487,10 @@ function resolveBackend(
           env: h.env ?? {},
           passEnv,
           readyTimeoutMs: h.readyTimeoutMs ?? 10_000,
-          ...(h.auth ? { tokenEnv: h.auth.tokenEnv } : {}),
+          ...(auth?.type === 'bearer' ? { tokenEnv: auth.tokenEnv } : {}),
+          ...(auth?.type === 'oauth'
+            ? { oauth: { issuerEnv: auth.issuerEnv, caFileEnv: auth.caFileEnv, scopes: auth.scopes ?? [] } }
+            : {}),
         };
     }
   }
@@ -583,6 +637,7 @@ export function loadClaim(file: string): ClaimOutcome {
         passEnv,
         lifecycles,
         boundaries: h.boundaries ?? [],
+        uploads: h.uploads ?? false,
       };
     problems.push(...checkPlaceholders('harness', h, transports));
   }

@@ -74,8 +74,9 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
  * Why a check that applies to the target cannot be exercised with this claim, if it
  * cannot: a check of a rule that the claim's snapshot does not have (the catalogue row's
  * `snapshots`), the sample checks without the claim's samples of their kind, and the
- * backend's `hooks/configuration` checks of the other case than the claim's, and the
- * content checks of boundaries the claim does not claim.
+ * backend's `hooks/configuration` checks of the other case than the claim's, the
+ * content checks of boundaries the claim does not claim, and the backend authentication
+ * checks without a claimed `backend.http.auth`.
  */
 function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   const only = checkSpec(id).snapshots;
@@ -95,6 +96,18 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
       !(claim.backend?.samples.content ?? []).some((s) => s.event === boundary)
     )
       return `the claim gives no content sample of ${boundary} (backend.samples.content)`;
+  }
+  const auth = checkSpec(id).auth;
+  const http = claim.backend?.http;
+  if (auth === 'claimed' && http?.tokenEnv === undefined && http?.oauth === undefined)
+    return 'the claim does not say the backend requires authentication (backend.http.auth)';
+  if (auth === 'oauth' && http?.oauth === undefined)
+    return 'the claim does not say the backend is OAuth-protected (backend.http.auth type oauth)';
+  if (checkSpec(id).uploads) {
+    if (checkSpec(id).roles.includes('harness') && !claim.harness?.uploads)
+      return 'the claim does not say the harness uploads attachments (harness.uploads)';
+    if (checkSpec(id).roles.includes('backend') && !claim.backend?.upload)
+      return 'the claim names no upload receiver of the backend (backend.upload)';
   }
   const configuration = checkSpec(id).configuration;
   const served = claim.backend?.configuration ?? false;

@@ -351,18 +351,27 @@ test(
     backend.transcript.addSecret(token);
     const wrongVersion = harmless() as { params: Record<string, unknown> } & Record<string, unknown>;
     wrongVersion.params.protocolVersion = '1999-01-01';
-    const requests = [
-      harmless(),
-      deliberately(wrongVersion, 'an unsupported protocolVersion, to see an error message and data'),
+    // And a wrong token: where the backend requires authentication, its refusal (body,
+    // challenge) must not quote the credential it refuses either.
+    const wrong = `ahp-canary-wrong-${randomBytes(12).toString('hex')}`;
+    backend.transcript.addSecret(wrong);
+    const requests: [Parameters<typeof backend.request>[0], string][] = [
+      [harmless(), token],
+      [deliberately(wrongVersion, 'an unsupported protocolVersion, to see an error message and data'), token],
+      [harmless(), wrong],
     ];
-    for (const req of requests) {
-      const reply = await backend.request(req, { token });
+    for (const [req, sent] of requests) {
+      const reply = await backend.request(req, { token: sent });
       const seen = reply.kind === 'reply' ? reply.raw : '';
       const headers = JSON.stringify(httpOf(reply)?.headers ?? {});
-      if (seen.includes(token) || headers.includes(token)) {
-        judge.fail('the bearer token the runner sent came back in the reply', {
-          expected: 'credentials never appear in replies, error messages or error data',
-        });
+      const leaked = [token, wrong].find((t) => seen.includes(t) || headers.includes(t));
+      if (leaked) {
+        judge.fail(
+          leaked === token
+            ? 'the bearer token the runner sent came back in the reply'
+            : 'the wrong token the runner sent came back in the reply to it',
+          { expected: 'credentials never appear in replies, error messages or error data' },
+        );
       }
     }
   }),

@@ -3,8 +3,21 @@
 // lifecycle (drivers/channel.ts), waits at most one deadline per exchange, and hands back
 // what came back — raw bytes, parsed value and transport details — for the check to judge.
 // Which channel is picked here, once; everything after is the same for every transport.
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import getPort from 'get-port';
-import type { Channel, ParseJson, Reply, Silence, SilenceProbe, WireMessage } from '../../drivers/channel.js';
+import { AuthorizationServer } from '../../drivers/auth/authorization-server.js';
+import { createRunCa } from '../../drivers/auth/ca.js';
+import type {
+  Channel,
+  ParseJson,
+  Reply,
+  RequestOptions,
+  Silence,
+  SilenceProbe,
+  WireMessage,
+} from '../../drivers/channel.js';
 import { ReplyTiming } from '../../drivers/channel.js';
 import { HttpChannel } from '../../drivers/http-channel.js';
 import { PerEventStdioChannel, PersistentStdioChannel } from '../../drivers/stdio-channel.js';
@@ -47,8 +60,14 @@ function frame(m: Outgoing): WireMessage {
 
 export class BackendSession {
   readonly transcript: Transcript;
-  /** The bearer token sent over HTTP: the claim's, else a canary so leaks can be seen. */
-  readonly token?: string;
+  /**
+   * The bearer token sent over HTTP: the claim's, else a canary so leaks can be seen; for an
+   * OAuth-protected backend, an access token of the runner's issuer for the endpoint (set by
+   * prepare(), before the check runs).
+   */
+  token?: string;
+  /** OAuth-protected backends: the runner's authorization server for this check, and the endpoint URL its tokens are for. */
+  oauth?: { as: AuthorizationServer; resource: string; scopes: readonly string[] };
   /** The transport and lifecycle of this session, picked once from the target. */
   readonly channel: Channel;
   private readonly timing: ReplyTiming;
@@ -64,22 +83,62 @@ export class BackendSession {
   ) {
     this.transcript = transcript;
     if (transport === 'http') {
-      const tokenEnv = claim.backend?.http?.tokenEnv;
-      this.token = tokenEnv ? process.env[tokenEnv] : undefined;
+      const h = claim.backend?.http;
+      const tokenEnv = h?.tokenEnv;
+      // OAuth: prepare() obtains the token.
+      // A server the runner starts gets its token from the runner (docs/claims.md): the
+      // variable's value when set, else a fresh one per check, so a claim needs no secret.
+      this.token = tokenEnv
+        ? process.env[tokenEnv] ||
+          (h?.command !== undefined ? `ahp-run-${randomBytes(24).toString('base64url')}` : undefined)
+        : undefined;
       if (this.token) this.transcript.addSecret(this.token);
     }
     this.timing = new ReplyTiming(timeoutMs, patienceMs(timeoutMs), transcript);
     this.channel = this.pickChannel();
   }
 
+  /**
+   * An OAuth-protected HTTP backend: start the runner's authorization server (with a CA made
+   * for this check), write the CA certificate where the backend is told to find it, and get
+   * the access token for the endpoint (its {port} picked now: the token's audience is the
+   * URL). Nothing for other sessions.
+   */
+  async prepare(): Promise<void> {
+    const o = this.transport === 'http' ? this.claim.backend?.http?.oauth : undefined;
+    if (!o || this.oauth) return;
+    this.httpPort = String(await getPort({ host: '127.0.0.1' }));
+    const ca = await createRunCa();
+    const as = await AuthorizationServer.start({
+      ca,
+      clientId: `ahp-runner-${randomBytes(6).toString('hex')}`,
+      clientSecret: randomBytes(24).toString('base64url'),
+      onToken: (t) => this.transcript.addSecret(t),
+    });
+    const resource = this.claim.backend!.http!.url.replaceAll('{port}', this.httpPort);
+    this.oauth = { as, resource, scopes: o.scopes };
+    writeFileSync(this.caFile, ca.certPem, { mode: 0o644 });
+    this.token = await as.mint({ aud: resource, scope: o.scopes.join(' ') });
+  }
+
+  /** Where the run CA certificate is written for the backend (the check's folder). */
+  private get caFile(): string {
+    return join(this.workspace.dir, 'ahp-run-ca.pem');
+  }
+
   private pickChannel(): Channel {
     const common = { transcript: this.transcript, timing: this.timing, parse: parseStrict };
-    if (this.transport === 'http')
+    if (this.transport === 'http') {
+      // Read per request: an OAuth token arrives in prepare(), after the channel exists.
+      const session = this;
       return new HttpChannel({
         ...common,
         launch: () => this.httpLaunch(),
-        ...(this.token ? { token: this.token } : {}),
+        get token() {
+          return session.token;
+        },
       });
+    }
     const launch = () => {
       const s = this.claim.backend!.stdio!;
       return {
@@ -99,6 +158,7 @@ export class BackendSession {
   /** The implementation's environment (src/claims/environment.ts); the HTTP token only to the HTTP server. */
   private env(declared: DeclaredEnv, fill: (s: string) => string = (s) => s): Record<string, string> {
     const tokenEnv = this.transport === 'http' ? this.claim.backend?.http?.tokenEnv : undefined;
+    const o = this.transport === 'http' ? this.claim.backend?.http?.oauth : undefined;
     const filled = {
       env: Object.fromEntries(Object.entries(declared.env).map(([k, v]) => [k, fill(v)])),
       passEnv: declared.passEnv,
@@ -106,13 +166,17 @@ export class BackendSession {
     return implementationEnv(filled, {
       TMPDIR: this.workspace.dir,
       ...(tokenEnv && this.token ? { [tokenEnv]: this.token } : {}),
+      ...(o && this.oauth ? { [o.issuerEnv]: this.oauth.as.issuer, [o.caFileEnv]: this.caFile } : {}),
     });
   }
 
   /** The claim's server on a free loopback port ({port} in its url, args and environment). */
   private async httpLaunch() {
     const h = this.claim.backend!.http!;
-    const port = String(await getPort({ host: '127.0.0.1' }));
+    // An OAuth session picked its port in prepare(): its token is for that URL.
+    const port = this.httpPort ?? String(await getPort({ host: '127.0.0.1' }));
+    this.httpPort = port;
+    this.launched = true;
     const fill = (s: string): string => s.replaceAll('{port}', port);
     return {
       ...(h.command ? { command: h.command } : {}),
@@ -126,9 +190,33 @@ export class BackendSession {
     };
   }
 
+  /** The port of the HTTP server ({port}), once picked. */
+  private httpPort?: string;
+  /** Whether the HTTP server was launched (started, or found running). */
+  private launched = false;
+
+  /**
+   * The claim's upload receiver URL (`backend.upload.url`, its {port} filled): served beside
+   * the HTTP endpoint, so a harmless intercept starts the server first.
+   */
+  async uploadUrl(): Promise<string | undefined> {
+    const upload = this.claim.backend?.upload;
+    if (!upload) return undefined;
+    if (this.transport === 'http' && !this.launched)
+      await this.request(interceptRequest(toolBeforeEvent(HARMLESS_TOOL, newId('upload-start'))));
+    return this.httpPort === undefined ? upload.url : upload.url.replaceAll('{port}', this.httpPort);
+  }
+
   /** Send one message that expects a reply; wait at most one deadline (with patience). */
-  request(m: Outgoing, opts: { token?: string } = {}): Promise<Reply> {
-    return this.channel.request(frame(m), opts.token ? { credential: opts.token } : {});
+  request(m: Outgoing, opts: { token?: string } & Omit<RequestOptions, 'credential'> = {}): Promise<Reply> {
+    const { token, ...rest } = opts;
+    return this.channel.request(frame(m), { ...rest, ...(token ? { credential: token } : {}) });
+  }
+
+  /** Whether the claim says this HTTP backend requires bearer credentials. */
+  get authClaimed(): boolean {
+    const h = this.transport === 'http' ? this.claim.backend?.http : undefined;
+    return h?.tokenEnv !== undefined || h?.oauth !== undefined;
   }
 
   /**
@@ -159,6 +247,7 @@ export class BackendSession {
 
   async close(): Promise<void> {
     await this.channel.close();
+    await this.oauth?.as.close();
     this.workspace.dispose();
   }
 }

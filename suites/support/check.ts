@@ -109,6 +109,7 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
       checkWorkspace(runFolders),
     );
     try {
+      await session.prepare();
       await use(session);
     } finally {
       await session.close();

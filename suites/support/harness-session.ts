@@ -23,6 +23,7 @@ import {
 import { WireCollector } from '../../drivers/scripted-backend/collector.js';
 import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../../drivers/scripted-backend/script.js';
 import { implementationEnv } from '../../src/claims/environment.js';
+import { CLIENT_SECRET_ENV, RunAuth, type RunAuthObservation, type RunAuthPlan } from './harness-auth.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import type { ContentStepKind } from '../../src/checks/boundaries.js';
@@ -79,6 +80,8 @@ export interface Subscription {
   timeoutMs?: number;
   failurePolicy?: 'fail-open' | 'fail-closed';
   content?: Obj;
+  /** The content-upload binding `{endpoint, timeoutMs, maxBytes, auth?}` (suites/support/upload-scenarios.ts). */
+  upload?: Obj;
 }
 
 export interface HookPlan {
@@ -93,6 +96,12 @@ export interface HookPlan {
   extraArgs?: string[];
   /** http: authenticate with a bearer token from an environment variable. */
   bearer?: boolean;
+  /**
+   * http: the endpoint is an OAuth-protected resource of the run's authorization server.
+   * `preset`: the registration carries an oauth preset (client credentials) for it; without
+   * it the registration has no `authentication` (the harness meets a 401 challenge).
+   */
+  oauth?: { preset: boolean };
   /** stdio: a command that does not exist (a backend that cannot be started). */
   missingCommand?: boolean;
   /**
@@ -174,6 +183,8 @@ export interface HarnessRun {
   markerTimes: Record<string, number>;
   /** The intercept deadline this run's registration gave each hook (the smallest of its intercept subscriptions). */
   deadlines: Record<string, number>;
+  /** Runs with OAuth-protected hooks: the run's authorization server and what it received. */
+  auth?: RunAuthObservation;
 }
 
 /** What the scenario of one run is: hooks (with their scripts), steps, and an optional edit of the valid registration. */
@@ -182,6 +193,8 @@ export interface RunPlan {
   hooks: readonly HookPlan[];
   steps: readonly StepPlan[];
   registration?: (reg: Obj) => unknown;
+  /** How the run's authorization server behaves (runs with `oauth` hooks). */
+  auth?: RunAuthPlan;
 }
 
 /** Where the shared runs of a worker are kept, and the scope (the target) a key is unique in. */
@@ -241,6 +254,8 @@ export class HarnessSession {
   private readonly closing = new AbortController();
   /** The secret in the bearer variable: random per session, so a leak is unmistakable. */
   readonly token = `ahp-canary-${randomBytes(12).toString('hex')}`;
+  /** The OAuth client secret (CLIENT_SECRET_ENV): random per session, redacted like the token. */
+  readonly clientSecret = `ahp-client-secret-${randomBytes(12).toString('hex')}`;
 
   constructor(
     readonly claim: ResolvedClaim,
@@ -255,6 +270,12 @@ export class HarnessSession {
   ) {
     this.root = workspace.dir;
     this.transcript.addSecret(this.token);
+    this.transcript.addSecret(this.clientSecret);
+  }
+
+  /** The check's folder: files a step hands the adapter (an upload step's attachments) are written here. */
+  get folder(): string {
+    return this.root;
   }
 
   /** The snapshot the claim is judged by (src/protocol/snapshots.ts). */
@@ -380,6 +401,7 @@ export class HarnessSession {
     hooks: readonly HookPlan[],
     startupMs: number | undefined,
     endpoints: ReadonlyMap<ScriptedEndpoint, RunEndpoint>,
+    auth?: RunAuth,
   ): { registration: Obj; deadlines: Record<string, number> } {
     const entries: Obj[] = [];
     const deadlines: Record<string, number> = {};
@@ -398,6 +420,7 @@ export class HarnessSession {
         id: hookId(h.name),
         transport: t,
         ...(h.bearer ? { authentication: { type: 'bearer', tokenEnv: TOKEN_ENV } } : {}),
+        ...(h.oauth?.preset && auth ? { authentication: auth.presetFor(String(t.url)) } : {}),
         ...(h.configured ? {} : { subscriptions }),
       });
     }
@@ -489,6 +512,7 @@ export class HarnessSession {
     const log = collector.open(script);
     // What each transport of the run started for it (an HTTP server of its own), stopped after it.
     const endpoints = new Map<ScriptedEndpoint, RunEndpoint>();
+    let auth: RunAuth | undefined;
 
     let started: AdapterExit;
     let registration: unknown;
@@ -520,8 +544,14 @@ export class HarnessSession {
         lifetimeMs: scriptedBackendLifetimeMs(longest, toolCount),
         waitArgs: backendWaitArgs,
       };
-      for (const e of new Set(opts.hooks.map((x) => this.endpointOf(x)))) endpoints.set(e, await e.start(endpointRun));
-      const valid = this.registration(opts.hooks, startupMs, endpoints);
+      const oauthHooks = opts.hooks.filter((x) => x.oauth).map((x) => x.name);
+      if (oauthHooks.length)
+        auth = await RunAuth.start(runDir, oauthHooks, opts.auth ?? {}, this.clientSecret, (t) =>
+          this.transcript.addSecret(t),
+        );
+      for (const e of new Set(opts.hooks.map((x) => this.endpointOf(x))))
+        endpoints.set(e, await e.start({ ...endpointRun, ...(auth ? { protect: auth.protect } : {}) }));
+      const valid = this.registration(opts.hooks, startupMs, endpoints, auth);
       deadlines = valid.deadlines;
       registration = opts.registration ? opts.registration(structuredClone(valid.registration)) : valid.registration;
       const toolStep = (s: ToolStepPlan): Obj => {
@@ -555,6 +585,8 @@ export class HarnessSession {
         sentinel: { tool: SENTINEL_TOOL },
         scenario: { session: { id: `ahp-session-${n}`, cwd: runDir }, steps },
         report: reportPath,
+        // Only runs with OAuth-protected hooks: the run CA, to be trusted for this run only.
+        ...(auth ? { tls: { caFile: auth.caFile } } : {}),
       };
       const configPath = join(runDir, 'config.json');
       writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
@@ -572,6 +604,7 @@ export class HarnessSession {
             TMPDIR: this.workspace.dir,
             AHP_ADAPTER_CONFIG: configPath,
             [TOKEN_ENV]: this.token,
+            ...(auth ? { [CLIENT_SECRET_ENV]: this.clientSecret } : {}),
           }),
           confine: this.workspace.confine([h.cwd], true),
         },
@@ -587,6 +620,7 @@ export class HarnessSession {
     } finally {
       collector.forget(log);
       await Promise.all([...endpoints.values()].map((e) => e.close()));
+      await auth?.close();
     }
     const records = [...log.records];
     this.learnStartup(records);
@@ -603,6 +637,12 @@ export class HarnessSession {
         note: `${log.dropped} wire record(s) past the bound were not kept`,
       });
     this.transcribe(opts.label, records, started);
+    for (const r of auth?.observation().records ?? [])
+      this.transcript.record({
+        dir: 'note',
+        channel: 'http',
+        note: `authorization server (${r.server}): ${r.method} ${r.path}${r.clientAuth ? `; client auth ${r.clientAuth} ${r.clientAuthOk ? 'ok' : 'refused'}` : ''}${r.grantType ? `; grant_type ${r.grantType}` : ''}${r.resource ? `; resource ${JSON.stringify(r.resource)}` : ''}${r.scope !== undefined ? `; scope "${r.scope}"` : ''} -> ${r.status ?? 'no answer'}${r.issued ? `; issued token ${r.issued.jti} aud ${r.issued.aud} scope "${r.issued.scope}" exp ${r.issued.exp}` : ''}${r.note ? ` (${r.note})` : ''}`,
+      });
     let report: AdapterReport | undefined;
     let reportProblem: string | undefined;
     const reportFile = readUntrustedFile(reportPath, REPORT_MAX_BYTES);
@@ -684,6 +724,18 @@ export class HarnessSession {
       inputs,
       markerTimes,
       deadlines,
+      ...(auth
+        ? {
+            auth: auth.observation(
+              auth.leaksIn({
+                'adapter stdout': started.stdout,
+                'adapter stderr': started.stderr,
+                'the adapter report': reportFile.kind === 'ok' ? reportFile.text : '',
+                'an event body': records.flatMap((r) => (r.kind === 'frame' ? [r.text ?? ''] : [])).join('\n'),
+              }),
+            ),
+          }
+        : {}),
     };
   }
 
@@ -708,7 +760,7 @@ export class HarnessSession {
                   url: r.http.url,
                   headers: {
                     'content-type': String(r.http.contentType ?? ''),
-                    authorization: `${r.http.authorization?.count ?? 0} header(s)${r.http.authorization?.matches ? ', the expected token' : ''}`,
+                    authorization: `${r.http.authorization?.count ?? 0} header(s)${r.http.authorization?.matches ? ', the expected token' : ''}${r.http.authorization?.bearer ? `; resource verdict: ${r.http.authorization.bearer.kind}${r.http.authorization.bearer.why ? ` (${r.http.authorization.bearer.why})` : ''}` : ''}`,
                   },
                 },
               }
@@ -729,7 +781,9 @@ export class HarnessSession {
             ? `started: ${JSON.stringify(r.argv)}`
             : r.kind === 'probe'
               ? `marker ${r.exists ? 'EXISTS' : 'absent'} when replying`
-              : r.kind;
+              : r.kind === 'metadata'
+                ? `${r.http?.method} ${r.http?.url} (protected-resource metadata) -> ${r.http?.status}`
+                : r.kind;
         this.transcript.record({
           dir: 'note',
           channel: r.transport,

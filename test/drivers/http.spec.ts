@@ -229,6 +229,21 @@ test.describe('postJson', () => {
     expect(tr.entries()[0]!.http!.headers!.authorization).toBe('Bearer [redacted]');
   });
 
+  test('exact Authorization lines: none, or several, instead of the token', async () => {
+    const rawAuth: string[][] = [];
+    const { url } = await serve((req, _body, res) => {
+      rawAuth.push(req.rawHeaders.filter((_, i, a) => i % 2 === 1 && a[i - 1]!.toLowerCase() === 'authorization'));
+      res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    });
+    const tr = new Transcript();
+    tr.addSecret('tok-a');
+    tr.addSecret('tok-b');
+    await postJson(url, '{}', { timeoutMs: 5000, token: 'tok-a', authorization: [], transcript: tr });
+    await postJson(url, '{}', { timeoutMs: 5000, authorization: ['Bearer tok-a', 'Bearer tok-b'], transcript: tr });
+    expect(rawAuth).toEqual([[], ['Bearer tok-a', 'Bearer tok-b']]);
+    expect(tr.toJsonl()).not.toMatch(/tok-[ab]/);
+  });
+
   test('a token echoed back in the response body is redacted in the transcript, not in the reply', async () => {
     const token = 'tok-echoed-back-42';
     const { url } = await serve((req, _body, res) => {

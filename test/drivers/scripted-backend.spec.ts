@@ -4,10 +4,12 @@ import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import type { BackendScript } from '../../drivers/scripted-backend/script.js';
 import { WireCollector, type RunLog } from '../../drivers/scripted-backend/collector.js';
 import { ScriptedHttpBackend } from '../../drivers/scripted-backend/http-server.js';
+import { createRunCa } from '../../drivers/auth/ca.js';
+import { AuthorizationServer } from '../../drivers/auth/authorization-server.js';
 import { ROOT } from '../support/paths.js';
 
 const MAIN = resolve(ROOT, 'dist', 'drivers', 'scripted-backend', 'stdio-main.js');
@@ -185,6 +187,61 @@ test('http: exact URL, token counted and redacted, scripted status and redirect'
     expect(frames[1]!.http).toMatchObject({ contentType: 'text/plain', authorization: { count: 0, matches: false } });
   } finally {
     await server.close();
+    collector.forget(log);
+  }
+});
+
+test('http, OAuth-protected hook: 401 challenge without a valid token (event not answered), RFC 9728 metadata, a valid token accepted', async () => {
+  const ca = await createRunCa();
+  const as = await AuthorizationServer.start({ ca, clientId: 'c', clientSecret: 's' });
+  const log = collector.open({ hooks: { a: { intercept: [{ effects: [DENY] }] } } });
+  const protection = { issuer: as.issuer, jwk: as.publicJwk, scopes: ['s1'], issued: () => as.issuedIds() };
+  const server = await ScriptedHttpBackend.start(() => log, undefined, { hooks: new Set(['a']), protection });
+  const agent = new Agent({ connect: { ca: ca.certPem } });
+  try {
+    const bare = await request(server.url('a'), {
+      method: 'POST',
+      body: JSON.stringify(req('1')),
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bare.statusCode).toBe(401);
+    expect(bare.headers['www-authenticate']).toBe(
+      `Bearer resource_metadata="${server.origin}/.well-known/oauth-protected-resource/hooks/a", scope="s1"`,
+    );
+    await bare.body.dump();
+    const meta = await request(`${server.origin}/.well-known/oauth-protected-resource/hooks/a`);
+    expect(await meta.body.json()).toMatchObject({
+      resource: server.resource('a'),
+      authorization_servers: [as.issuer],
+    });
+    const tokenRes = await request(`${as.issuer}/token`, {
+      method: 'POST',
+      dispatcher: agent,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'c',
+        client_secret: 's',
+        resource: server.resource('a'),
+        scope: 's1',
+      }).toString(),
+    });
+    const token = String(((await tokenRes.body.json()) as { access_token: string }).access_token);
+    const good = await request(server.url('a'), {
+      method: 'POST',
+      body: JSON.stringify(req('2')),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    });
+    expect(good.statusCode).toBe(200);
+    await good.body.dump();
+    const frames = log.records.filter((r) => r.kind === 'frame');
+    expect(frames.map((f) => f.http?.authorization?.bearer?.kind)).toEqual(['none', 'issued']);
+    expect(log.records.some((r) => r.kind === 'metadata' && r.http?.status === 200)).toBe(true);
+    expect(log.records.filter((r) => r.kind === 'reply').map((r) => r.http?.status)).toEqual([401, 200]);
+  } finally {
+    await agent.close();
+    await server.close();
+    await as.close();
     collector.forget(log);
   }
 });

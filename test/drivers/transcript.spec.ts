@@ -112,6 +112,9 @@ test.describe('Transcript', () => {
     });
     expect(tr.entries()[1]!.http!.headers).toEqual({ AUTHORIZATION: '[redacted]' });
     expect(tr.toJsonl()).not.toContain('dXNlcjpwYXNz');
+    // Two header lines, joined: both shown, both redacted.
+    tr.record({ dir: 'send', channel: 'http', text: '', http: { headers: { authorization: 'Bearer a, Bearer b' } } });
+    expect(tr.entries()[2]!.http!.headers).toEqual({ authorization: 'Bearer [redacted], Bearer [redacted]' });
   });
 
   test('a secret added later is also removed from earlier entries; empty secrets are ignored', () => {

@@ -22,6 +22,8 @@ import { configurationOf } from '../../reference/backend/configuration.js';
 import { CHECKS, checkSpec } from '../../src/checks/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { contentProbe } from '../../suites/support/content-events.js';
+import { AuthorizationServer } from '../../drivers/auth/authorization-server.js';
+import { createRunCa } from '../../drivers/auth/ca.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
@@ -695,9 +697,20 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   'stdout-banner': { changes: [] },
   'exit-after-first': { changes: [] },
   'per-event-exit-1': { changes: [] },
+  // The auth modes break the HTTP layer's refusal, before the handler (the http process tests).
+  'auth-anonymous': { changes: [] },
+  'auth-no-challenge': { changes: [] },
+  'auth-any-token': { changes: [] },
+  'auth-echo-token': { changes: [] },
+  // The OAuth modes too (reference/backend/oauth.ts; test/reference/backend-oauth.spec.ts).
+  'oauth-no-metadata': { changes: [] },
+  'oauth-any-audience': { changes: [] },
   'text-content-type': { changes: [] },
   'observe-200-body': { changes: [] },
   'error-status-400': { changes: [] },
+  // The upload receiver (reference/backend/upload.ts) is beside the handler: test/reference/backend-upload.spec.ts.
+  'upload-lenient-receiver': { changes: [] },
+  'upload-receipt-mismatch': { changes: [] },
   // The corpus runs under draft@2b5da580, where nothing serves hooks/configuration: see the 1d98c19 tests.
   'configuration-empty': { changes: [] },
   'configuration-with-effects': { changes: [] },
@@ -1268,6 +1281,141 @@ test.describe('http process', () => {
       expect(text).not.toContain(token);
     } finally {
       stop(b?.child);
+    }
+  });
+
+  test('--auth bearer: challenges on 401, 400 for a token in two places, fails closed without the token', async () => {
+    const token = 'tok-' + Math.random().toString(36).slice(2);
+    let b: HttpBackend | undefined;
+    try {
+      b = await startHttp(['--auth', 'bearer', '--token-env', 'AHP_REF_TEST_TOKEN'], { AHP_REF_TEST_TOKEN: token });
+      const url = `${b.base}/hooks`;
+      const none = await post(url, intercept(toolBefore('a-1', 'rm_rf')));
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toMatch(/^Bearer realm="/);
+      await none.text();
+      const wrong = await post(url, intercept(toolBefore('a-2', 'rm_rf')), { Authorization: 'Bearer nope' });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"');
+      expect(await wrong.text()).not.toContain('nope');
+      const query = await post(`${url}?access_token=${token}`, intercept(toolBefore('a-3', 'rm_rf')), {
+        Authorization: `Bearer ${token}`,
+      });
+      expect(query.status).toBe(400);
+      expect(await query.text()).not.toContain('jsonrpc');
+      const ok = await post(url, intercept(toolBefore('a-4', 'rm_rf')), { Authorization: `Bearer ${token}` });
+      expect(ok.status).toBe(200);
+      await ok.text();
+    } finally {
+      stop(b?.child);
+    }
+    const port = await getPort({ host: '127.0.0.1' });
+    const unset = start(
+      ['--transport', 'http', '--port', String(port), '--auth', 'bearer', '--token-env', 'AHP_REF_TEST_UNSET_TOKEN'],
+      { AHP_REF_TEST_UNSET_TOKEN: undefined },
+    );
+    const exit = await within(collect(unset).exit, 10_000, 'exit without the token');
+    expect(exit.code).toBe(2);
+  });
+
+  test('--auth oauth: metadata, challenges, tokens bound to the resource, scope 403, fails closed without the issuer', async () => {
+    const ca = await createRunCa();
+    const as = await AuthorizationServer.start({ ca, clientId: 'c', clientSecret: 's' });
+    const dir = mkdtempSync(join(tmpdir(), 'ahp-ref-oauth-'));
+    const caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, ca.certPem);
+    const args = [
+      '--auth',
+      'oauth',
+      '--issuer-env',
+      'AHP_REF_ISSUER',
+      '--ca-file-env',
+      'AHP_REF_CA',
+      '--scopes',
+      'a,b',
+    ];
+    let b: HttpBackend | undefined;
+    try {
+      b = await startHttp(args, { AHP_REF_ISSUER: as.issuer, AHP_REF_CA: caFile });
+      const url = `${b.base}/hooks`;
+      const metadataUrl = `${b.base}/.well-known/oauth-protected-resource/hooks`;
+      const none = await post(url, intercept(toolBefore('o-1', 'rm_rf')));
+      expect(none.status).toBe(401);
+      expect(none.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
+      await none.text();
+      const meta = await fetch(metadataUrl);
+      expect(meta.status).toBe(200);
+      expect(await meta.json()).toMatchObject({ resource: url, authorization_servers: [as.issuer] });
+      const send = async (token: string): Promise<Response> =>
+        post(url, intercept(toolBefore('o-2', 'rm_rf')), { Authorization: `Bearer ${token}` });
+      const good = await send(await as.mint({ aud: url, scope: 'b a' }));
+      expect(good.status).toBe(200);
+      expect((await good.json()).result).toBeDefined();
+      const nowS = Math.floor(Date.now() / 1000);
+      for (const token of [
+        await as.mint({ aud: `${url}-other`, scope: 'a b' }),
+        await as.mint({ aud: url, scope: 'a b', expS: nowS - 3600 }),
+        await as.mint({ aud: url, scope: 'a b', iss: `${as.issuer}/other` }),
+        await as.forge({ aud: url, scope: 'a b' }),
+      ]) {
+        const r = await send(token);
+        expect(r.status).toBe(401);
+        expect(r.headers.get('www-authenticate')).toContain('error="invalid_token"');
+        expect(await r.text()).not.toContain('jsonrpc');
+      }
+      const narrow = await send(await as.mint({ aud: url, scope: 'a' }));
+      expect(narrow.status).toBe(403);
+      expect(narrow.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+      await narrow.text();
+    } finally {
+      stop(b?.child);
+    }
+    try {
+      // Faults: no metadata (and a realm, not resource_metadata); any audience.
+      b = await startHttp([...args, '--fault', 'oauth-no-metadata'], { AHP_REF_ISSUER: as.issuer, AHP_REF_CA: caFile });
+      const none = await post(`${b.base}/hooks`, intercept(toolBefore('o-3', 'rm_rf')));
+      expect(none.headers.get('www-authenticate')).toMatch(/^Bearer realm="/);
+      await none.text();
+      expect((await fetch(`${b.base}/.well-known/oauth-protected-resource/hooks`)).status).toBe(404);
+      stop(b.child);
+      b = await startHttp([...args, '--fault', 'oauth-any-audience'], {
+        AHP_REF_ISSUER: as.issuer,
+        AHP_REF_CA: caFile,
+      });
+      const other = await post(`${b.base}/hooks`, intercept(toolBefore('o-4', 'rm_rf')), {
+        Authorization: `Bearer ${await as.mint({ aud: 'https://elsewhere.invalid/', scope: 'a b' })}`,
+      });
+      expect(other.status).toBe(200);
+      await other.text();
+      const forged = await post(`${b.base}/hooks`, intercept(toolBefore('o-5', 'rm_rf')), {
+        Authorization: `Bearer ${await as.forge({ aud: `${b.base}/hooks`, scope: 'a b' })}`,
+      });
+      expect(forged.status).toBe(401);
+      await forged.text();
+    } finally {
+      stop(b?.child);
+    }
+    // Fails closed: no issuer variable, and an issuer whose certificate is not of the CA given.
+    const stranger = await AuthorizationServer.start({
+      ca,
+      clientId: 'c',
+      clientSecret: 's',
+      misbehaviour: 'untrusted-certificate',
+    });
+    try {
+      for (const env of [
+        { AHP_REF_ISSUER: undefined, AHP_REF_CA: caFile },
+        { AHP_REF_ISSUER: stranger.issuer, AHP_REF_CA: caFile },
+      ]) {
+        const port = await getPort({ host: '127.0.0.1' });
+        const child = start(['--transport', 'http', '--port', String(port), ...args], env);
+        const exit = await within(collect(child).exit, 15_000, 'exit without a usable issuer');
+        expect(exit.code).toBe(2);
+      }
+    } finally {
+      await stranger.close();
+      await as.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

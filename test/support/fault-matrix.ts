@@ -81,10 +81,13 @@ const bad = (r: ClaimResults): CheckResult[] => r.checks.filter((c) => c.status 
 export function expectConforming(r: ClaimResults): void {
   expect(bad(r).map((c) => `${c.id} ${c.role} ${c.transport}/${c.lifecycle ?? ''}: ${c.message}`)).toEqual([]);
   expect(r.verdict).toBe('conformant');
-  // Only checks of another snapshot's rule, or of the other hooks/configuration case, may
-  // be not applicable: the plan declares them so for every claim of that kind.
+  // Only checks of another snapshot's rule, of the other hooks/configuration case, or of
+  // authentication the claim does not claim, may be not applicable: the plan declares them
+  // so for every claim of that kind.
   const byClaimKind = (id: string): boolean =>
-    checkSpec(id).snapshots !== undefined || checkSpec(id).configuration !== undefined;
+    checkSpec(id).snapshots !== undefined ||
+    checkSpec(id).configuration !== undefined ||
+    checkSpec(id).auth !== undefined;
   expect(
     r.checks
       .filter((c) => c.status === 'not-applicable' && !byClaimKind(c.id))

@@ -65,6 +65,7 @@ test.describe('loadClaim, role harness', () => {
       passEnv: [],
       lifecycles: ['persistent', 'per_event'],
       boundaries: [],
+      uploads: false,
     });
     expect(claim.backend).toBeUndefined();
   });
@@ -81,6 +82,7 @@ test.describe('loadClaim, role harness', () => {
       passEnv: [],
       lifecycles: ['per_event'],
       boundaries: [],
+      uploads: false,
     });
   });
 
@@ -221,5 +223,27 @@ test.describe('plannedProjects', () => {
       'demo:backend:stdio:per_event',
       'demo:backend:http',
     ]);
+  });
+});
+
+test.describe('content-upload claim fields (issue 15 B)', () => {
+  test('harness.uploads is kept; without it the upload checks are not applicable', () => {
+    const on = ok(loadClaim(claimFile(`${head('harness')}${harnessBlock}  uploads: true\n`).file));
+    expect(on.harness?.uploads).toBe(true);
+    const off = ok(loadClaim(claimFile(head('harness') + harnessBlock).file));
+    const reasons = (c: ResolvedClaim) =>
+      plannedProjects(plan(c))
+        .filter((p) => p.target.transport === 'http')
+        .flatMap((p) => [...p.checks, ...p.notApplicable.map((x) => `n/a ${x.id}`)]);
+    expect(reasons(on)).toContain('upload.request');
+    expect(reasons(off)).toContain('n/a upload.request');
+  });
+
+  test('backend.upload is kept with the http port placeholder; it needs the http transport', () => {
+    const upload = '  upload: { url: "http://127.0.0.1:{port}/uploads", maxBytes: 1024 }\n';
+    const claim = ok(loadClaim(claimFile(head('backend') + backendBlock + upload).file));
+    expect(claim.backend?.upload).toEqual({ url: 'http://127.0.0.1:{port}/uploads', maxBytes: 1024 });
+    const stdioOnly = `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [b.js] }\n` + upload;
+    expect(errorLine(loadClaim(claimFile(head('backend', '[stdio]') + stdioOnly).file))).toContain('backend.upload');
   });
 });

@@ -3,8 +3,12 @@
 // one JSON object as the body; every other status is an operational failure, and
 // redirects are never followed (undici's request() does not follow them; only the
 // follow-redirects fault does, by hand). The bearer token is read from its variable per
-// request and goes into exactly one Authorization header, nowhere else.
+// request and goes into exactly one Authorization header, nowhere else. An oauth preset
+// gets its token from oauth.ts inside the intercept's deadline; when that fails nothing is
+// sent (no unauthenticated fallback). A 401 is an operational failure: without a client
+// identity configured for the endpoint there is nothing to obtain a token with.
 import { Agent, request } from 'undici';
+import type { OAuthClient } from '../oauth.js';
 import { parseJsonBytes } from '../../../src/protocol/json.js';
 import type { FaultMode } from '../faults.js';
 import { httpBody, type Message } from '../messages.js';
@@ -48,14 +52,32 @@ export class HttpTransport implements Transport {
     private readonly cfg: HttpTransportConfig,
     private readonly authentication: Authentication | undefined,
     private readonly fault: FaultMode | undefined,
+    private readonly oauth?: OAuthClient,
   ) {}
 
   async intercept(message: Message, _rpcId: string, deadline: Deadline): Promise<Exchange> {
     deadline.start();
-    const credential = this.credential();
+    let credential = await this.credential(deadline.remaining());
+    // oauth-unauthenticated-fallback fault: a failed oauth credential is dropped instead of failing.
+    if (!credential.ok && this.fault === 'oauth-unauthenticated-fallback' && this.authentication?.type === 'oauth')
+      credential = { ok: true };
     if (!credential.ok) return fail(credential.failure); // fails closed: nothing is sent
-    const posted = await this.post(httpBody(message), deadline.remaining(), credential);
+    let posted = await this.post(httpBody(message), deadline.remaining(), credential);
+    // challenge-unauthenticated-retry fault: a 401 is answered by sending the event again, still without credentials.
+    if (
+      posted.ok &&
+      posted.status === 401 &&
+      credential.header === undefined &&
+      this.fault === 'challenge-unauthenticated-retry'
+    )
+      posted = await this.post(httpBody(message), deadline.remaining(), credential);
     if (!posted.ok) return fail(posted.failure, posted.retryable);
+    if (posted.status === 401)
+      return fail(
+        credential.header === undefined
+          ? 'HTTP status 401: the endpoint wants a credential and none is configured for it'
+          : 'HTTP status 401: the credential was refused',
+      );
     if (posted.status !== 200) return fail(`HTTP status ${posted.status}`, posted.status === 503);
     if (!isJsonMediaType(posted.contentType)) {
       return fail(
@@ -70,7 +92,7 @@ export class HttpTransport implements Transport {
   }
 
   async observe(message: Message, limitMs: number): Promise<boolean> {
-    const credential = this.credential();
+    const credential = await this.credential(limitMs);
     if (!credential.ok) return false;
     const posted = await this.post(httpBody(message), limitMs, credential);
     return posted.ok && posted.status >= 200 && posted.status < 300;
@@ -83,10 +105,14 @@ export class HttpTransport implements Transport {
 
   // ------------------------------------------------------------------ internals
 
-  /** Resolve the credential for this request; an unresolvable one fails before sending. */
-  private credential(): Credential {
+  /** Resolve the credential for this request within `limitMs`; an unresolvable one fails before sending. */
+  private async credential(limitMs: number): Promise<Credential> {
     const auth = this.authentication;
     if (auth === undefined) return { ok: true };
+    if (auth.type === 'oauth' && this.oauth) {
+      const got = await this.oauth.token(auth, limitMs);
+      return got.ok ? { ok: true, header: `Bearer ${got.token}`, token: got.token } : got;
+    }
     if (auth.type === 'bearer' && typeof auth.tokenEnv === 'string') {
       const token = process.env[auth.tokenEnv];
       if (token === undefined || token === '')

@@ -1,0 +1,106 @@
+// OAuth protection of the reference backend's HTTP endpoint (--auth oauth): a protected
+// resource in the sense of RFC 9728 and RFC 6750, whose one trusted issuer is named in
+// the environment. At start it discovers the issuer (RFC 8414 metadata) and fetches its
+// JWKS over HTTPS trusting only the CA file it is given, then accepts a request only with a
+// JWT access token signed by that issuer, for this resource (RFC 8707 `aud`), unexpired, and
+// with every required scope. JWT handling is jose's.
+import { readFileSync } from 'node:fs';
+import { get } from 'node:https';
+import { compactVerify, createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import type { FaultMode } from './faults.js';
+
+export const PRM_PREFIX = '/.well-known/oauth-protected-resource';
+const MAX_DOCUMENT = 256 * 1024;
+const FETCH_TIMEOUT_MS = 10_000;
+
+/** Why a token is refused: 401 invalid_token, or 403 insufficient_scope (RFC 6750 3.1). */
+export type TokenRefusal = { status: 401 | 403; error: 'invalid_token' | 'insufficient_scope' };
+
+export interface OAuthProtection {
+  readonly issuer: string;
+  readonly scopes: readonly string[];
+  /** The RFC 9728 metadata path of the endpoint at `path`. */
+  metadataPath(path: string): string;
+  /** The metadata document for the resource identifier `resource`. */
+  metadata(resource: string): Record<string, unknown>;
+  /** Undefined when the token is good for `resource`. */
+  verify(token: string, resource: string, fault: FaultMode | undefined): Promise<TokenRefusal | undefined>;
+}
+
+/** GET a JSON object over HTTPS, trusting only `ca` and following no redirect. */
+function getJson(url: string, ca: string): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    if (!url.startsWith('https://')) return reject(new Error(`${url} is not an https URL`));
+    const req = get(url, { ca, timeout: FETCH_TIMEOUT_MS }, (res) => {
+      if (res.statusCode !== 200) {
+        res.resume();
+        return reject(new Error(`${url}: HTTP ${res.statusCode}`));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (c: Buffer) => {
+        size += c.length;
+        if (size > MAX_DOCUMENT) req.destroy(new Error(`${url}: document too large`));
+        else chunks.push(c);
+      });
+      res.on('end', () => {
+        try {
+          const v = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+          if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
+          resolve(v as Record<string, unknown>);
+        } catch (e) {
+          reject(new Error(`${url}: ${e instanceof Error ? e.message : String(e)}`));
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url}: timed out`)));
+    req.on('error', reject);
+  });
+}
+
+/** Discover the issuer and its keys; rejects (the backend then refuses to start) on any doubt. */
+export async function loadOAuth(issuer: string, caFile: string, scopes: readonly string[]): Promise<OAuthProtection> {
+  const ca = readFileSync(caFile, 'utf8');
+  const u = new URL(issuer);
+  // RFC 8414 3: the well-known segment goes between the host and the issuer's path.
+  const path = u.pathname === '/' ? '' : u.pathname;
+  const meta = await getJson(`${u.origin}/.well-known/oauth-authorization-server${path}`, ca);
+  // RFC 8414 3.3: the metadata must be for the issuer it was fetched for.
+  if (meta.issuer !== issuer) throw new Error(`the issuer metadata names ${JSON.stringify(meta.issuer)}`);
+  if (typeof meta.jwks_uri !== 'string') throw new Error('the issuer metadata has no jwks_uri');
+  const jwks = await getJson(meta.jwks_uri, ca);
+  if (!Array.isArray(jwks.keys)) throw new Error('the JWKS has no keys');
+  const keys = createLocalJWKSet(jwks as unknown as JSONWebKeySet);
+  const lacksScope = (payload: Record<string, unknown>): boolean => {
+    const granted = new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []);
+    return scopes.some((s) => !granted.has(s));
+  };
+  return {
+    issuer,
+    scopes,
+    metadataPath: (p) => `${PRM_PREFIX}${p === '/' ? '' : p}`,
+    metadata: (resource) => ({
+      resource,
+      authorization_servers: [issuer],
+      bearer_methods_supported: ['header'],
+      ...(scopes.length ? { scopes_supported: [...scopes] } : {}),
+    }),
+    async verify(token, resource, fault) {
+      let payload: Record<string, unknown>;
+      try {
+        if (fault === 'oauth-any-audience') {
+          // The fault: the signature is checked, audience, expiry and issuer are not.
+          const { payload: bytes } = await compactVerify(token, keys, { algorithms: ['ES256'] });
+          payload = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+        } else {
+          payload = (await jwtVerify(token, keys, { issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' }))
+            .payload;
+        }
+      } catch {
+        return { status: 401, error: 'invalid_token' };
+      }
+      return lacksScope(payload) ? { status: 403, error: 'insufficient_scope' } : undefined;
+    },
+  };
+}
