@@ -10,6 +10,7 @@ import { plannedProjects } from '../src/engine/plan.js';
 import { FAULT_MODES as BACKEND_FAULTS } from '../reference/backend/faults.js';
 import { FAULT_MODES as HARNESS_FAULTS } from '../reference/harness/faults.js';
 import { CORPUS } from '../scripts/hostile-corpus.js';
+import { CHECKS } from '../src/checks/catalogue.js';
 import { ROOT } from './support/paths.js';
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -24,6 +25,15 @@ function stated(pattern: RegExp): number {
 test('fault modes per reference implementation', () => {
   expect(stated(/reference\/backend\/`, (\d+)\s+fault modes/)).toBe(BACKEND_FAULTS.length);
   expect(stated(/reference\/harness\/`, (\d+)\s+fault modes/)).toBe(HARNESS_FAULTS.length);
+});
+
+test('checks per role in the catalogue, and the content checks among them', () => {
+  const of = (role: 'backend' | 'harness') => CHECKS.filter((c) => (c.roles as readonly string[]).includes(role));
+  expect(stated(/(\d+) backend checks and \d+ harness checks/)).toBe(of('backend').length);
+  expect(stated(/\d+ backend checks and (\d+) harness checks/)).toBe(of('harness').length);
+  const content = stated(/\((\d+) of each are the content checks/);
+  for (const role of ['backend', 'harness'] as const)
+    expect(of(role).filter((c) => c.boundary !== undefined).length).toBe(content);
 });
 
 test('the closing lines quoted for the bundled claims count the checks their plan runs', () => {
