@@ -711,6 +711,8 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   // The upload receiver (reference/backend/upload.ts) is beside the handler: test/reference/backend-upload.spec.ts.
   'upload-lenient-receiver': { changes: [] },
   'upload-receipt-mismatch': { changes: [] },
+  'upload-receiver-anonymous': { changes: [] },
+  'upload-receiver-event-token': { changes: [] },
   // The corpus runs under draft@2b5da580, where nothing serves hooks/configuration: see the 1d98c19 tests.
   'configuration-empty': { changes: [] },
   'configuration-with-effects': { changes: [] },
