@@ -984,6 +984,9 @@ test.describe('command line', () => {
       ['--transport', 'http', '--port', '1', '--lifecycle', 'persistent'],
       ['--transport', 'http', '--port', '1', '--path', 'hooks'],
       ['--transport', 'http', '--port', '1', '--token-env', 'NOT-A-NAME'],
+      ['--transport', 'http', '--port', '1', '--upload-token-env', 'NOT-A-NAME'],
+      ['--transport', 'http', '--port', '1', '--token-env', 'SAME', '--upload-token-env', 'SAME'],
+      ['--transport', 'stdio', '--upload-token-env', 'AHP_UPLOAD'],
       ['--bogus'],
       ['--transport', 'stdio', 'extra'],
       ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'nope'],
@@ -1317,6 +1320,18 @@ test.describe('http process', () => {
       { AHP_REF_TEST_UNSET_TOKEN: undefined },
     );
     const exit = await within(collect(unset).exit, 10_000, 'exit without the token');
+    expect(exit.code).toBe(2);
+  });
+
+  test('--upload-token-env with the variable unset: fails closed (exit 2)', async () => {
+    const port = await getPort({ host: '127.0.0.1' });
+    const unset = start(
+      ['--transport', 'http', '--port', String(port), '--upload-token-env', 'AHP_REF_TEST_UNSET_UP'],
+      {
+        AHP_REF_TEST_UNSET_UP: undefined,
+      },
+    );
+    const exit = await within(collect(unset).exit, 10_000, 'exit without the upload token');
     expect(exit.code).toBe(2);
   });
 
