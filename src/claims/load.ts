@@ -450,6 +450,11 @@ function resolveBackend(
           throw new ClaimProblem(
             `backend.upload.auth.tokenEnv: ${tokenEnv} is also a backend.http.auth variable; the upload token must be its own`,
           );
+        const eventToken = eventAuth?.type === 'bearer' ? process.env[eventAuth.tokenEnv] : undefined;
+        if (eventToken && process.env[tokenEnv] === eventToken)
+          throw new ClaimProblem(
+            `backend.upload.auth.tokenEnv: ${tokenEnv} holds the same token as backend.http.auth.tokenEnv; the upload token must be its own`,
+          );
         // As for backend.http.auth: a server the runner starts gets a fresh token when unset.
         if (!process.env[tokenEnv] && b?.http?.command === undefined)
           throw new ClaimProblem(

@@ -278,6 +278,17 @@ test.describe('content-upload claim fields (issue 15 B)', () => {
       'url: "http://127.0.0.1:{port}/hooks", auth: { type: bearer, tokenEnv: DEMO_TOKEN } }',
     );
     expect(errorLine(withAuth('DEMO_TOKEN', shared))).toContain('backend.upload.auth.tokenEnv');
+    // Two variables holding one token: one line, without the token.
+    process.env.DEMO_TOKEN = 'demo-same-secret';
+    process.env.DEMO_UPLOAD_SAME = 'demo-same-secret';
+    try {
+      const line = errorLine(withAuth('DEMO_UPLOAD_SAME', shared));
+      expect(line).toContain('holds the same token');
+      expect(line).not.toContain('demo-same-secret');
+    } finally {
+      delete process.env.DEMO_TOKEN;
+      delete process.env.DEMO_UPLOAD_SAME;
+    }
     // A server the runner does not start needs the variable set.
     const running =
       `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [b.js] }\n` +
