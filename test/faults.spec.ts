@@ -131,12 +131,17 @@ function claimYaml(
           `{ type: oauth, issuerEnv: ${envName}_ISSUER, caFileEnv: ${envName}_CA_FILE, scopes: [ahp.hooks] }`,
         ]
       : [`--auth, bearer, --token-env, ${envName}_TOKEN`, `{ type: bearer, tokenEnv: ${envName}_TOKEN }`];
+    // The upload receiver checks: the conforming claim and the upload modes (the others never
+    // touch it); the receiver requires its own token, in a variable of its own.
+    const upload = mode === undefined || mode.startsWith('upload-');
+    const uploadArgs = upload ? `, --upload-token-env, ${envName}_UPLOAD_TOKEN` : '';
     lines.push(
-      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}", ${authArgs}${fault}], url: "http://127.0.0.1:{port}/hooks", auth: ${auth} }`,
+      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}", ${authArgs}${uploadArgs}${fault}], url: "http://127.0.0.1:{port}/hooks", auth: ${auth} }`,
     );
-    // The upload receiver checks: the conforming claim and the upload modes (the others never touch it).
-    if (mode === undefined || mode.startsWith('upload-'))
-      lines.push('  upload: { url: "http://127.0.0.1:{port}/uploads", maxBytes: 65536 }');
+    if (upload)
+      lines.push(
+        `  upload: { url: "http://127.0.0.1:{port}/uploads", maxBytes: 65536, auth: { type: bearer, tokenEnv: ${envName}_UPLOAD_TOKEN } }`,
+      );
   }
   if (kind.configuration) lines.push('  configuration: true');
   lines.push(

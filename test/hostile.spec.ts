@@ -442,6 +442,19 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
     );
   });
 
+  test("a second claim naming another claim's token variable as its upload token", () => {
+    const b = http('vendor-b', 'AHP_HOSTILE_TOKEN_B') as { backend: Record<string, unknown> };
+    b.backend.upload = {
+      url: 'http://127.0.0.1:{port}/uploads',
+      maxBytes: 1024,
+      auth: { type: 'bearer', tokenEnv: 'AHP_HOSTILE_TOKEN_A' },
+    };
+    refused(
+      run({ 'a.yaml': http('vendor-a', 'AHP_HOSTILE_TOKEN_A'), 'b.yaml': b }, tokens),
+      /^ahp-conformance: b\.yaml: backend\.upload\.auth\.tokenEnv AHP_HOSTILE_TOKEN_A is the token variable of a\.yaml too;/,
+    );
+  });
+
   for (const name of ['AHP_RUN_PLAN', 'TEST_WORKER_INDEX', 'AHP_CONFORMANCE_TEST_TOKEN']) {
     test(`a claim whose passEnv names the runner's own ${name}`, () => {
       refused(

@@ -10,6 +10,8 @@
 //   --token-env alone requires it only when NAME is set)
 //   [--auth oauth --issuer-env NAME --ca-file-env NAME [--scopes a,b]] (HTTP): OAuth-protected (oauth.ts):
 //   the issuer URL and the CA file's path come from those variables, and it refuses to start without them.
+//   [--upload-token-env NAME] (HTTP): the upload receiver requires its own bearer token, read from NAME
+//   (refuses to start without it); the event endpoint's credentials never open it.
 import { parseArgs } from 'node:util';
 import {
   OLDEST_SNAPSHOT,
@@ -43,6 +45,8 @@ export type Options = Common &
         readonly host: string;
         readonly path: string;
         readonly tokenEnv?: string;
+        /** The variable holding the upload receiver's own bearer token (--upload-token-env). */
+        readonly uploadTokenEnv?: string;
         /** Bearer authentication is claimed: start only with the token (fail closed). */
         readonly auth?: 'bearer' | 'oauth';
         /** --auth oauth: the variables naming the trusted issuer and the CA file, and the required scopes. */
@@ -56,7 +60,17 @@ export type Options = Common &
 export type ArgsResult = { ok: true; options: Options } | { ok: false; error: string };
 
 const STDIO_ONLY = ['lifecycle'] as const;
-const HTTP_ONLY = ['port', 'host', 'path', 'token-env', 'auth', 'issuer-env', 'ca-file-env', 'scopes'] as const;
+const HTTP_ONLY = [
+  'port',
+  'host',
+  'path',
+  'token-env',
+  'auth',
+  'issuer-env',
+  'ca-file-env',
+  'scopes',
+  'upload-token-env',
+] as const;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Parse argv (without node and the script). Errors are one line, ready for stderr. */
@@ -81,6 +95,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
         'issuer-env': { type: 'string' },
         'ca-file-env': { type: 'string' },
         scopes: { type: 'string' },
+        'upload-token-env': { type: 'string' },
         trace: { type: 'string' },
         snapshot: { type: 'string' },
         'no-configuration': { type: 'boolean' },
@@ -149,6 +164,11 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   const tokenEnv = values['token-env'];
   if (tokenEnv !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(tokenEnv))
     return fail('--token-env must be an environment variable name');
+  const uploadTokenEnv = values['upload-token-env'];
+  if (uploadTokenEnv !== undefined && !ENV_NAME.test(uploadTokenEnv))
+    return fail('--upload-token-env must be an environment variable name');
+  if (uploadTokenEnv !== undefined && uploadTokenEnv === tokenEnv)
+    return fail('--upload-token-env must name another variable than --token-env: upload credentials are their own');
   const auth = values.auth;
   if (auth !== undefined && auth !== 'bearer' && auth !== 'oauth') return fail('--auth must be bearer or oauth');
   if (auth === 'bearer' && tokenEnv === undefined) return fail('--auth bearer needs --token-env NAME');
@@ -182,6 +202,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
     path,
     policy,
     ...(tokenEnv !== undefined ? { tokenEnv } : {}),
+    ...(uploadTokenEnv !== undefined ? { uploadTokenEnv } : {}),
     ...(auth !== undefined ? { auth } : {}),
     ...(oauth ? { oauth } : {}),
     ...(fault ? { fault } : {}),

@@ -279,6 +279,17 @@ export const FAULTS = {
     description: "the upload receipt's sha256 is the digest of the reference it allocates, not of the bytes received",
     transport: 'http',
   },
+  'upload-receiver-anonymous': {
+    targets: ['upload.receiver-auth'],
+    description:
+      'the upload receiver ignores credentials: an upload without a token, or with a wrong one, gets its receipt',
+    transport: 'http',
+  },
+  'upload-receiver-event-token': {
+    targets: ['upload.receiver-auth'],
+    description: "the upload receiver also takes the event endpoint's bearer token as upload credentials",
+    transport: 'http',
+  },
 } as const satisfies Record<string, BackendFaultSpec>;
 
 export type FaultMode = keyof typeof FAULTS;

@@ -5,9 +5,10 @@
 //   Bearer challenge, a token in two places (two headers, the query) 400.
 //   --auth oauth (oauth.ts): the 401 challenge names the RFC 9728 metadata, served by GET at
 //   /.well-known/oauth-protected-resource<path>; a token lacking a required scope gets 403.
-//   /uploads: the content-upload receiver (upload.ts).
-import { timingSafeEqual } from 'node:crypto';
+//   /uploads: the content-upload receiver (upload.ts), with its own bearer token when given
+//   (--upload-token-env): the event endpoint's credentials never open it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { authorized } from './bearer.js';
 import type { FaultMode } from './faults.js';
 import { respond, type HandlerContext } from './handler.js';
 import type { OAuthProtection } from './oauth.js';
@@ -23,6 +24,8 @@ export interface HttpOptions {
   readonly token?: string | undefined;
   /** OAuth protection instead of one bearer token (--auth oauth). */
   readonly oauth?: OAuthProtection | undefined;
+  /** The upload receiver's own bearer token, or undefined for an open receiver. */
+  readonly uploadToken?: string | undefined;
   readonly ctx: HandlerContext;
   /** Called once per request (--trace, a bench instrument). */
   readonly onExchange?: (() => void) | undefined;
@@ -31,13 +34,6 @@ export interface HttpOptions {
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', ...headers });
   res.end(text + '\n');
-}
-
-function authorized(header: string | undefined, token: string): boolean {
-  if (header === undefined) return false;
-  const got = Buffer.from(header, 'utf8');
-  const want = Buffer.from(`Bearer ${token}`, 'utf8');
-  return got.length === want.length && timingSafeEqual(got, want);
 }
 
 type Refusal = { status: 400 | 401 | 403; challenge: string; text: string };
@@ -147,7 +143,11 @@ export function createBackendServer(opts: HttpOptions): Server {
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
       return void res.end(text);
     }
-    if (url.pathname === UPLOAD_PATH && opts.path !== UPLOAD_PATH) return serveUpload(req, res, ctx.fault);
+    if (url.pathname === UPLOAD_PATH && opts.path !== UPLOAD_PATH)
+      return serveUpload(req, res, ctx.fault, {
+        uploadToken: opts.uploadToken,
+        eventToken: opts.token,
+      });
     if (url.pathname !== opts.path) {
       req.resume();
       return plain(res, 404, 'not found');

@@ -93,6 +93,15 @@ async function main(): Promise<void> {
       process.stderr.write(`ahp reference backend: ${opts.tokenEnv} is not set; no authentication required\n`);
     }
   }
+  let uploadToken: string | undefined;
+  if (opts.uploadTokenEnv !== undefined) {
+    uploadToken = process.env[opts.uploadTokenEnv] || undefined;
+    // A receiver that requires a token fails closed: never accept uploads openly instead.
+    if (uploadToken === undefined) {
+      process.stderr.write(`ahp reference backend: --upload-token-env: ${opts.uploadTokenEnv} is not set\n`);
+      process.exit(2);
+    }
+  }
   const oauth = opts.oauth ? await oauthOf(opts.oauth) : undefined;
   const server = createBackendServer({
     host: opts.host,
@@ -100,6 +109,7 @@ async function main(): Promise<void> {
     path: opts.path,
     token,
     oauth,
+    uploadToken,
     ctx,
     onExchange,
   });

@@ -5,8 +5,12 @@
 // {ref, size, sha256}; missing or malformed framing, a chunked body or a hash mismatch 400,
 // a body over the limit 413. Bytes are not kept: the reference edits no attachments, and
 // a receipt is an upload confirmation, not storage the checks read back.
+// With its own token (--upload-token-env), an upload without exactly `Bearer <that token>` gets
+// 401 and a Bearer challenge before its body is read (capability-auth.md@40d064d, "Failure and
+// timing"): the event endpoint's token included.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authorized } from './bearer.js';
 import type { FaultMode } from './faults.js';
 
 export const UPLOAD_PATH = '/uploads';
@@ -14,14 +18,33 @@ export const UPLOAD_PATH = '/uploads';
 export const UPLOAD_MAX_BYTES = 64 * 1024;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 
-function answer(res: ServerResponse, status: number, body?: object): void {
-  const text = body ? JSON.stringify(body) : `${status === 413 ? 'too large' : 'bad upload'}\n`;
+const REASONS: Record<number, string> = { 401: 'unauthorized', 413: 'too large' };
+
+function answer(res: ServerResponse, status: number, body?: object, headers: Record<string, string> = {}): void {
+  const text = body ? JSON.stringify(body) : `${REASONS[status] ?? 'bad upload'}\n`;
   res.writeHead(status, {
     'Content-Type': body ? 'application/json' : 'text/plain; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(text)),
     ...(status === 413 ? { Connection: 'close' } : {}),
+    ...headers,
   });
   res.end(text);
+}
+
+export interface UploadCredentials {
+  /** The receiver's own bearer token; undefined: an open receiver. */
+  readonly uploadToken?: string | undefined;
+  /** The event endpoint's token: never valid here (only the upload-receiver-event-token fault takes it). */
+  readonly eventToken?: string | undefined;
+}
+
+/** Whether the upload carries the receiver's credentials (always, for an open receiver). */
+function permitted(req: IncomingMessage, fault: FaultMode | undefined, c: UploadCredentials): boolean {
+  if (c.uploadToken === undefined || fault === 'upload-receiver-anonymous') return true;
+  const header = req.headers.authorization;
+  if (fault === 'upload-receiver-event-token' && c.eventToken !== undefined && authorized(header, c.eventToken))
+    return true;
+  return authorized(header, c.uploadToken);
 }
 
 /** Serve one request at UPLOAD_PATH. */
@@ -29,7 +52,13 @@ export async function serveUpload(
   req: IncomingMessage,
   res: ServerResponse,
   fault: FaultMode | undefined,
+  credentials: UploadCredentials = {},
 ): Promise<void> {
+  if (!permitted(req, fault, credentials)) {
+    req.resume();
+    const challenge = `Bearer realm="ahp-reference-uploads"${req.headers.authorization === undefined ? '' : ', error="invalid_token"'}`;
+    return answer(res, 401, undefined, { 'WWW-Authenticate': challenge });
+  }
   const lenient = fault === 'upload-lenient-receiver';
   const length = req.headers['content-length'];
   const declared = length !== undefined && /^[0-9]+$/.test(length) ? Number(length) : undefined;

@@ -71,8 +71,9 @@ export interface CheckSpec {
    * Backend authentication checks: they judge a backend whose claim says it requires
    * credentials (`backend.http.auth`); the plan declares them not applicable to the others.
    * `oauth`: only a backend whose claim says it is OAuth-protected (`auth.type: oauth`).
+   * `upload`: only a backend whose upload receiver requires its own token (`backend.upload.auth`).
    */
-  readonly auth?: 'claimed' | 'oauth';
+  readonly auth?: 'claimed' | 'oauth' | 'upload';
   /**
    * Content-upload checks: the plan declares them not applicable to a harness claim without
    * `harness.uploads`, and to a backend claim without an upload receiver (`backend.upload`).
@@ -840,6 +841,21 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     title: 'A badly framed or oversized upload is rejected without a receipt',
     expectation:
       'uploads with a wrong, uppercase or missing AHP-Content-SHA256, a Content-Type other than application/octet-stream, a chunked body without Content-Length, or one byte more than the claimed maxBytes each get a 4xx status (400, or 413 for the size) and no receipt',
+  }),
+  // A receiver that requires its own bearer token (`backend.upload.auth`): upload credentials
+  // are separate from the event endpoint's and never inherited (capability-auth.md@40d064d,
+  // "Registration" and "Failure and timing").
+  check({
+    id: 'upload.receiver-auth',
+    level: 'MUST',
+    profile: 'http',
+    requirements: ['AHP-AUTH-001', 'AHP-SEC-001', 'AHP-HTTP-001'],
+    transports: ['http'],
+    uploads: true,
+    auth: 'upload',
+    title: 'The upload receiver refuses uploads without its own token',
+    expectation:
+      "a well-framed upload without credentials, with a wrong bearer token, or (where backend.http.auth is claimed) with the event endpoint's token gets a 4xx (401 with a Bearer WWW-Authenticate challenge recommended) and no receipt, while the same upload with the upload token gets its 201 receipt; no reply echoes either token",
   }),
   // ---------------------------------------------------------------- content upload (harness side)
   // The binary upload binding (spec/draft/content-upload.md@2b5da580; spec-core 13.5 "content-upload

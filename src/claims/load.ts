@@ -115,9 +115,11 @@ export interface ResolvedClaim {
     configuration: boolean;
     /**
      * The backend's content-upload receiver, served beside its HTTP endpoint: `url` may use
-     * the http block's `{port}`; `maxBytes` is the limit it enforces (docs/claims.md).
+     * the http block's `{port}`; `maxBytes` is the limit it enforces (docs/claims.md);
+     * `tokenEnv`: the receiver requires its own bearer token, held in that variable
+     * (`backend.upload.auth`), never the event endpoint's.
      */
-    upload?: { url: string; maxBytes: number };
+    upload?: { url: string; maxBytes: number; tokenEnv?: string };
   };
   /** Present when the role is harness or both. */
   harness?: HarnessLaunch;
@@ -388,7 +390,7 @@ interface RawBackend {
   http?: RawHttp;
   samples?: { deny?: Sample[]; modify?: Sample[]; content?: ContentSample[] };
   configuration?: boolean;
-  upload?: { url: string; maxBytes: number };
+  upload?: { url: string; maxBytes: number; auth?: { type: 'bearer'; tokenEnv: string } };
 }
 interface RawHarness {
   command: string;
@@ -433,7 +435,37 @@ function resolveBackend(
           'backend.upload: the upload receiver is served beside the HTTP backend; claim transports http',
         );
       checkUrlTemplate(upload.url, b?.http?.command !== undefined, 'backend.upload.url');
-      backend.upload = { url: upload.url, maxBytes: upload.maxBytes };
+      const tokenEnv = upload.auth?.tokenEnv;
+      if (tokenEnv !== undefined) {
+        // Upload credentials never inherit the event endpoint's (capability-auth.md@40d064d,
+        // "Registration"): one variable for both would make them the same token.
+        const eventAuth = b?.http?.auth;
+        const eventVars =
+          eventAuth?.type === 'bearer'
+            ? [eventAuth.tokenEnv]
+            : eventAuth?.type === 'oauth'
+              ? [eventAuth.issuerEnv, eventAuth.caFileEnv]
+              : [];
+        if (eventVars.includes(tokenEnv))
+          throw new ClaimProblem(
+            `backend.upload.auth.tokenEnv: ${tokenEnv} is also a backend.http.auth variable; the upload token must be its own`,
+          );
+        const eventToken = eventAuth?.type === 'bearer' ? process.env[eventAuth.tokenEnv] : undefined;
+        if (eventToken && process.env[tokenEnv] === eventToken)
+          throw new ClaimProblem(
+            `backend.upload.auth.tokenEnv: ${tokenEnv} holds the same token as backend.http.auth.tokenEnv; the upload token must be its own`,
+          );
+        // As for backend.http.auth: a server the runner starts gets a fresh token when unset.
+        if (!process.env[tokenEnv] && b?.http?.command === undefined)
+          throw new ClaimProblem(
+            `backend.upload.auth.tokenEnv: environment variable ${tokenEnv} is not set (required when the runner does not start the server: no command)`,
+          );
+      }
+      backend.upload = {
+        url: upload.url,
+        maxBytes: upload.maxBytes,
+        ...(tokenEnv !== undefined ? { tokenEnv } : {}),
+      };
     });
   for (const t of transports) {
     const where = `backend.${t}`;

@@ -84,16 +84,22 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   const owners = new Map<string, ResolvedClaim>();
   for (const c of claims) {
-    const t = c.backend?.http?.tokenEnv;
-    if (t === undefined) continue;
-    const first = owners.get(t);
-    if (first) {
-      return (
-        `${show(c.file)}: backend.http.auth.tokenEnv ${t} is the token variable of ${show(first.file)} too; ` +
-        'each claim of a run needs a token variable of its own (an implementation gets only its own token)'
-      );
+    // The event token and the upload receiver's own token (backend.upload.auth).
+    const tokens: [string, string | undefined][] = [
+      ['backend.http.auth.tokenEnv', c.backend?.http?.tokenEnv],
+      ['backend.upload.auth.tokenEnv', c.backend?.upload?.tokenEnv],
+    ];
+    for (const [where, t] of tokens) {
+      if (t === undefined) continue;
+      const first = owners.get(t);
+      if (first && first !== c) {
+        return (
+          `${show(c.file)}: ${where} ${t} is the token variable of ${show(first.file)} too; ` +
+          'each claim of a run needs a token variable of its own (an implementation gets only its own token)'
+        );
+      }
+      owners.set(t, c);
     }
-    owners.set(t, c);
   }
   for (const c of claims) {
     const lists: [string, readonly string[] | undefined][] = [

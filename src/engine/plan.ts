@@ -75,8 +75,9 @@ export function claimTargets(claim: ResolvedClaim, claimIndex: number): Target[]
  * cannot: a check of a rule that the claim's snapshot does not have (the catalogue row's
  * `snapshots`), the sample checks without the claim's samples of their kind, and the
  * backend's `hooks/configuration` checks of the other case than the claim's, the
- * content checks of boundaries the claim does not claim, and the backend authentication
- * checks without a claimed `backend.http.auth`.
+ * content checks of boundaries the claim does not claim, the backend authentication
+ * checks without a claimed `backend.http.auth`, and upload.receiver-auth without a claimed
+ * `backend.upload.auth`.
  */
 function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
   const only = checkSpec(id).snapshots;
@@ -109,6 +110,8 @@ function unexercisable(claim: ResolvedClaim, id: string): string | undefined {
     if (checkSpec(id).roles.includes('backend') && !claim.backend?.upload)
       return 'the claim names no upload receiver of the backend (backend.upload)';
   }
+  if (auth === 'upload' && claim.backend?.upload?.tokenEnv === undefined)
+    return 'the claim does not say the upload receiver requires its own token (backend.upload.auth)';
   const configuration = checkSpec(id).configuration;
   const served = claim.backend?.configuration ?? false;
   if (configuration === 'served' && !served)

@@ -66,6 +66,12 @@ export class BackendSession {
    * prepare(), before the check runs).
    */
   token?: string;
+  /**
+   * The upload receiver's own bearer token (`backend.upload.auth`), made up like `token` when
+   * the runner starts the server and the variable is unset: a different random value, so the
+   * event token never authorizes an upload by accident.
+   */
+  uploadToken?: string;
   /** OAuth-protected backends: the runner's authorization server for this check, and the endpoint URL its tokens are for. */
   oauth?: { as: AuthorizationServer; resource: string; scopes: readonly string[] };
   /** The transport and lifecycle of this session, picked once from the target. */
@@ -93,6 +99,12 @@ export class BackendSession {
           (h?.command !== undefined ? `ahp-run-${randomBytes(24).toString('base64url')}` : undefined)
         : undefined;
       if (this.token) this.transcript.addSecret(this.token);
+      const uploadEnv = claim.backend?.upload?.tokenEnv;
+      this.uploadToken = uploadEnv
+        ? process.env[uploadEnv] ||
+          (h?.command !== undefined ? `ahp-upload-${randomBytes(24).toString('base64url')}` : undefined)
+        : undefined;
+      if (this.uploadToken) this.transcript.addSecret(this.uploadToken);
     }
     this.timing = new ReplyTiming(timeoutMs, patienceMs(timeoutMs), transcript);
     this.channel = this.pickChannel();
@@ -158,6 +170,7 @@ export class BackendSession {
   /** The implementation's environment (src/claims/environment.ts); the HTTP token only to the HTTP server. */
   private env(declared: DeclaredEnv, fill: (s: string) => string = (s) => s): Record<string, string> {
     const tokenEnv = this.transport === 'http' ? this.claim.backend?.http?.tokenEnv : undefined;
+    const uploadEnv = this.transport === 'http' ? this.claim.backend?.upload?.tokenEnv : undefined;
     const o = this.transport === 'http' ? this.claim.backend?.http?.oauth : undefined;
     const filled = {
       env: Object.fromEntries(Object.entries(declared.env).map(([k, v]) => [k, fill(v)])),
@@ -166,6 +179,7 @@ export class BackendSession {
     return implementationEnv(filled, {
       TMPDIR: this.workspace.dir,
       ...(tokenEnv && this.token ? { [tokenEnv]: this.token } : {}),
+      ...(uploadEnv && this.uploadToken ? { [uploadEnv]: this.uploadToken } : {}),
       ...(o && this.oauth ? { [o.issuerEnv]: this.oauth.as.issuer, [o.caFileEnv]: this.caFile } : {}),
     });
   }

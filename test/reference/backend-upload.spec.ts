@@ -1,6 +1,8 @@
 // The reference backend's upload receiver (reference/backend/upload.ts), in process: a
 // well-framed upload gets a matching receipt; bad framing 400, too many bytes 413; the two
-// upload fault modes change exactly that.
+// upload fault modes change exactly that. With its own token (--upload-token-env), anything
+// else gets 401 and a Bearer challenge, the event token included; the two credential fault
+// modes break exactly that.
 import { test, expect } from '@playwright/test';
 import { createHash, randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -17,11 +19,16 @@ const framing = (b: Buffer): Record<string, string> => ({
   'ahp-content-sha256': sha(b),
 });
 
-async function withReceiver(fault: FaultMode | undefined, f: (url: string) => Promise<void>): Promise<void> {
+async function withReceiver(
+  fault: FaultMode | undefined,
+  f: (url: string) => Promise<void>,
+  tokens: { token?: string; uploadToken?: string } = {},
+): Promise<void> {
   const server = createBackendServer({
     host: '127.0.0.1',
     port: 0,
     path: '/hooks',
+    ...tokens,
     ctx: { policy: DEFAULT_POLICY, fault },
   });
   await listen(server, '127.0.0.1', 0);
@@ -70,4 +77,40 @@ test('upload-lenient-receiver accepts bad framing; upload-receipt-mismatch names
     expect(a?.status).toBe(201);
     expect((JSON.parse(a!.body.toString()) as { sha256: string }).sha256).not.toBe(sha(body));
   });
+});
+
+test('a receiver with its own token refuses every other credential with 401 and a Bearer challenge', async () => {
+  const tokens = { token: 'event-token-1', uploadToken: 'upload-token-2' };
+  const body = randomBytes(64);
+  const as = (authorization?: string) => ({ ...framing(body), ...(authorization ? { authorization } : {}) });
+  await withReceiver(
+    undefined,
+    async (url) => {
+      for (const authorization of [undefined, 'Bearer wrong', 'Bearer event-token-1']) {
+        const a = await post(url, as(authorization), body);
+        expect(a?.status).toBe(401);
+        expect(a?.headers['www-authenticate']).toMatch(/^Bearer /);
+        expect(a?.body.toString()).not.toContain('token');
+      }
+      expect((await post(url, as('Bearer upload-token-2'), body))?.status).toBe(201);
+    },
+    tokens,
+  );
+  await withReceiver(
+    'upload-receiver-anonymous',
+    async (url) => {
+      expect((await post(url, as(), body))?.status).toBe(201);
+      expect((await post(url, as('Bearer wrong'), body))?.status).toBe(201);
+    },
+    tokens,
+  );
+  await withReceiver(
+    'upload-receiver-event-token',
+    async (url) => {
+      expect((await post(url, as('Bearer event-token-1'), body))?.status).toBe(201);
+      expect((await post(url, as(), body))?.status).toBe(401);
+      expect((await post(url, as('Bearer wrong'), body))?.status).toBe(401);
+    },
+    tokens,
+  );
 });

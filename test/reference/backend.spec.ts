@@ -711,6 +711,8 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   // The upload receiver (reference/backend/upload.ts) is beside the handler: test/reference/backend-upload.spec.ts.
   'upload-lenient-receiver': { changes: [] },
   'upload-receipt-mismatch': { changes: [] },
+  'upload-receiver-anonymous': { changes: [] },
+  'upload-receiver-event-token': { changes: [] },
   // The corpus runs under draft@2b5da580, where nothing serves hooks/configuration: see the 1d98c19 tests.
   'configuration-empty': { changes: [] },
   'configuration-with-effects': { changes: [] },
@@ -982,6 +984,9 @@ test.describe('command line', () => {
       ['--transport', 'http', '--port', '1', '--lifecycle', 'persistent'],
       ['--transport', 'http', '--port', '1', '--path', 'hooks'],
       ['--transport', 'http', '--port', '1', '--token-env', 'NOT-A-NAME'],
+      ['--transport', 'http', '--port', '1', '--upload-token-env', 'NOT-A-NAME'],
+      ['--transport', 'http', '--port', '1', '--token-env', 'SAME', '--upload-token-env', 'SAME'],
+      ['--transport', 'stdio', '--upload-token-env', 'AHP_UPLOAD'],
       ['--bogus'],
       ['--transport', 'stdio', 'extra'],
       ['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'nope'],
@@ -1315,6 +1320,18 @@ test.describe('http process', () => {
       { AHP_REF_TEST_UNSET_TOKEN: undefined },
     );
     const exit = await within(collect(unset).exit, 10_000, 'exit without the token');
+    expect(exit.code).toBe(2);
+  });
+
+  test('--upload-token-env with the variable unset: fails closed (exit 2)', async () => {
+    const port = await getPort({ host: '127.0.0.1' });
+    const unset = start(
+      ['--transport', 'http', '--port', String(port), '--upload-token-env', 'AHP_REF_TEST_UNSET_UP'],
+      {
+        AHP_REF_TEST_UNSET_UP: undefined,
+      },
+    );
+    const exit = await within(collect(unset).exit, 10_000, 'exit without the upload token');
     expect(exit.code).toBe(2);
   });
 

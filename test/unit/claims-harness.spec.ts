@@ -246,4 +246,63 @@ test.describe('content-upload claim fields (issue 15 B)', () => {
     const stdioOnly = `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [b.js] }\n` + upload;
     expect(errorLine(loadClaim(claimFile(head('backend', '[stdio]') + stdioOnly).file))).toContain('backend.upload');
   });
+
+  test('backend.upload.auth: kept, turns on upload.receiver-auth, and needs a variable of its own', () => {
+    const withAuth = (tokenEnv: string, http = backendBlock) =>
+      loadClaim(
+        claimFile(
+          head('backend') +
+            http +
+            `  upload: { url: "http://127.0.0.1:{port}/uploads", maxBytes: 1024, auth: { type: bearer, tokenEnv: ${tokenEnv} } }\n`,
+        ).file,
+      );
+    const httpChecks = (c: ResolvedClaim) =>
+      plannedProjects(plan(c))
+        .filter((p) => p.target.transport === 'http')
+        .flatMap((p) => [...p.checks, ...p.notApplicable.map((x) => `n/a ${x.id}: ${x.reason}`)]);
+    const claim = ok(withAuth('DEMO_UPLOAD_TOKEN'));
+    expect(claim.backend?.upload?.tokenEnv).toBe('DEMO_UPLOAD_TOKEN');
+    expect(httpChecks(claim)).toContain('upload.receiver-auth');
+    const open = ok(
+      loadClaim(
+        claimFile(
+          head('backend') + backendBlock + '  upload: { url: "http://127.0.0.1:{port}/uploads", maxBytes: 1024 }\n',
+        ).file,
+      ),
+    );
+    expect(open.backend?.upload?.tokenEnv).toBeUndefined();
+    expect(httpChecks(open).find((c) => c.startsWith('n/a upload.receiver-auth'))).toContain('backend.upload.auth');
+    // The event token's variable for uploads too: one line.
+    const shared = backendBlock.replace(
+      'url: "http://127.0.0.1:{port}/hooks" }',
+      'url: "http://127.0.0.1:{port}/hooks", auth: { type: bearer, tokenEnv: DEMO_TOKEN } }',
+    );
+    expect(errorLine(withAuth('DEMO_TOKEN', shared))).toContain('backend.upload.auth.tokenEnv');
+    // Two variables holding one token: one line, without the token.
+    process.env.DEMO_TOKEN = 'demo-same-secret';
+    process.env.DEMO_UPLOAD_SAME = 'demo-same-secret';
+    try {
+      const line = errorLine(withAuth('DEMO_UPLOAD_SAME', shared));
+      expect(line).toContain('holds the same token');
+      expect(line).not.toContain('demo-same-secret');
+    } finally {
+      delete process.env.DEMO_TOKEN;
+      delete process.env.DEMO_UPLOAD_SAME;
+    }
+    // A server the runner does not start needs the variable set.
+    const running =
+      `backend:\n  stdio: { command: ${JSON.stringify(process.execPath)}, args: [b.js] }\n` +
+      '  http: { url: "http://127.0.0.1:8080/hooks" }\n';
+    delete process.env.DEMO_UNSET_UPLOAD_TOKEN;
+    const unset = loadClaim(
+      claimFile(
+        head('backend') +
+          running +
+          '  upload: { url: "http://127.0.0.1:8080/uploads", maxBytes: 1024, auth: { type: bearer, tokenEnv: DEMO_UNSET_UPLOAD_TOKEN } }\n',
+      ).file,
+    );
+    expect(errorLine(unset)).toContain(
+      'backend.upload.auth.tokenEnv: environment variable DEMO_UNSET_UPLOAD_TOKEN is not set',
+    );
+  });
 });
