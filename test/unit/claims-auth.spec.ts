@@ -2,20 +2,16 @@
 // runner starts) the issuer and CA file variables and the scopes; the plan runs the OAuth
 // checks only where the claim says oauth, and the other auth checks for either.
 import { test, expect } from '@playwright/test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadClaim, type ClaimOutcome, type ResolvedClaim } from '../../src/claims/load.js';
 import { plannedProjects } from '../../src/engine/plan.js';
+import { tempFolders } from '../support/temp.js';
 
-const made: string[] = [];
-test.afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const folder = tempFolders('ahp-claim-auth-');
 
 function load(http: string): ClaimOutcome {
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-claim-auth-'));
-  made.push(dir);
+  const dir = folder();
   const file = join(dir, 'claim.yaml');
   writeFileSync(
     file,

@@ -2,21 +2,17 @@
 // block (command, cwd) with its own defaults, a missing block is one line naming
 // harness.command, and the run plan gets one project per role, transport and lifecycle.
 import { test, expect } from '@playwright/test';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadClaim, type ClaimOutcome, type ResolvedClaim } from '../../src/claims/load.js';
 import { plannedProjects, type RunPlan } from '../../src/engine/plan.js';
+import { tempFolders } from '../support/temp.js';
 
-const made: string[] = [];
-test.afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const folder = tempFolders('ahp-claim-');
 
 /** A folder holding the claim and an executable adapter at ./adapter.sh. */
 function claimFile(yaml: string): { dir: string; file: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-claim-'));
-  made.push(dir);
+  const dir = folder();
   writeFileSync(join(dir, 'adapter.sh'), '#!/bin/sh\nexit 0\n');
   chmodSync(join(dir, 'adapter.sh'), 0o755);
   mkdirSync(join(dir, 'work'));

@@ -3,8 +3,7 @@
 // valid claims, `lifecycle` is accepted as the other spelling of `lifecycles`, and near-miss
 // names find the name meant.
 import { test, expect } from '@playwright/test';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
@@ -12,6 +11,7 @@ import { loadClaim, type ResolvedClaim } from '../../src/claims/load.js';
 import { didYouMean } from '../../src/claims/near-miss.js';
 import { ROOT } from '../support/paths.js';
 import { NEWEST_SNAPSHOT } from '../../src/protocol/snapshots.js';
+import { tempFolders } from '../support/temp.js';
 
 type Schema = { [k: string]: unknown; properties?: Record<string, Schema>; $ref?: string; description?: string };
 const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'claim.schema.json'), 'utf8')) as Schema & {
@@ -20,13 +20,9 @@ const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'claim.schema.js
 const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
 const deref = (s: Schema): Schema => (s.$ref ? { ...schema.$defs[s.$ref.replace('#/$defs/', '')]!, ...s } : s);
 
-const made: string[] = [];
-test.afterAll(() => {
-  for (const d of made) rmSync(d, { recursive: true, force: true });
-});
+const folder = tempFolders('ahp-claim-schema-');
 function load(text: string): ResolvedClaim {
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-claim-schema-'));
-  made.push(dir);
+  const dir = folder();
   writeFileSync(join(dir, 'claim.yaml'), text);
   const o = loadClaim(join(dir, 'claim.yaml'));
   if (o.kind !== 'ok') throw new Error(`expected a resolved claim, got ${JSON.stringify(o)}`);
@@ -99,8 +95,7 @@ backend:
   configuration: true
 `;
   expect(load(claim('draft@1d98c19')).backend!.configuration).toBe(true);
-  const dir = mkdtempSync(join(tmpdir(), 'ahp-claim-schema-'));
-  made.push(dir);
+  const dir = folder();
   writeFileSync(join(dir, 'claim.yaml'), claim('draft@2b5da580'));
   const o = loadClaim(join(dir, 'claim.yaml'));
   expect(o.kind).toBe('error');
