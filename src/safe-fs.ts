@@ -195,7 +195,7 @@ export class Folder {
     }
     try {
       const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-      for (let off = 0; off < buf.length; ) off += writeSync(fd, buf, off, buf.length - off);
+      for (let off = 0; off < buf.length;) off += writeSync(fd, buf, off, buf.length - off);
     } catch (e) {
       closeSync(fd);
       tryUnlink(this.at(tmp));
@@ -425,7 +425,8 @@ export interface ReadLimits {
 export type FileRead =
   | { kind: 'ok'; bytes: Buffer; mtimeMs: number }
   | { kind: 'missing' }
-  | { kind: 'refused'; why: string };
+  /** `over`: refused for its size alone. */
+  | { kind: 'refused'; why: string; over?: true };
 
 /**
  * Read a regular file, bounded: a symlink, FIFO, device, socket or folder is refused
@@ -459,7 +460,7 @@ export function readRegularFile(path: string, limits: ReadLimits): FileRead {
     if (limits.device !== undefined && st.dev !== limits.device)
       return { kind: 'refused', why: 'it is on another device than the folder it was written in' };
     if (st.size > limits.maxBytes)
-      return { kind: 'refused', why: `it has ${st.size} bytes, over the ${limits.maxBytes}-byte bound` };
+      return { kind: 'refused', why: `it has ${st.size} bytes, over the ${limits.maxBytes}-byte bound`, over: true };
     const buf = Buffer.alloc(Math.min(st.size, limits.maxBytes) + 1);
     let n = 0;
     for (;;) {
@@ -467,7 +468,7 @@ export function readRegularFile(path: string, limits: ReadLimits): FileRead {
       if (got === 0) break;
       n += got;
       if (n >= buf.length)
-        return { kind: 'refused', why: `it grew over the ${limits.maxBytes}-byte bound while it was read` };
+        return { kind: 'refused', why: `it grew over the ${limits.maxBytes}-byte bound while it was read`, over: true };
     }
     return { kind: 'ok', bytes: buf.subarray(0, n), mtimeMs: st.mtimeMs };
   } catch (e) {

@@ -27,8 +27,13 @@ interface Layer {
  * before it, so the table itself cannot hold a cycle.
  */
 const LAYERS: readonly Layer[] = [
-  // Utilities with no dependencies of ours: the timing model, the package root, terminal-safe text.
-  { name: 'base', holds: ['src/timing.ts', 'src/package-root.ts', 'src/terminal.ts'], uses: [] },
+  // Utilities with no dependencies of ours: the timing model, the package root, terminal-safe
+  // text, and the file-system primitives that refuse redirection.
+  {
+    name: 'base',
+    holds: ['src/timing.ts', 'src/package-root.ts', 'src/terminal.ts', 'src/safe-fs.ts'],
+    uses: [],
+  },
   // Wire core and transports: standalone, importing nothing of ours (drivers also run as
   // separate processes, e.g. the scripted backend, and are shared with reference/).
   { name: 'protocol', holds: ['src/protocol/'], uses: [] },

@@ -3,8 +3,8 @@
 // safe as a report folder name and as text in reports and on the terminal. Each problem is
 // one line (ClaimLimitError); the loader turns it into a claim error (exit 2).
 // docs/claims.md ("Completeness and errors") documents these rules.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { readRegularFile } from '../safe-fs.js';
 
 /** One or more problems, each one line; `message` is the first. */
 export class ClaimLimitError extends Error {
@@ -110,35 +110,16 @@ export function implementationProblems(raw: unknown): { field: 'name' | 'version
   return found;
 }
 
-/** The claim file's text: a regular file of at most MAX_CLAIM_BYTES, never read past that. */
+/**
+ * The claim file's text: a regular file of at most MAX_CLAIM_BYTES, never read past that
+ * (src/safe-fs.ts: a symlink, FIFO, device or folder is refused before it is opened).
+ */
 export function readClaimText(path: string): string {
-  let fd: number;
-  try {
-    // Non-blocking: opening a named pipe must not wait for a writer (it is refused below).
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    throw new ClaimLimitError('cannot read the claim file');
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new ClaimLimitError('the claim is not a regular file');
-    const tooLarge = `the claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB`;
-    if (st.size > MAX_CLAIM_BYTES) throw new ClaimLimitError(tooLarge);
-    // The file may grow while it is read: read one byte past the limit at most.
-    const buf = Buffer.alloc(MAX_CLAIM_BYTES + 1);
-    let n = 0;
-    for (let got = -1; got !== 0 && n < buf.length;) {
-      got = readSync(fd, buf, n, buf.length - n, null);
-      n += got;
-    }
-    if (n > MAX_CLAIM_BYTES) throw new ClaimLimitError(tooLarge);
-    return buf.subarray(0, n).toString('utf8');
-  } catch (e) {
-    if (e instanceof ClaimLimitError) throw e;
-    throw new ClaimLimitError('cannot read the claim file');
-  } finally {
-    closeSync(fd);
-  }
+  const r = readRegularFile(path, { maxBytes: MAX_CLAIM_BYTES });
+  if (r.kind === 'ok') return r.bytes.toString('utf8');
+  if (r.kind === 'missing') throw new ClaimLimitError('cannot read the claim file (no such file)');
+  if (r.over) throw new ClaimLimitError(`the claim file is larger than ${MAX_CLAIM_BYTES / 1024 / 1024} MiB`);
+  throw new ClaimLimitError(`the claim is not a regular file: ${r.why.replace(/^it is /, '')}`);
 }
 
 /** A claim's YAML: the data, and the text a value was written as (for hints such as "quote 1.0"). */

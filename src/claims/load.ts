@@ -19,6 +19,7 @@ import { checkPlaceholders, portLookalike } from './placeholders.js';
 import { didYouMean } from './near-miss.js';
 import { RUNNER_ENV } from './environment.js';
 import { packageRoot } from '../package-root.js';
+import { canonicalPath, isWithin } from '../safe-fs.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 import type { BoundaryEvent, ContentSample } from '../checks/boundaries.js';
 import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS, type SnapshotId } from '../protocol/snapshots.js';
@@ -674,4 +675,32 @@ export function loadClaim(file: string): ClaimOutcome {
     problems.push(...checkPlaceholders('harness', h, transports));
   }
   return problems.length ? refuse(problems) : { kind: 'ok', claim };
+}
+
+/** Every working folder a claim starts its implementation in, with the field that sets it. */
+export function claimWorkingFolders(c: ResolvedClaim): { field: string; cwd: string }[] {
+  return [
+    ...(c.backend?.stdio ? [{ field: 'backend.stdio.cwd', cwd: c.backend.stdio.cwd }] : []),
+    ...(c.backend?.http?.command !== undefined ? [{ field: 'backend.http.cwd', cwd: c.backend.http.cwd }] : []),
+    ...(c.harness ? [{ field: 'harness.cwd', cwd: c.harness.cwd }] : []),
+  ];
+}
+
+/**
+ * A claim whose working folder is one of the runner's own folders (the reports folder, the
+ * run's work folder) or inside one, as one line: the implementation may write its working
+ * folder, so it would reach the verdicts and the run's files. A working folder that holds
+ * the reports folder is allowed (the usual layout: reports/ beside the claim): the reports
+ * folder is hidden from the implementation inside it (drivers/containment.ts), and the
+ * runner never writes through a link planted there (src/safe-fs.ts).
+ */
+export function workingFolderProblem(
+  c: ResolvedClaim,
+  folders: readonly { what: string; path: string }[],
+): string | undefined {
+  for (const { field, cwd } of claimWorkingFolders(c))
+    for (const f of folders)
+      if (isWithin(cwd, f.path))
+        return `${field}: ${cwd} is ${canonicalPath(cwd) === canonicalPath(f.path) ? '' : 'inside '}${f.what} (${f.path}); an implementation may write its working folder, so give it one of its own`;
+  return undefined;
 }

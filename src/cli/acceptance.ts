@@ -3,7 +3,7 @@
 // passed (expected failures, a baseline), writes every view once, prints the summary lines
 // and decides the exit code. Shared, so a merged run of shards is accepted exactly like one
 // run on one machine.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
   readRecordedResults,
@@ -14,7 +14,7 @@ import {
 } from '../results/model.js';
 import { snapshotName } from '../results/snapshot.js';
 import type { Acceptance, ReportContext } from '../results/html/claim-page.js';
-import { writeClaimResults } from '../results/write.js';
+import { MAX_RESULTS_BYTES, writeClaimResults } from '../results/write.js';
 import { checkKey, compareRuns, snapshotChange, snapshotChangeLine, type CheckChange } from '../results/baseline.js';
 import {
   applyExpectedFailures,
@@ -28,6 +28,7 @@ import { recordedClaimPath } from '../results/run-record.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalLine } from '../terminal.js';
+import { readRegularFile } from '../safe-fs.js';
 
 /**
  * `name version: verdict (counts) -> dir`, or `: reason` for an incomplete claim; with
@@ -59,16 +60,23 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
   );
 }
 
+/** An expected-failures list: a few hundred entries at most. */
+const MAX_EXPECTED_BYTES = 4 * 1024 * 1024;
+
 /** Baseline results by implementation name: a results.json file, or an earlier reports folder. */
 function loadBaselines(path: string): (implementation: string) => ClaimResults | undefined {
-  const read = (file: string): ClaimResults | undefined => {
+  const read = (file: string, given: boolean): ClaimResults | undefined => {
+    // A regular file, bounded: /dev/zero, a FIFO or a link given here is one line, not a hang.
+    const bytes = readRegularFile(file, { maxBytes: MAX_RESULTS_BYTES });
+    if (bytes.kind === 'missing' && !given) return undefined;
+    if (bytes.kind !== 'ok')
+      throw new UsageError(`--baseline: ${file}: ${bytes.kind === 'missing' ? 'no such file' : bytes.why}`);
     try {
       // Results of an earlier version are read in today's shape (results.json version 1 named no commit).
-      const r = readRecordedResults(JSON.parse(readFileSync(file, 'utf8')));
+      const r = readRecordedResults(JSON.parse(bytes.bytes.toString('utf8')));
       if (!r) throw new Error('not a results.json');
       return r;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    } catch {
       throw new UsageError(`--baseline: ${file} is not a results.json written by ahp-conformance`);
     }
   };
@@ -81,24 +89,24 @@ function loadBaselines(path: string): (implementation: string) => ClaimResults |
   if (isDir) {
     const cache = new Map<string, ClaimResults | undefined>();
     const all = (name: string): ClaimResults | undefined => {
-      if (!cache.has(name)) cache.set(name, read(join(path, name, 'results.json')));
+      if (!cache.has(name)) cache.set(name, read(join(path, name, 'results.json'), false));
       return cache.get(name);
     };
     return all;
   }
-  const one = read(path);
+  const one = read(path, true);
   return (name) => (one?.claim.implementation.name === name ? one : undefined);
 }
 
 const entryOf = (e: ExpectedFailure): JudgedEntry => ({ ...e });
 
 function loadExpectedFailures(path: string): ExpectedFailure[] {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw new UsageError(`--expected-failures: cannot read ${path}`);
-  }
+  const read = readRegularFile(path, { maxBytes: MAX_EXPECTED_BYTES });
+  if (read.kind !== 'ok')
+    throw new UsageError(
+      `--expected-failures: cannot read ${path}: ${read.kind === 'missing' ? 'no such file' : read.why}`,
+    );
+  const text = read.bytes.toString('utf8');
   try {
     return parseExpectedFailures(text, path);
   } catch (e) {

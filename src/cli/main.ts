@@ -11,6 +11,7 @@ import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
 import { UsageError, parseArgs } from './args.js';
 import { EXIT, guardProcessStreams, processIo, type Io } from './io.js';
+import { SafeFsError } from '../safe-fs.js';
 import { mergeCommand } from './merge-command.js';
 import { runCommand } from './run-command.js';
 import { showReportCommand } from './show-report-command.js';
@@ -218,7 +219,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         throw new UsageError(`unknown command "${command}" (try --help)`);
     }
   } catch (err) {
-    if (err instanceof UsageError) {
+    // A path the runner will not follow or read (a link planted where it writes, a FIFO
+    // given as a file) is a problem with what it was given: one line, exit 2.
+    if (err instanceof UsageError || err instanceof SafeFsError) {
       io.err(terminalLine(`ahp-conformance: ${err.message}`));
       return EXIT.badInput;
     }

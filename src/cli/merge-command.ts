@@ -17,6 +17,7 @@ import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareAcceptance, show } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
+import { canonicalPath } from '../safe-fs.js';
 
 /** Blob reports under the given paths: .zip files as named, folders searched a few levels deep. */
 export function findBlobs(paths: readonly string[]): string[] {
@@ -37,7 +38,7 @@ export function findBlobs(paths: readonly string[]): string[] {
       throw new UsageError(`merge: ${raw} does not exist`);
     }
     if (st.isDirectory()) walk(p, 0);
-    else if (p.endsWith('.zip')) found.push(p);
+    else if (p.endsWith('.zip') && st.isFile()) found.push(p);
     else throw new UsageError(`merge: ${raw} is neither a folder nor a blob report (.zip)`);
   }
   const unique = [...new Set(found)];
@@ -56,7 +57,8 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
   if (paths.length === 0) throw new UsageError('merge needs the blob reports of the shards (folders or .zip files)');
   const blobs = findBlobs(paths);
   const criteria = prepareAcceptance(options, []);
-  const reportsDir = resolve(options.reports ?? 'reports');
+  // Pinned once (links resolved): later opens under it refuse a link planted there (src/safe-fs.ts).
+  const reportsDir = canonicalPath(options.reports ?? 'reports');
   const record = runFolder(reportsDir).outcome;
   rmSync(record, { force: true });
   mkdirSync(runFolder(reportsDir).root, { recursive: true });

@@ -5,28 +5,26 @@
 // - every run writes the matrix page (reports/index.html) of its own claims, and lists the
 //   reports of earlier runs still in the folder apart;
 // - Playwright's report of an earlier run at a place this run does not write is removed.
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { runFolder } from '../engine/run-folder.js';
 import type { ReportContext } from '../results/html/claim-page.js';
 import type { EarlierReport } from '../results/html/matrix-page.js';
 import type { ClaimResults } from '../results/model.js';
 import { recordedClaimPath } from '../results/run-record.js';
-import { RESULTS_FILE, writeMatrix } from '../results/write.js';
+import { MAX_RESULTS_BYTES, RESULTS_FILE, writeMatrix } from '../results/write.js';
 import { PARTIAL_FOLDER } from '../claims/limits.js';
+import { Folder, readRegularFile, removeTree } from '../safe-fs.js';
 
 export { PARTIAL_FOLDER };
 
-/** Far above any results.json a run writes (the hostile corpus keeps them under 4 MiB). */
-const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
-
 /** A results.json as far as these decisions need it, or undefined when there is none or it is not ours. */
 function readResults(file: string): ClaimResults | undefined {
+  // Not followed through a link, and bounded: the folder may hold anything a user put there.
+  const read = readRegularFile(file, { maxBytes: MAX_RESULTS_BYTES });
+  if (read.kind !== 'ok') return undefined;
   try {
-    // Not followed through a link, and bounded: the folder may hold anything a user put there.
-    const st = lstatSync(file);
-    if (!st.isFile() || st.size > MAX_RESULTS_BYTES) return undefined;
-    const r = JSON.parse(readFileSync(file, 'utf8')) as ClaimResults;
+    const r = JSON.parse(read.bytes.toString('utf8')) as ClaimResults;
     return r && typeof r.claim?.implementation?.name === 'string' && typeof r.verdict === 'string' ? r : undefined;
   } catch {
     return undefined;
@@ -43,7 +41,15 @@ export function viewsFolder(reportsDir: string, names: readonly string[], partia
     const r = readResults(join(reportsDir, n, RESULTS_FILE));
     return r !== undefined && r.run?.selection === undefined;
   });
-  return full ? join(reportsDir, PARTIAL_FOLDER) : reportsDir;
+  if (!full) return reportsDir;
+  // Made a real folder now: a symlink or file planted at partial/ is replaced, not written through.
+  const root = Folder.create(reportsDir);
+  try {
+    root.folder(PARTIAL_FOLDER).close();
+  } finally {
+    root.close();
+  }
+  return join(reportsDir, PARTIAL_FOLDER);
 }
 
 const posix = (p: string): string => p.split(sep).join('/');
@@ -92,9 +98,18 @@ export function earlierReports(viewsDir: string, written: readonly { dir: string
   });
 }
 
-/** A folder this tool wrote: removed only when it looks like ours. */
+/**
+ * A folder this tool wrote: removed only when it looks like ours, never following a link.
+ * What cannot be removed stays (an earlier run's report beside this one's, listed apart).
+ */
 function removeIf(dir: string, marker: string): void {
-  if (existsSync(join(dir, marker))) rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+  let ours = false;
+  try {
+    ours = lstatSync(join(dir, marker)).isFile();
+  } catch {
+    // nothing there: not ours
+  }
+  if (ours) removeTree(dir);
 }
 
 /**
@@ -112,8 +127,7 @@ export function finishReports(
     if (candidate !== playwrightDir) removeIf(candidate, 'index.html');
   // A full run supersedes the partial runs made beside the previous one.
   const partial = join(reportsRoot, PARTIAL_FOLDER);
-  if (viewsDir === reportsRoot && existsSync(runFolder(partial).root))
-    rmSync(partial, { recursive: true, force: true, maxRetries: 2 });
+  if (viewsDir === reportsRoot && existsSync(runFolder(partial).root)) removeTree(partial);
   return writeMatrix(viewsDir, written, {
     playwrightHref: posix(relative(viewsDir, join(playwrightDir, 'index.html'))),
     earlier: earlierReports(viewsDir, written),

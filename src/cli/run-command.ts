@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { containment } from '../../drivers/containment.js';
-import { loadClaim, type ClaimOutcome, type ResolvedClaim } from '../claims/load.js';
+import { loadClaim, workingFolderProblem, type ClaimOutcome, type ResolvedClaim } from '../claims/load.js';
 import { plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
 import { runPlaywright } from '../engine/playwright.js';
 import { parseShard, shardLabel, SHARD_ENV, MERGE_ENV, type Shard } from '../engine/shards.js';
@@ -24,6 +24,7 @@ import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareAcceptance, show, summaryLine } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
+import { canonicalPath, cleanUp } from '../safe-fs.js';
 
 export { summaryLine };
 
@@ -114,6 +115,16 @@ function anotherClaimsToken(outcomes: readonly ClaimOutcome[]): string | undefin
           return `${show(c.file)}: ${where}: ${n} is the token variable of ${show(owner.file)}; no claim gets another claim's token`;
       }
     }
+  }
+  return undefined;
+}
+
+/** The first claim whose working folder is the reports folder or inside it, as one line. */
+function workingFolderInReports(outcomes: readonly ClaimOutcome[], reportsDir: string): string | undefined {
+  for (const o of outcomes) {
+    if (o.kind !== 'ok') continue;
+    const problem = workingFolderProblem(o.claim, [{ what: 'the reports folder', path: reportsDir }]);
+    if (problem) return `${show(o.claim.file)}: ${problem}`;
   }
   return undefined;
 }
@@ -242,20 +253,31 @@ async function runPlan(
   plan: RunPlan,
   args: string[],
   env: NodeJS.ProcessEnv,
-): Promise<{ code: number; outcome?: RunOutcome }> {
+): Promise<{ code: number; outcome?: RunOutcome; warnings: string[] }> {
   const folder = runFolder(plan.reportsDir);
   rmSync(folder.outcome, { force: true });
   plan.workDir = mkdtempSync(join(tmpdir(), 'ahp-conformance-'));
   writePlan(plan, folder.plan);
   const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, [PLAN_ENV]: folder.plan };
   delete childEnv[MERGE_ENV];
+  let result: { code: number; outcome?: RunOutcome };
+  let left: string | undefined;
   try {
     const { code } = await runPlaywright('test', args, childEnv);
     const outcome = readRunOutcome(folder.outcome);
-    return { code, ...(outcome ? { outcome } : {}) };
+    result = { code, ...(outcome ? { outcome } : {}) };
   } finally {
-    rmSync(plan.workDir, { recursive: true, force: true, maxRetries: 2 });
+    // Never throws: what the implementations left that cannot be removed is a warning of the run.
+    left = cleanUp(plan.workDir, "the run's work folder");
   }
+  return { ...result, warnings: left ? [left] : [] };
+}
+
+/** Each claim's results with the run's warnings (a clean-up that failed), said once on stderr too. */
+function withWarnings(claims: ClaimResults[], warnings: readonly string[], io: Io): ClaimResults[] {
+  for (const w of warnings) io.err(terminalLine(`ahp-conformance: warning: ${w}`));
+  if (!warnings.length) return claims;
+  return claims.map((r) => ({ ...r, run: { ...r.run, warnings: [...(r.run?.warnings ?? []), ...warnings] } }));
 }
 
 const certifying = (plan: RunPlan, verb: string): string => {
@@ -311,10 +333,11 @@ async function runShard(
   if (plan.claims.some((c) => c.timeoutMsOverride)) io.out(overrideLine(plan));
   // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
   // A shard may get no check (more shards than checks): it still leaves its (empty) blob.
-  const { code } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
+  const { code, warnings } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
     ...progressEnv(options),
     [SHARD_ENV]: `${shard.current}/${shard.total}`,
   });
+  withWarnings([], warnings, io);
   if (!existsSync(blob)) {
     io.err(
       terminalLine(
@@ -349,7 +372,8 @@ async function listRun(
   if (claims.length === 0) return exit;
   const plan = newPlan(claims, options, reportsDir, reportsDir, timeoutOverride(options));
   const grep = ['grep', 'grep-invert'].flatMap((o) => (options[o] ? [`--${o}`, options[o]] : []));
-  const { code } = await runPlan(plan, [...grep, '--list', '--reporter', 'list'], {});
+  const { code, warnings } = await runPlan(plan, [...grep, '--list', '--reporter', 'list'], {});
+  withWarnings([], warnings, io);
   if (code !== 0) {
     io.err(terminalLine(`ahp-conformance: listing the checks failed (Playwright exited with ${code})`));
     return EXIT.internal;
@@ -367,12 +391,14 @@ export async function runCommand(files: string[], options: Record<string, string
   const shard = options.shard !== undefined ? parseShard(options.shard) : undefined;
   if (typeof shard === 'string') throw new UsageError(shard);
   if (options.list && shard) throw new UsageError('--list lists every check of the run: pass it or --shard');
-  const reportsDir = resolve(options.reports ?? 'reports');
+  // Pinned once (links resolved): later opens under it refuse a link planted there (src/safe-fs.ts).
+  const reportsDir = canonicalPath(options.reports ?? 'reports');
   const outcomes = files.map((f) => loadClaim(f));
   const errors = outcomes.filter((o): o is Extract<ClaimOutcome, { kind: 'error' }> => o.kind === 'error');
   for (const line of errors.flatMap((e) => e.messages)) io.err(terminalLine(`ahp-conformance: ${line}`));
   if (errors.length) return EXIT.badInput;
-  const clash = sameNameIgnoringCase(outcomes) ?? anotherClaimsToken(outcomes);
+  const clash =
+    sameNameIgnoringCase(outcomes) ?? anotherClaimsToken(outcomes) ?? workingFolderInReports(outcomes, reportsDir);
   if (clash) {
     io.err(terminalLine(`ahp-conformance: ${clash}`));
     return EXIT.badInput;
@@ -419,7 +445,8 @@ export async function runCommand(files: string[], options: Record<string, string
   const plan = newPlan(claims, options, viewsDir, reportsDir, timeoutMs);
   io.out(terminalLine(certifying(plan, 'certifying')));
   if (timeoutMs !== undefined) io.out(overrideLine(plan));
-  const { code, outcome } = await runPlan(plan, args, progressEnv(options));
+  const { code, outcome, warnings } = await runPlan(plan, args, progressEnv(options));
+  const recorded = withWarnings(outcome?.claims ?? [], warnings, io);
   if (!outcome || outcome.claims.length !== plan.claims.length) {
     io.err(
       terminalLine(
@@ -431,7 +458,7 @@ export async function runCommand(files: string[], options: Record<string, string
   exit = Math.max(
     exit,
     conclude(
-      outcome.claims.map((results, i) => ({ results, reportDir: plan.claims[i]!.reportDir })),
+      recorded.map((results, i) => ({ results, reportDir: plan.claims[i]!.reportDir })),
       criteria,
       io,
       written,

@@ -1,5 +1,5 @@
 // `ahp-conformance validate <file> [--as kind] [--spec dir] [--snapshot draft|draft@<commit>] [--json]`
-import { readFileSync, statSync } from 'node:fs';
+import { readRegularFile } from '../safe-fs.js';
 import { decodeUtf8, parseJsonStrict } from '../protocol/json.js';
 import { inferKind } from '../protocol/infer-kind.js';
 import { kindEntry, kindsOf } from '../protocol/kinds.js';
@@ -15,6 +15,9 @@ import { isWireValid, validate, type Finding } from '../protocol/validator.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalJson, terminalLine } from '../terminal.js';
+
+/** A message or transcript file to validate: far above any real one, so reading it stays bounded. */
+const MAX_MESSAGE_FILE_BYTES = 64 * 1024 * 1024;
 
 interface MessageReport {
   location: string;
@@ -77,13 +80,11 @@ function run(positional: string[], options: Record<string, string>, flags: Recor
     options.spec !== undefined
       ? `the published schemas in ${options.spec}${schemas.snapshot ? ` (${snapshotLabel(schemas.snapshot)})` : ' (no snapshot this runner knows)'}`
       : snapshotLabel(requested);
-  let bytes: Buffer;
-  try {
-    if (!statSync(file).isFile()) throw new Error();
-    bytes = readFileSync(file);
-  } catch {
-    throw new UsageError(`cannot read ${file}: no such file`);
-  }
+  // A regular file, bounded (src/safe-fs.ts): a FIFO, /dev/zero or a link is one line, not a hang.
+  const read = readRegularFile(file, { maxBytes: MAX_MESSAGE_FILE_BYTES });
+  if (read.kind !== 'ok')
+    throw new UsageError(`cannot read ${file}: ${read.kind === 'missing' ? 'no such file' : read.why}`);
+  const bytes = read.bytes;
   const decoded = decodeUtf8(bytes);
   if (!decoded.ok) throw new UsageError(`${file} is not valid UTF-8: ${decoded.finding.message}`);
   const reports: MessageReport[] = [];

@@ -1,6 +1,8 @@
 // `ahp-conformance verify <reports dir or claim folder>... [--sha256 <hex>]`: check that
-// published reports are the ones a run wrote (src/results/verify.ts). Exit 0 when every
-// claim folder verifies, 1 when one does not, 2 for a path with no results in it.
+// published reports are self-consistent and, with --sha256, are the results.json whose
+// digest was given (src/results/verify.ts); not who wrote them. Exit 0 when every claim
+// folder verifies, 1 when one does not, 2 for a path with no results in it or a file in it
+// that is not read (a symlink, FIFO, device or folder, or over the bound).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { verifyClaimFolder } from '../results/verify.js';
@@ -9,6 +11,11 @@ import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { show } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
+
+/** What a verified folder means, said with every verification (docs/cli.md, "verify"). */
+export const VERIFY_PROVES =
+  `verify proves that each results.json has the sha256 its report records (and the one given with --sha256) and that junit.xml renders from it; ` +
+  "it does not prove who wrote the folder (a folder written by hand can verify): trust a digest only from the run's own closing line";
 
 /** Claim folders: the path itself when it holds results.json, else its subfolders that do. */
 function claimFolders(path: string): string[] {
@@ -40,6 +47,11 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
   let exit: number = EXIT.ok;
   for (const dir of folders) {
     const v = verifyClaimFolder(dir, expected);
+    if (v.refused) {
+      io.err(terminalLine(`ahp-conformance: verify: ${v.refused}; not read`));
+      exit = Math.max(exit, EXIT.badInput);
+      continue;
+    }
     // Whether it was a certification, so a published result is not taken for a development run.
     const kind = v.certification === undefined ? '' : v.certification ? ', certification' : ', not a certification';
     const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${kind})` : ''}`;
@@ -50,9 +62,10 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
         ),
       );
     else {
-      exit = EXIT.finding;
+      exit = Math.max(exit, EXIT.finding);
       io.out(terminalLine(`${show(dir)}: NOT VERIFIED: ${who}: ${v.problems.join('; ')}`));
     }
   }
+  if (exit !== EXIT.badInput) io.out(VERIFY_PROVES);
   return exit;
 }

@@ -10,8 +10,9 @@
 // versions (first, in its own words, shards that judged a claim by different snapshots),
 // and marks every claim incomplete while a shard is missing.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { checkSpec } from '../checks/catalogue.js';
+import { MAX_CLAIM_BYTES } from '../claims/limits.js';
+import { readRegularFile } from '../safe-fs.js';
 import { recordedClaimPath, runEnvironment, type RecordedPlan } from '../results/run-record.js';
 import { snapshotSummary } from '../results/snapshot.js';
 import { claimTargets, type PlannedProject, type RunPlan } from './plan.js';
@@ -45,12 +46,12 @@ const sha256 = (text: string | Buffer): string => createHash('sha256').update(te
 /** The plan as shards record it. A claim's digest is over its file's bytes, so shards on machines with other paths still agree. */
 export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): RecordedPlan {
   const claims = plan.claims.map(({ claim, timeoutMsOverride }, index) => {
-    let bytes: Buffer | string;
-    try {
-      bytes = readFileSync(claim.file);
-    } catch {
-      bytes = JSON.stringify([claim.implementation, claim.role, claim.transports, claim.profiles]);
-    }
+    // Read bounded, as the loader read it (a file replaced since by a FIFO or a huge one is not read).
+    const read = readRegularFile(claim.file, { maxBytes: MAX_CLAIM_BYTES });
+    const bytes: Buffer | string =
+      read.kind === 'ok'
+        ? read.bytes
+        : JSON.stringify([claim.implementation, claim.role, claim.transports, claim.profiles]);
     return {
       claim: {
         file: plan.cwd ? recordedClaimPath(plan.cwd, claim.file) : claim.file,

@@ -3,11 +3,12 @@
 // (drivers/containment.ts). The run's work folder and the reports folder are hidden from
 // every implementation: verdicts, the run plan and other checks' files are out of reach;
 // the runner's own folder is read-only for every implementation.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Confinement } from '../../drivers/containment.js';
 import { packageRoot } from '../package-root.js';
+import { cleanUp } from '../safe-fs.js';
 
 export interface RunFolders {
   /** The run's work folder (per-check folders live here); hidden from implementations. */
@@ -21,7 +22,11 @@ export interface CheckWorkspace {
   readonly dir: string;
   /** Contain a launch: writable are this check's folder and `alsoWritable` (the claim's working folder). */
   confine(alsoWritable: readonly string[], supervise?: boolean): Confinement;
-  dispose(): void;
+  /**
+   * Remove the check's folder; never throws. What cannot be removed (a file made immutable)
+   * is returned as a warning line, and stays for the run's own clean-up to report.
+   */
+  dispose(): string | undefined;
 }
 
 let fallbackWorkDir: string | undefined;
@@ -31,7 +36,7 @@ function processWorkDir(): string {
   if (!fallbackWorkDir) {
     const dir = mkdtempSync(join(tmpdir(), 'ahp-work-'));
     fallbackWorkDir = dir;
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    process.once('exit', () => void cleanUp(dir, 'the work folder'));
   }
   return fallbackWorkDir;
 }
@@ -50,6 +55,7 @@ export function checkWorkspace(run: RunFolders | undefined): CheckWorkspace {
       readOnly: [packageRoot()],
       supervise,
     }),
-    dispose: () => rmSync(dir, { recursive: true, force: true, maxRetries: 2 }),
+    // Iterative and never following a link the implementation left (src/safe-fs.ts).
+    dispose: () => cleanUp(dir, "a check's TMPDIR"),
   };
 }

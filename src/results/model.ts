@@ -85,6 +85,8 @@ export interface RunInfo {
   /** Wall time of the Playwright run (for a merge: as the merged reports give it). */
   durationMs?: number;
   environment?: RunEnvironment;
+  /** What went wrong around the checks without changing a verdict (a clean-up that failed), one line each. */
+  warnings?: string[];
 }
 
 /** An expected-failures entry as the judgement records it. */

@@ -5,11 +5,11 @@
 // The plan travels inside Playwright's config metadata (blob reports keep it, and
 // `playwright merge-reports` unions it key by key), so a merge of shards knows the claims
 // and targets without the machines' paths or environment.
-import { lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { arch, platform } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { packageRoot } from '../package-root.js';
+import { readRegularFile, writeFileSafely } from '../safe-fs.js';
 import type { CheckResult, ClaimResults, ClaimSummary, RunEnvironment, TargetKey } from './model.js';
 import { stableJson } from './model.js';
 
@@ -175,15 +175,20 @@ export interface RunOutcome {
 }
 
 export function writeRunOutcome(file: string, outcome: RunOutcome): void {
-  writeFileSync(file, stableJson(outcome));
+  // Never through a link planted at its name (src/safe-fs.ts).
+  writeFileSafely(file, stableJson(outcome));
 }
+
+const MAX_OUTCOME_BYTES = 512 * 1024 * 1024;
 
 /** The outcome a run left, or undefined when it left none (Playwright failed before its end). */
 export function readRunOutcome(file: string): RunOutcome | undefined {
+  // Written by our reporter in the run's folder: a regular file, never followed through a
+  // link, bounded (every claim's results of a run; each is far under 64 MiB).
+  const read = readRegularFile(file, { maxBytes: MAX_OUTCOME_BYTES });
+  if (read.kind !== 'ok') return undefined;
   try {
-    // Written by our reporter in the reports folder: a regular file, never followed through a link.
-    if (!lstatSync(file).isFile()) return undefined;
-    const o = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome;
+    const o = JSON.parse(read.bytes.toString('utf8')) as RunOutcome;
     return o && Array.isArray(o.claims) ? o : undefined;
   } catch {
     return undefined;

@@ -3,12 +3,17 @@
 // by the person verifying), the sha256 recorded in the report page, and a junit.xml that
 // is exactly what these results render to. Any edit of results.json after the run breaks
 // the first two; an edit of junit.xml breaks the third.
-import { existsSync, readFileSync } from 'node:fs';
+//
+// What this does not prove: who wrote the folder. Anyone can write a results.json and the
+// matching report and junit.xml by hand; `verify` says the folder is self-consistent and,
+// with --sha256, that it is the results.json whose digest was given. Signed certificates
+// come in a later issue ("Certificates that travel").
 import { join } from 'node:path';
+import { readRegularFile } from '../safe-fs.js';
 import { RESULTS_DIGEST_META } from './html/claim-page.js';
 import { junitXml } from './junit.js';
 import { readRecordedResults, type ClaimResults } from './model.js';
-import { JUNIT_FILE, REPORT_FILE, RESULTS_FILE, resultsDigest } from './write.js';
+import { JUNIT_FILE, MAX_RESULTS_BYTES, REPORT_FILE, RESULTS_FILE, resultsDigest } from './write.js';
 
 export interface Verification {
   dir: string;
@@ -21,6 +26,11 @@ export interface Verification {
   certification?: boolean;
   /** The snapshot the results were judged by (a version 1 `draft` read as draft@2b5da580). */
   snapshot?: string;
+  /**
+   * A file of the folder that is not read at all (a symlink, FIFO, device or folder, or over
+   * the bound), one line naming it: bad input, not a finding about the results.
+   */
+  refused?: string;
 }
 
 /** The digest a report page records, if any. */
@@ -31,10 +41,15 @@ export function recordedDigest(html: string): string | undefined {
 
 export function verifyClaimFolder(dir: string, expected?: string): Verification {
   const out: Verification = { dir, problems: [] };
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(join(dir, RESULTS_FILE));
-  } catch {
+  /** A file of the folder as bytes, bounded and never through a link; undefined when missing or refused. */
+  const read = (name: string): Buffer | undefined => {
+    const r = readRegularFile(join(dir, name), { maxBytes: MAX_RESULTS_BYTES });
+    if (r.kind === 'ok') return r.bytes;
+    if (r.kind === 'refused') out.refused ??= `${join(dir, name)}: ${r.why}`;
+    return undefined;
+  };
+  const bytes = read(RESULTS_FILE);
+  if (!bytes) {
     out.problems.push(`no readable ${RESULTS_FILE}`);
     return out;
   }
@@ -53,9 +68,9 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
   } catch {
     out.problems.push(`${RESULTS_FILE} is not JSON`);
   }
-  const page = join(dir, REPORT_FILE);
-  if (existsSync(page)) {
-    const recorded = recordedDigest(readFileSync(page, 'utf8'));
+  const page = read(REPORT_FILE);
+  if (page) {
+    const recorded = recordedDigest(page.toString('utf8'));
     if (!recorded) out.problems.push(`${REPORT_FILE} records no results digest`);
     else if (recorded !== digest)
       out.problems.push(`${RESULTS_FILE} has sha256 ${digest}; ${REPORT_FILE} records ${recorded}`);
@@ -67,10 +82,10 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
     } catch {
       out.problems.push(`${RESULTS_FILE} does not have the shape of results`);
     }
-    const junit = join(dir, JUNIT_FILE);
     if (rendered !== undefined) {
-      if (!existsSync(junit)) out.problems.push(`no ${JUNIT_FILE}`);
-      else if (readFileSync(junit, 'utf8') !== rendered)
+      const junit = read(JUNIT_FILE);
+      if (!junit) out.problems.push(`no ${JUNIT_FILE}`);
+      else if (junit.toString('utf8') !== rendered)
         out.problems.push(`${JUNIT_FILE} is not what ${RESULTS_FILE} renders to`);
     }
   }

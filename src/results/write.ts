@@ -1,8 +1,8 @@
 // Writes one claim's results.json, junit.xml and conformance report (index.html), and the
 // matrix page over several claims: all views of the same results model.
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
+import { Folder } from '../safe-fs.js';
 import { claimPage, type Acceptance, type ReportContext } from './html/claim-page.js';
 import { matrixPage, type MatrixContext } from './html/matrix-page.js';
 import { junitXml } from './junit.js';
@@ -11,6 +11,11 @@ import { stableJson, type ClaimResults } from './model.js';
 export const RESULTS_FILE = 'results.json';
 export const JUNIT_FILE = 'junit.xml';
 export const REPORT_FILE = 'index.html';
+/**
+ * The most bytes any reader takes of a results.json (and of its junit.xml and report page):
+ * far above what a run writes (the hostile corpus keeps results.json under 4 MiB).
+ */
+export const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
 
 /** The sha256 (hex) of results.json's bytes: printed in the closing line, shown in the report, checked by `verify`. */
 export function resultsDigest(bytes: string | Uint8Array): string {
@@ -31,15 +36,28 @@ export function writeClaimResults(
   regression?: unknown,
   context: ReportContext = {},
 ): string {
-  mkdirSync(dir, { recursive: true });
-  const json = stableJson(results);
-  const digest = resultsDigest(json);
-  writeFileSync(join(dir, RESULTS_FILE), json);
-  writeFileSync(join(dir, JUNIT_FILE), junitXml(results));
-  writeFileSync(join(dir, REPORT_FILE), claimPage(results, acceptance, digest, context));
-  if (regression !== undefined) writeFileSync(join(dir, REGRESSION_FILE), stableJson(regression));
-  else rmSync(join(dir, REGRESSION_FILE), { force: true });
-  return digest;
+  // The claim's folder is made a real folder (a symlink or file planted there is replaced),
+  // and every view is written into that very folder, replacing whatever was at its name
+  // (src/safe-fs.ts): nothing planted in the reports folder redirects a write.
+  const views = Folder.create(dirname(dir));
+  let folder: Folder | undefined;
+  try {
+    folder = views.folder(basename(dir));
+    const json = stableJson(results);
+    const digest = resultsDigest(json);
+    folder.write(RESULTS_FILE, json);
+    folder.write(JUNIT_FILE, junitXml(results));
+    folder.write(REPORT_FILE, claimPage(results, acceptance, digest, context));
+    if (regression !== undefined) folder.write(REGRESSION_FILE, stableJson(regression));
+    else {
+      const left = folder.remove(REGRESSION_FILE);
+      if (left.length) throw new Error(`a stale ${REGRESSION_FILE} cannot be removed: ${left[0]}`);
+    }
+    return digest;
+  } finally {
+    folder?.close();
+    views.close();
+  }
 }
 
 /** reports/index.html: one row per implementation and target, linking to each report. */
@@ -48,16 +66,20 @@ export function writeMatrix(
   claims: readonly { results: ClaimResults; dir: string }[],
   context: MatrixContext = {},
 ): string {
-  mkdirSync(reportsDir, { recursive: true });
   const file = join(reportsDir, 'index.html');
-  writeFileSync(
-    file,
-    matrixPage(
-      claims.map((c) => c.results),
-      claims.map((c) => relative(reportsDir, c.dir)),
-      new Date().toISOString(),
-      context,
-    ),
-  );
+  const folder = Folder.create(reportsDir);
+  try {
+    folder.write(
+      'index.html',
+      matrixPage(
+        claims.map((c) => c.results),
+        claims.map((c) => relative(reportsDir, c.dir)),
+        new Date().toISOString(),
+        context,
+      ),
+    );
+  } finally {
+    folder.close();
+  }
   return file;
 }

@@ -4,7 +4,7 @@
 // what came back — raw bytes, parsed value and transport details — for the check to judge.
 // Which channel is picked here, once; everything after is the same for every transport.
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { writeFileSafely } from '../../src/safe-fs.js';
 import { join } from 'node:path';
 import getPort from 'get-port';
 import { AuthorizationServer } from '../../drivers/auth/authorization-server.js';
@@ -129,7 +129,7 @@ export class BackendSession {
     });
     const resource = this.claim.backend!.http!.url.replaceAll('{port}', this.httpPort);
     this.oauth = { as, resource, scopes: o.scopes };
-    writeFileSync(this.caFile, ca.certPem, { mode: 0o644 });
+    writeFileSafely(this.caFile, ca.certPem, 0o644);
     this.token = await as.mint({ aud: resource, scope: o.scopes.join(' ') });
   }
 

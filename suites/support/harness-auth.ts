@@ -2,8 +2,7 @@
 // (its certificate written to the run folder, the harness told to trust it through the
 // adapter config's `tls.caFile`), the runner's authorization server, the protection of the
 // hooks that use it, and the registration's oauth preset (docs/harness-adapter.md section 11).
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { Folder } from '../../src/safe-fs.js';
 import { createRunCa } from '../../drivers/auth/ca.js';
 import { AuthorizationServer, type AsRecord, type Misbehaviour } from '../../drivers/auth/authorization-server.js';
 import type { HttpProtection } from '../../drivers/scripted-backend/http-server.js';
@@ -44,7 +43,7 @@ export class RunAuth {
   ) {}
 
   static async start(
-    runDir: string,
+    runFolder: Folder,
     protectedHooks: readonly string[],
     plan: RunAuthPlan,
     clientSecret: string,
@@ -61,8 +60,9 @@ export class RunAuth {
       onToken,
     });
     // Only the certificate: the CA's key never leaves this process.
-    const caFile = join(runDir, 'run-ca.pem');
-    writeFileSync(caFile, ca.certPem);
+    // Written into the run's own folder, never through a link the adapter planted (src/safe-fs.ts).
+    const caFile = runFolder.show('run-ca.pem');
+    runFolder.write('run-ca.pem', ca.certPem);
     const protect: HttpProtection = {
       hooks: new Set(protectedHooks),
       protection: { issuer: as.issuer, jwk: as.publicJwk, scopes: OAUTH_SCOPES, issued: () => as.issuedIds() },

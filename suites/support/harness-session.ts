@@ -3,7 +3,6 @@
 // registration pointing at the scripted backend, a scenario and a script, starts the
 // adapter once, and returns everything observable: the frames each hook received (wire
 // log), the sentinel's marker files, the adapter's report, exit status and output.
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -13,7 +12,7 @@ import { CONFIG_PLACEHOLDER, type ResolvedClaim } from '../../src/claims/load.js
 import { launchAdapter, Limiter, type AdapterExit } from '../../drivers/adapter-launch.js';
 import type { SharedRuns } from '../../drivers/adapter-runs.js';
 import type { Transcript } from '../../drivers/transcript.js';
-import { readUntrustedFile } from '../../drivers/untrusted-file.js';
+import { Folder, readUntrustedFile } from '../../src/safe-fs.js';
 import {
   endpointFor,
   stdioBackendArgs,
@@ -493,9 +492,37 @@ export class HarnessSession {
     startupMs: number | undefined,
   ): Promise<HarnessRun> {
     if (this.closing.signal.aborted) throw new Error('the harness session is closed');
-    const runDir = join(this.root, `run-${n}`);
-    mkdirSync(runDir, { recursive: true });
-    const markerOf = (id: string): string => join(runDir, `marker-${id}.json`);
+    // The run's folder, made fresh: an earlier run's adapter may have planted a link (or
+    // anything) at its name. It is used through the folder opened here for the whole run,
+    // so renaming it or linking its name elsewhere later redirects no write or read.
+    const top = Folder.open(this.root);
+    let folder: Folder;
+    try {
+      folder = top.folder(`run-${n}`, { fresh: true });
+    } finally {
+      top.close();
+    }
+    try {
+      return await this.executeIn(folder, h, opts, n, startupMs);
+    } finally {
+      folder.close();
+    }
+  }
+
+  private async executeIn(
+    folder: Folder,
+    h: NonNullable<ResolvedClaim['harness']>,
+    opts: RunPlan,
+    n: number,
+    startupMs: number | undefined,
+  ): Promise<HarnessRun> {
+    const runDir = folder.path;
+    const markerName = (id: string): string => `marker-${id}.json`;
+    const markerOf = (id: string): string => folder.show(markerName(id));
+    // What the adapter wrote: a regular file it made in this folder (one link, this device), bounded.
+    const device = folder.device;
+    const untrusted = (name: string, max: number): ReturnType<typeof readUntrustedFile> =>
+      readUntrustedFile(folder.at(name), max, device);
     // A script may name a step's marker file as "{marker:<step id>}" (probeFile).
     const scriptOf = (x: HookPlan): HookScript =>
       x.configured && !x.script?.configuration
@@ -546,7 +573,7 @@ export class HarnessSession {
       };
       const oauthHooks = opts.hooks.filter((x) => x.oauth).map((x) => x.name);
       if (oauthHooks.length)
-        auth = await RunAuth.start(runDir, oauthHooks, opts.auth ?? {}, this.clientSecret, (t) =>
+        auth = await RunAuth.start(folder, oauthHooks, opts.auth ?? {}, this.clientSecret, (t) =>
           this.transcript.addSecret(t),
         );
       for (const e of new Set(opts.hooks.map((x) => this.endpointOf(x))))
@@ -589,7 +616,7 @@ export class HarnessSession {
         ...(auth ? { tls: { caFile: auth.caFile } } : {}),
       };
       const configPath = join(runDir, 'config.json');
-      writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
+      folder.write('config.json', `${JSON.stringify(config, null, 2)}\n`);
       this.transcript.record({
         dir: 'note',
         channel: this.transport,
@@ -645,7 +672,7 @@ export class HarnessSession {
       });
     let report: AdapterReport | undefined;
     let reportProblem: string | undefined;
-    const reportFile = readUntrustedFile(reportPath, REPORT_MAX_BYTES);
+    const reportFile = untrusted('report.json', REPORT_MAX_BYTES);
     if (reportFile.kind === 'missing') reportProblem = 'the adapter wrote no report';
     else if (reportFile.kind === 'refused') reportProblem = `the report was not read: ${reportFile.why}`;
     else {
@@ -673,7 +700,7 @@ export class HarnessSession {
     const markers: Record<string, Marker | undefined> = {};
     const markerTimes: Record<string, number> = {};
     for (const id of Object.keys(inputs)) {
-      const file = readUntrustedFile(markerOf(id), MARKER_MAX_BYTES);
+      const file = untrusted(markerName(id), MARKER_MAX_BYTES);
       if (file.kind === 'missing') {
         markers[id] = undefined;
         continue;
@@ -696,7 +723,7 @@ export class HarnessSession {
     const effective: Record<string, ContentMarker | undefined> = {};
     for (const id of contentIds) {
       // Bounded and untrusted, like the tool markers.
-      const file = readUntrustedFile(markerOf(id), MARKER_MAX_BYTES);
+      const file = untrusted(markerName(id), MARKER_MAX_BYTES);
       if (file.kind === 'missing') effective[id] = undefined;
       else if (file.kind === 'refused') effective[id] = { invalid: `(not read: ${file.why})` };
       else {

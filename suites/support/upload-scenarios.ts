@@ -5,8 +5,7 @@
 // on the HTTP target, authenticated with the session's bearer token, whose subscription
 // uploads to the runner's receiver (drivers/upload-receiver.ts) answering by `answer`.
 // Every file is random per run, so a body is recognised by its hash and nothing else.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { Folder } from '../../src/safe-fs.js';
 import { randomBytes } from 'node:crypto';
 import { sha256Hex, UploadReceiver, type UploadAnswer, type UploadRecord } from '../../drivers/upload-receiver.js';
 import { intercept, type HarnessRun, type HarnessSession } from './harness-session.js';
@@ -48,22 +47,29 @@ function pngBytes(): Buffer {
   ]);
 }
 
-function write(dir: string, name: string, mediaType: string, bytes: Buffer): UploadFile {
-  const path = join(dir, name);
-  writeFileSync(path, bytes);
-  return { path, mediaType, size: bytes.length, sha256: sha256Hex(bytes) };
+function write(dir: Folder, name: string, mediaType: string, bytes: Buffer): UploadFile {
+  dir.write(name, bytes);
+  return { path: dir.show(name), mediaType, size: bytes.length, sha256: sha256Hex(bytes) };
 }
 
 /** One run of the upload scenario with the receiver answering every upload with `answer`. */
 export async function uploadRun(harness: HarnessSession, answer: UploadAnswer): Promise<UploadRun> {
-  const dir = join(harness.folder, `upload-files-${++serial}`);
-  mkdirSync(dir, { recursive: true });
+  // A fresh folder in the check's folder, written through its descriptor: an adapter of an
+  // earlier run may have planted a link at its name (src/safe-fs.ts).
+  const top = Folder.open(harness.folder);
+  const dir = top.folder(`upload-files-${++serial}`, { fresh: true });
+  top.close();
   const nonce = randomBytes(8).toString('hex');
-  const files = {
-    png: write(dir, 'image.png', 'image/png', pngBytes()),
-    json: write(dir, 'data.json', 'application/json', Buffer.from(JSON.stringify({ nonce, items: [1, 2, 3] }))),
-    text: write(dir, 'note.txt', 'text/plain', Buffer.from(`A note that stays inline: ${nonce}\n`)),
-  };
+  let files: Record<'png' | 'json' | 'text', UploadFile>;
+  try {
+    files = {
+      png: write(dir, 'image.png', 'image/png', pngBytes()),
+      json: write(dir, 'data.json', 'application/json', Buffer.from(JSON.stringify({ nonce, items: [1, 2, 3] }))),
+      text: write(dir, 'note.txt', 'text/plain', Buffer.from(`A note that stays inline: ${nonce}\n`)),
+    };
+  } finally {
+    dir.close();
+  }
   const receiver = await UploadReceiver.start({ answers: [answer], secrets: [harness.token] });
   try {
     const attachment = (id: string, f: UploadFile): Obj => ({

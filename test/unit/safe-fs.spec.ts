@@ -201,7 +201,9 @@ test.describe('removal', () => {
     test.skip(!chattr('+i', stuck), 'chattr +i is not possible here (needs root and a file system with attributes)');
     try {
       const warning = cleanUp(tmp, "a check's TMPDIR");
-      expect(warning).toMatch(/^clean-up: a check's TMPDIR .* was not removed entirely \(1 entry left; .*stuck \(EPERM\)\)$/);
+      expect(warning).toMatch(
+        /^clean-up: a check's TMPDIR .* was not removed entirely \(1 entry left; .*stuck \(EPERM\)\)$/,
+      );
       // Everything else is gone.
       expect(existsSync(join(tmp, 'other'))).toBe(false);
     } finally {
@@ -258,7 +260,7 @@ test.describe('bounded reads', () => {
     writeFileSync(p, '');
     truncateSync(p, 10 * 1024 ** 3);
     const r = readRegularFile(p, { maxBytes: 1024 * 1024 });
-    expect(r).toEqual({ kind: 'refused', why: 'it has 10737418240 bytes, over the 1048576-byte bound' });
+    expect(r).toEqual({ kind: 'refused', why: 'it has 10737418240 bytes, over the 1048576-byte bound', over: true });
   });
 
   test('a hard link is refused where one link is required; another device is refused', () => {
