@@ -20,10 +20,28 @@ import { nowMs, probeOf, type BackendScript, type WireRecord } from './script.js
 
 /** Records above this size keep a truncated text (the log stays bounded). */
 export const MAX_RECORD_TEXT = 64 * 1024;
-/** A protocol line longer than this closes the connection. */
+/** A protocol line longer than this (in bytes) closes the connection. */
 const MAX_LINE_BYTES = 1024 * 1024;
 /** Records kept per run; further ones are counted, not kept. */
 const MAX_RECORDS = 20_000;
+/**
+ * Characters of records kept per run, and per session (all its runs: a check keeps the
+ * records of each of its runs until it ends); records past either are counted, not kept.
+ * A real run keeps a few hundred kilobytes; a harness that floods the collector with its
+ * run's key (20 000 records of 64 KiB) stays within these, not at gigabytes.
+ */
+export const MAX_RUN_CHARS = 8 * 1024 * 1024;
+export const MAX_SESSION_CHARS = 32 * 1024 * 1024;
+
+/** The characters a session's runs have kept, shared by its logs. */
+export class KeptBudget {
+  used = 0;
+  constructor(readonly limit = MAX_SESSION_CHARS) {}
+}
+
+/** What a record costs to keep, at least: its texts, and a bound for the rest of its fields. */
+const weightOf = (r: Omit<WireRecord, 't'>): number =>
+  512 + (r.text?.length ?? 0) + (r.base64?.length ?? 0) + (r.argv?.join(' ').length ?? 0);
 
 export interface Hello {
   key: string;
@@ -69,18 +87,26 @@ function frameFacts(r: Omit<WireRecord, 't'>): Omit<WireRecord, 't'> {
 export class RunLog {
   readonly key = randomBytes(16).toString('hex');
   readonly records: WireRecord[] = [];
-  /** Records past MAX_RECORDS, not kept. */
+  /** Records past MAX_RECORDS or the bounds on characters kept, not kept. */
   dropped = 0;
+  /** Characters kept so far (see MAX_RUN_CHARS). */
+  private kept = 0;
   /** Connections that did not present this run's key. */
   refused = 0;
   private open = 0;
   private readonly idle: Array<() => void> = [];
   private readonly watchers = new Set<(r: WireRecord) => void>();
 
-  constructor(readonly script: BackendScript) {}
+  constructor(
+    readonly script: BackendScript,
+    private readonly budget = new KeptBudget(),
+  ) {}
 
-  /** Append a record (stamped now, by the runner) and answer what a frame needs. */
-  append(record: Omit<WireRecord, 't'>): FrameAck {
+  /**
+   * Append a record (stamped now, by the runner) and answer what a frame needs. `size`: what
+   * it took on the wire when that is more than its texts (a collector line).
+   */
+  append(record: Omit<WireRecord, 't'>, size = 0): FrameAck {
     const r = truncated({ ...record, t: nowMs() } as WireRecord);
     let ack: FrameAck = {};
     if (r.kind === 'frame' && r.method) {
@@ -90,8 +116,12 @@ export class RunLog {
       if (attempt !== undefined) r.attempt = attempt;
       ack = { ordinal, ...(attempt !== undefined ? { attempt } : {}) };
     }
-    if (this.records.length < MAX_RECORDS) this.records.push(r);
-    else this.dropped++;
+    const weight = Math.max(size, weightOf(r));
+    if (!this.full(weight)) {
+      this.records.push(r);
+      this.kept += weight;
+      this.budget.used += weight;
+    } else this.dropped++;
     for (const w of this.watchers) w(r);
     return ack;
   }
@@ -119,6 +149,20 @@ export class RunLog {
         () => finish(undefined),
       );
     });
+  }
+
+  /** Whether a record of at least `size` characters would be dropped (past MAX_RECORDS or a bound on characters kept). */
+  full(size: number): boolean {
+    return (
+      this.records.length >= MAX_RECORDS ||
+      this.kept + size > MAX_RUN_CHARS ||
+      this.budget.used + size > this.budget.limit
+    );
+  }
+
+  /** A record not kept (past a bound), counted. */
+  drop(): void {
+    this.dropped++;
   }
 
   /** How many frames of `method` the hook has received so far (the next frame's ordinal). */
@@ -163,6 +207,8 @@ export class RunLog {
 export class WireCollector {
   private readonly runs = new Map<string, RunLog>();
   private readonly sockets = new Set<Socket>();
+  /** What all runs of this session keep, together. */
+  private readonly budget = new KeptBudget();
   /** Connections so far: a stdio backend's identity in its records (`pid`), assigned here. */
   private accepted = 0;
 
@@ -187,7 +233,7 @@ export class WireCollector {
 
   /** A new run's log; its key admits that run's backends. */
   open(script: BackendScript): RunLog {
-    const log = new RunLog(script);
+    const log = new RunLog(script, this.budget);
     this.runs.set(log.key, log);
     return log;
   }
@@ -203,7 +249,6 @@ export class WireCollector {
     let run: RunLog | undefined;
     let hook = '';
     const id = ++this.accepted;
-    let buffered = '';
     const close = (): void => {
       socket.destroy();
     };
@@ -212,38 +257,63 @@ export class WireCollector {
       run?.disconnected();
     });
     socket.on('error', () => undefined);
-    socket.setEncoding('utf8');
-    socket.on('data', (chunk: string) => {
-      buffered += chunk;
-      if (buffered.length > MAX_LINE_BYTES && !buffered.includes('\n')) return close();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        let msg: { hello?: Hello; seq?: number; record?: Omit<WireRecord, 't'> };
-        try {
-          msg = JSON.parse(line) as typeof msg;
-        } catch {
-          return close();
+    /** One protocol line; false closes the connection. */
+    const handle = (line: Buffer): boolean => {
+      // Past the run's bounds a record is not kept: it is acknowledged without being decoded,
+      // so a flood costs the runner no more than reading it (the backend's lines lead with
+      // their seq: `{"seq":n,`).
+      if (run?.full(line.length)) {
+        const seq = /^\{"seq":(\d{1,15}),/.exec(line.subarray(0, 32).toString('latin1'));
+        if (seq) {
+          run.drop();
+          socket.write(`${JSON.stringify({ ack: Number(seq[1]) })}\n`);
+          return true;
         }
-        if (!run) {
-          const found = msg.hello && typeof msg.hello.key === 'string' ? this.runs.get(msg.hello.key) : undefined;
-          if (!found) {
-            // Not this session's backend: count it against every run open at the time.
-            for (const r of this.runs.values()) r.refused++;
-            return close();
-          }
-          run = found;
-          hook = String(msg.hello!.hook);
-          run.connected();
-          socket.write(`${JSON.stringify({ script: run.script })}\n`);
-          continue;
+      }
+      let msg: { hello?: Hello; seq?: number; record?: Omit<WireRecord, 't'> };
+      try {
+        msg = JSON.parse(line.toString('utf8')) as typeof msg;
+      } catch {
+        return false;
+      }
+      if (!run) {
+        const found = msg.hello && typeof msg.hello.key === 'string' ? this.runs.get(msg.hello.key) : undefined;
+        if (!found) {
+          // Not this session's backend: count it against every run open at the time.
+          for (const r of this.runs.values()) r.refused++;
+          return false;
         }
-        if (!msg.record || typeof msg.record !== 'object') return close();
-        // Hook, transport and process are the connection's, and a frame's meaning is read
-        // from its text here, whatever the record says.
-        const ack = run.append(frameFacts({ ...msg.record, hook, transport: 'stdio', pid: id }));
-        socket.write(`${JSON.stringify({ ack: msg.seq, ...ack })}\n`);
+        run = found;
+        hook = String(msg.hello!.hook);
+        run.connected();
+        socket.write(`${JSON.stringify({ script: run.script })}\n`);
+        return true;
+      }
+      if (!msg.record || typeof msg.record !== 'object') return false;
+      // Hook, transport and process are the connection's, and a frame's meaning is read
+      // from its text here, whatever the record says.
+      const ack = run.append(frameFacts({ ...msg.record, hook, transport: 'stdio', pid: id }), line.length);
+      socket.write(`${JSON.stringify({ ack: msg.seq, ...ack })}\n`);
+      return true;
+    };
+    // Lines are split as bytes: nothing is decoded before it is known to be kept.
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    socket.on('data', (chunk: Buffer) => {
+      let start = 0;
+      for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
+        const part = chunk.subarray(start, nl);
+        const line = pending.length ? Buffer.concat([...pending, part]) : part;
+        pending = [];
+        pendingBytes = 0;
+        start = nl + 1;
+        if (line.length > MAX_LINE_BYTES || !handle(line)) return close();
+        if (socket.destroyed) return;
+      }
+      if (start < chunk.length) {
+        pending.push(chunk.subarray(start));
+        pendingBytes += chunk.length - start;
+        if (pendingBytes > MAX_LINE_BYTES) close();
       }
     });
   }
