@@ -556,6 +556,80 @@ const modes = {
     dumpEnvironments();
   },
 
+  /**
+   * Plants a symlink to --outside at the names of later runs' folders (run-1 .. run-64
+   * beside its own), and at upload-files-1 .. -8, then exits 0 without a report: a runner
+   * that followed them would write those runs' configs outside.
+   */
+  'adapter-plant-runs'() {
+    const c = config();
+    const check = path.dirname(path.dirname(c.report));
+    for (const name of [
+      ...Array.from({ length: 64 }, (_, i) => `run-${i + 1}`),
+      ...Array.from({ length: 8 }, (_, i) => `upload-files-${i + 1}`),
+    ]) {
+      try {
+        fs.symlinkSync(opt('outside'), path.join(check, name));
+      } catch {
+        // there already (this run's own folder, or planted by an earlier run)
+      }
+    }
+  },
+
+  /**
+   * Its report is a hard link to another file holding a report whose harness name is
+   * --canary; exits 0. Contained, a link can only reach a file of its own TMPDIR (a link
+   * across mounts fails): the file is written there, beside the run folder.
+   */
+  'adapter-hardlink'() {
+    const c = config();
+    const other = path.join(path.dirname(path.dirname(c.report)), `hidden${MARK}.json`);
+    const report = { adapterContract: 1, harness: { name: opt('canary'), version: '1' }, registration: 'accepted' };
+    fs.writeFileSync(other, JSON.stringify({ ...report, steps: [] }));
+    fs.linkSync(other, c.report);
+  },
+
+  /**
+   * A stdio backend that litters its TMPDIR before it answers: a tree 3000 folders deep, a
+   * symlink to the folder --outside and a hard link to the file --outside-file (where it
+   * can make one); with
+   * --stuck, also a file whose path it writes to stuck-path in its working folder, and it
+   * waits for a file named go there (the test makes the file immutable meanwhile). Then it
+   * answers every request with a JSON-RPC error (method not found).
+   */
+  'tmpdir-litter'() {
+    const tmp = process.env.TMPDIR;
+    const here = process.cwd();
+    process.chdir(tmp);
+    fs.mkdirSync('deep');
+    process.chdir('deep');
+    for (let i = 0; i < 3000; i++) {
+      fs.mkdirSync('a');
+      process.chdir('a');
+    }
+    fs.writeFileSync('bottom.txt', 'bottom');
+    process.chdir(here);
+    fs.symlinkSync(opt('outside'), path.join(tmp, 'outside-link'));
+    try {
+      // Contained, a link across mounts fails (EXDEV): only an uncontained run gets this one.
+      fs.linkSync(opt('outside-file'), path.join(tmp, 'outside-hard'));
+    } catch (e) {
+      log(`litter${MARK}.log`, `hard link: ${e.code}`);
+    }
+    const answer = () =>
+      onLines((line) => {
+        const id = idOf(line);
+        if (id !== null)
+          process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'no' } })}\n`);
+      });
+    if (!argv.includes('--stuck')) return answer();
+    const stuck = path.join(tmp, 'stuck');
+    fs.writeFileSync(stuck, 'stuck');
+    fs.writeFileSync(path.join(here, 'stuck-path'), stuck);
+    const wait = () => (fs.existsSync(path.join(here, 'go')) ? answer() : setTimeout(wait, 10));
+    wait();
+  },
+
   /** Never exits, ignores SIGTERM. */
   'adapter-hang'() {
     ignoreTerm();
