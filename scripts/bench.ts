@@ -225,7 +225,7 @@ if (want('harness-run')) {
 // skipped without kernel containment.
 if (!want('corpus')) {
   // --only without corpus
-} else if (!process.argv.includes('--no-corpus') && containment().kind !== 'pid-namespace') {
+} else if (!process.argv.includes('--no-corpus') && containment().kind !== 'sandbox') {
   process.stdout.write(
     `\nhostile corpus skipped: kernel containment unavailable (${containment().reason ?? ''}); its processes need a container to end them\n`,
   );

@@ -44,7 +44,7 @@ const PEAK_RSS_LIMIT = 300 * MB;
 const RESULTS_BOUND = 4 * MB;
 /** A check's time limit, as playwright.config.ts sets it for these claims (their timeoutMs, at least 2000). */
 const LIMIT_MS = checkTimeLimitMs(Math.max(2000, CORPUS_TIMEOUT_MS, REPLY_TIMEOUT_MS));
-const CONTAINED = containment().kind === 'pid-namespace';
+const CONTAINED = containment().kind === 'sandbox';
 const NOT_CONTAINED =
   'kernel containment is unavailable here: the corpus launches processes that only a container ends (and kill -9 -1 runs only contained)';
 

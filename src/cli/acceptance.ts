@@ -49,8 +49,8 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
     ? `: ${r.reason}${targets ? ` (${targets})` : ''}`
     : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
   const contained =
-    r.containment?.kind === 'process-group'
-      ? ` [containment: process-group${r.containment.reason ? `, ${r.containment.reason}` : ''}]`
+    r.containment && r.containment.kind !== 'sandbox'
+      ? ` [containment: ${r.containment.kind}${r.containment.reason ? `, ${r.containment.reason}` : ''}]`
       : '';
   // The snapshot by commit: two "draft" verdicts may be of different rules.
   const judgedBy = `, judged by ${snapshotName(r.claim.snapshot)}`;
