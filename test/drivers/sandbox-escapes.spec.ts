@@ -30,20 +30,21 @@ function containedRun(
   command: string,
   args: string[],
   env: Record<string, string>,
-): Promise<{ stdout: string; stderr: string; launcherEnv: string }> {
+): Promise<{ stdout: string; stderr: string; launcherEnv: string; launcherArgv: string }> {
   const driver = `
     import { spawnTracked, killTree } from ${JSON.stringify(fromRoot('dist/drivers/processes.js'))};
     import { readFileSync } from 'node:fs';
     const [work, hidden, command, env, ...args] = JSON.parse(process.argv[1]);
     const child = spawnTracked(command, args, { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'],
       confine: { writable: [work], hidden: [hidden] } });
-    let launcherEnv = '';
-    try { launcherEnv = readFileSync('/proc/' + child.pid + '/environ', 'latin1'); } catch {}
+    let launcherEnv = '', launcherArgv = '';
+    try { launcherEnv = readFileSync('/proc/' + child.pid + '/environ', 'latin1');
+      launcherArgv = readFileSync('/proc/' + child.pid + '/cmdline', 'latin1'); } catch {}
     let out = '', err = '';
     child.stdout.on('data', (d) => (out += d));
     child.stderr.on('data', (d) => (err += d));
     child.on('exit', async () => { await killTree(child);
-      process.stdout.write(JSON.stringify({ stdout: out, stderr: err, launcherEnv })); });`;
+      process.stdout.write(JSON.stringify({ stdout: out, stderr: err, launcherEnv, launcherArgv })); });`;
   return new Promise((done, fail) => {
     // bash opens descriptor 9 without close-on-exec: Node and every child inherit it.
     const p = spawn(
@@ -144,7 +145,7 @@ test('a claim environment with PATH and LD_PRELOAD reaches the command only, nev
     writeFileSync(join(trap, name), `#!/bin/sh\ntouch ${JSON.stringify(join(base, `ran-${name}`))}\nexit 0\n`);
     chmodSync(join(trap, name), 0o755);
   }
-  const { stdout, launcherEnv } = await containedRun(work, hidden, '/bin/cat', ['/proc/self/environ'], {
+  const { stdout, launcherEnv, launcherArgv } = await containedRun(work, hidden, '/bin/cat', ['/proc/self/environ'], {
     PATH: `${trap}:/usr/bin:/bin`,
     LD_PRELOAD: join(trap, 'inject.so'),
     AHP_CLAIM_VALUE: 'inside',
@@ -162,6 +163,9 @@ test('a claim environment with PATH and LD_PRELOAD reaches the command only, nev
   expect(launcherEnv).not.toContain('LD_PRELOAD');
   expect(launcherEnv).not.toContain(trap);
   expect(launcherEnv).not.toContain('AHP_CLAIM_VALUE');
+  // Nor did the claim's environment show on the launcher's command line (the host's process list).
+  expect(launcherArgv).toContain('bwrap');
+  expect(launcherArgv).not.toContain('AHP_CLAIM_VALUE');
   expect(readdirSync(base).filter((n) => n.startsWith('ran-'))).toEqual([]);
 });
 
