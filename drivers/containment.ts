@@ -145,8 +145,9 @@ export function sandboxOptions(c: Confinement, cwd: string, env: Readonly<Record
   const readOnly = [...new Set(c.readOnly ?? [])].filter(isDir);
   // Parents first: a folder inside another is mounted over it, so a writable TMPDIR inside
   // the hidden work folder, or the read-only package inside a writable working folder, keeps
-  // its own rule. Equal paths: hidden before read-only before writable (the last mount wins).
-  const order = { hidden: 0, readOnly: 1, writable: 2 } as const;
+  // its own rule. Equal paths: the last mount wins, so read-only comes last (the runner's own
+  // folder stays read-only even when it is the claim's working folder).
+  const order = { hidden: 0, writable: 1, readOnly: 2 } as const;
   const mounts = [
     ...hidden.map((dir) => ({ dir, kind: 'hidden' as const })),
     ...readOnly.map((dir) => ({ dir, kind: 'readOnly' as const })),
