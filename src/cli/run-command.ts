@@ -22,7 +22,7 @@ import { finishReports, reportContext, viewsFolder } from './report-layout.js';
 import { playwrightReportDir, runFolder } from '../engine/run-folder.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { conclude, prepareAcceptance, show, summaryLine } from './acceptance.js';
+import { conclude, prepareAcceptance, show, summaryLine, weakContainmentRefusal } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
 import { canonicalPath, cleanUp } from '../safe-fs.js';
 
@@ -306,7 +306,9 @@ async function runShard(
   reportsDir: string,
   io: Io,
 ): Promise<number> {
-  const accepting = ['baseline', 'expected-failures', 'certify'].filter((o) => options[o] !== undefined);
+  const accepting = ['baseline', 'expected-failures', 'certify', 'allow-weak-containment'].filter(
+    (o) => options[o] !== undefined,
+  );
   if (accepting.length)
     throw new UsageError(
       `a shard gives no verdict: pass ${accepting.map((o) => `--${o}`).join(', ')} to \`ahp-conformance merge\``,
@@ -387,6 +389,8 @@ export async function runCommand(files: string[], options: Record<string, string
   if (files.length === 0) throw new UsageError('run needs at least one claim file');
   // Every option is checked before a claim is read or a process starts.
   const args = playwrightArgs(options);
+  if (options['allow-weak-containment'] !== undefined && options.certify === undefined)
+    throw new UsageError('--allow-weak-containment relaxes --certify only: pass both or neither');
   const timeoutMs = timeoutOverride(options);
   const shard = options.shard !== undefined ? parseShard(options.shard) : undefined;
   if (typeof shard === 'string') throw new UsageError(shard);
@@ -407,6 +411,9 @@ export async function runCommand(files: string[], options: Record<string, string
   if (shard) return runShard(shard, outcomes, options, reportsDir, io);
 
   const criteria = prepareAcceptance(options, ['grep', 'grep-invert']);
+  // Refused before anything starts: a certification runs in the sandbox unless told otherwise.
+  if (criteria.certification && !criteria.allowWeakContainment && containment().kind !== 'sandbox')
+    throw new UsageError(weakContainmentRefusal(containment()));
   // A partial run never replaces a full run's report (src/cli/report-layout.ts).
   const viewsDir = viewsFolder(
     reportsDir,
