@@ -181,7 +181,7 @@ function judgeEnvDump(o: RowOutcome, allowed: readonly string[], forbidden: read
   expect.soft(extra, `${o.row.id}: variables beyond the allow-list`).toEqual([]);
   const everything = JSON.stringify(seen);
   for (const f of forbidden) expect.soft(everything.includes(f), `${o.row.id}: sees ${f.slice(0, 40)}`).toBe(false);
-  expect.soft(everything.includes('AHP_RUN_PLAN'), `${o.row.id}: sees AHP_RUN_PLAN`).toBe(false);
+  expect.soft(everything.includes('AHP_RUN_FOLDER'), `${o.row.id}: sees AHP_RUN_FOLDER`).toBe(false);
   // Its PID namespace shows its own processes only.
   expect.soft(Object.keys(seen.proc).length, `${o.row.id}: processes it can see`).toBeLessThan(5);
 }
@@ -455,7 +455,7 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
     );
   });
 
-  for (const name of ['AHP_RUN_PLAN', 'TEST_WORKER_INDEX', 'AHP_CONFORMANCE_TEST_TOKEN']) {
+  for (const name of ['AHP_RUN_FOLDER', 'TEST_WORKER_INDEX', 'AHP_CONFORMANCE_TEST_TOKEN']) {
     test(`a claim whose passEnv names the runner's own ${name}`, () => {
       refused(
         run({ 'a.yaml': stdio('vendor-a', ['PATH', name]) }, {}),
