@@ -58,8 +58,7 @@ const shown = (c: string): string =>
 export function nameProblem(name: string): string | undefined {
   if (name.length === 0) return 'is empty';
   if ([...name].length > MAX_NAME_LENGTH) return `is longer than ${MAX_NAME_LENGTH} characters`;
-  if (name.startsWith('.'))
-    return 'starts with "." (hidden and reserved names, such as reports/.lock, start with ".")';
+  if (name.startsWith('.')) return 'starts with "." (hidden and reserved names, such as reports/.lock, start with ".")';
   if (name.includes('..')) return 'contains ".."';
   for (const c of ['/', '\\', '\u0000'])
     if (name.includes(c)) return `contains ${shown(c)}; it names one folder under reports/`;
