@@ -228,10 +228,12 @@ function create(dir: string, file: string, text: string): boolean {
 }
 
 /**
- * Remove the stale lock with `nonce` if `.lock` still is it. `again`: look at `.lock` anew;
- * `busy`: another run is taking the same lock over; `no-links`: cannot be done safely here.
+ * Remove the stale lock with `nonce` from `dir` if `.lock` still is it. `again`: look at
+ * `.lock` anew; `busy`: another run is taking the same lock over; `no-links`: cannot be
+ * done safely here. (Exported for the tests of its interleavings.)
  */
-function reap(dir: string, file: string, nonce: string): 'again' | 'busy' | 'no-links' {
+export function removeStaleLock(dir: string, nonce: string): 'again' | 'busy' | 'no-links' {
+  const file = join(dir, LOCK_FILE);
   const reaper = join(dir, `${LOCK_FILE}.reap-${nonce}`);
   try {
     // Not followed: the link names whatever inode `.lock` is now.
@@ -302,7 +304,7 @@ export function lockFolder(dir: string, what: string): LockAttempt {
     if (state.state === 'alive') return { kind: 'busy', file, holder: holderOf(found.record) };
     if (state.state === 'unknown') return { kind: 'busy', file, holder: holderOf(found.record), unknown: state.why };
     stale = found.record;
-    const took = reap(dir, file, found.record.nonce);
+    const took = removeStaleLock(dir, found.record.nonce);
     if (took === 'no-links')
       return {
         kind: 'refused',

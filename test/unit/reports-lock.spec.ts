@@ -5,12 +5,21 @@
 // being followed, opened as a pipe, or removed.
 import { test, expect } from '@playwright/test';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import { LOCK_FILE, lockFolder } from '../../src/engine/reports-lock.js';
+import { LOCK_FILE, lockFolder, removeStaleLock } from '../../src/engine/reports-lock.js';
 import { ROOT } from '../support/paths.js';
 import { tempFolders } from '../support/temp.js';
 
@@ -249,4 +258,37 @@ test('several runs taking over one stale lock at once: exactly one gets it, the 
     // The winner released it at its exit.
     expect(existsSync(join(dir, LOCK_FILE))).toBe(false);
   }
+});
+
+test('a run that judged a lock stale after another took it over removes nothing', () => {
+  const dir = workspace();
+  const stale = '0123456789abcdef0123456789abcdef';
+  plant(dir, { pid: deadPid(), nonce: stale });
+  const winner = lockFolder(dir, 'run of winner (winner.yaml)');
+  expect(winner.kind).toBe('held');
+  // The slow run read the stale lock before the winner took it over, and acts on it only now.
+  expect(removeStaleLock(dir, stale)).toBe('again');
+  expect(lockOf(dir).what).toBe('run of winner (winner.yaml)');
+  expect(siblings(dir)).toEqual([]);
+  if (winner.kind === 'held') winner.release();
+});
+
+test('a takeover that never finished (its run killed in the middle) is named, not waited on forever', () => {
+  const dir = workspace();
+  const stale = '0123456789abcdef0123456789abcdef';
+  const file = plant(dir, { pid: deadPid(), nonce: stale });
+  // What a run killed between its two steps leaves: the stale lock and its reaper name.
+  linkSync(file, join(dir, `${LOCK_FILE}.reap-${stale}`));
+  const got = lockFolder(dir, 'mine');
+  expect(got.kind).toBe('refused');
+  if (got.kind === 'refused')
+    expect(got.reason).toMatch(
+      /^is the stale lock of pid \d+; another run began taking it over and never finished \(\.lock\.reap-0123456789abcdef0123456789abcdef\)$/,
+    );
+  // Once the user removed both (as the line says), the next run takes the folder.
+  unlinkSync(file);
+  unlinkSync(join(dir, `${LOCK_FILE}.reap-${stale}`));
+  const next = lockFolder(dir, 'mine');
+  expect(next.kind).toBe('held');
+  if (next.kind === 'held') next.release();
 });
