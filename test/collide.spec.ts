@@ -1,6 +1,7 @@
-// Runs that cannot collide (issue 23, item 4; test/hostile/README.md rows CR1-CR9): two
-// runs started together from one folder with the default reports folder, a clean reference
-// backend and a faulty one, once swapped verdicts through a shared `reports/.run/`. Now each
+// Runs that cannot collide (issue 23, item 4; test/hostile/README.md rows CR1-CR9; the lock's
+// own rows CR10-CR16 are in test/unit/reports-lock.spec.ts): two runs started together from
+// one folder with the default reports folder, a clean reference backend and a faulty one,
+// once swapped verdicts through a shared `reports/.run/`. Now each
 // run has a private folder (src/engine/run-folder.ts) and one run at a time writes a reports
 // folder (src/engine/reports-lock.ts): every pair gives two right verdicts, or one right
 // verdict and a one-line refusal (exit 2) naming the other run. npm test runs 2 pairs;

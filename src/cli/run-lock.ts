@@ -5,6 +5,8 @@ import { terminalLine } from '../terminal.js';
 import { show } from './acceptance.js';
 import type { Io } from './io.js';
 
+const SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
 /** What a lock line says of a run's claims: `acme (acme.yaml), other (other.yaml)`. */
 export function claimsWritten(claims: readonly { name?: string; file: string }[]): string {
   return claims.map((c) => (c.name ? `${c.name} (${c.file})` : c.file)).join(', ');
@@ -23,7 +25,19 @@ export function lockReports(dir: string, what: string, io: Io): (() => void) | u
     io.err(terminalLine(`ahp-conformance: cannot lock ${show(dir)} for this run: ${err.code ?? err.message}`));
     return undefined;
   }
-  if (got.kind === 'held') return got.release;
+  if (got.kind === 'held') {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      // While Playwright runs, src/engine/playwright.ts forwards the signal to it and the
+      // run ends its normal way (lock released, folder removed). Before or after, the run
+      // ends here, and the exit handlers release the lock and remove the run folder.
+      if (process.listenerCount(signal) === 1) process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    for (const s of SIGNALS) process.on(s, onSignal);
+    return () => {
+      for (const s of SIGNALS) process.off(s, onSignal);
+      got.release();
+    };
+  }
   let line: string;
   if (got.kind === 'refused') line = `${show(got.file)} ${got.reason}; if no run is writing ${show(dir)}, remove it`;
   else {

@@ -43,11 +43,23 @@ export function makeRunFolder(): RunFolder {
   const st = lstatSync(root);
   if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid()))
     throw new Error(`the run folder ${root} is not a folder of this user`);
-  return runFolder(root);
+  const folder = runFolder(root);
+  // Removed at exit too, when the run ends another way (a signal while it holds the folder).
+  const atExit = (): void => removeRunFolder(folder);
+  exitCleanups.set(root, atExit);
+  process.once('exit', atExit);
+  return folder;
 }
+
+const exitCleanups = new Map<string, () => void>();
 
 /** Remove a run folder (never following a link out of it); a failure is not the run's. */
 export function removeRunFolder(folder: RunFolder): void {
+  const atExit = exitCleanups.get(folder.root);
+  if (atExit) {
+    exitCleanups.delete(folder.root);
+    process.off('exit', atExit);
+  }
   try {
     rmSync(folder.root, { recursive: true, force: true, maxRetries: 2 });
   } catch {
