@@ -315,6 +315,12 @@ test('CR8: a lock that is a symlink is refused in one line, not followed and not
   expect(r.err).toBe('ahp-conformance: reports/.lock is a symbolic link; if no run is writing reports, remove it\n');
   expect(readFileSync(target, 'utf8')).toBe('keep me');
   expect(readdirSync(reports)).toEqual(['.lock']);
+  // A reports folder that is a file is one line too.
+  const file = cli(dir, ['run', 'clean.yaml', '--reports', 'precious.txt']);
+  expect(file.code, file.out + file.err).toBe(2);
+  expect(file.err).toBe(
+    'ahp-conformance: the reports folder precious.txt cannot be locked for this run: it is not a folder\n',
+  );
 });
 
 test('the private run folder is made mode 0700 in the system temporary folder and removed with the run', async () => {

@@ -22,7 +22,13 @@ export function lockReports(dir: string, what: string, io: Io): (() => void) | u
     got = lockFolder(dir, what);
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    io.err(terminalLine(`ahp-conformance: cannot lock ${show(dir)} for this run: ${err.code ?? err.message}`));
+    const why =
+      err.code === 'EEXIST' || err.code === 'ENOTDIR'
+        ? 'it is not a folder'
+        : err.code === 'EACCES' || err.code === 'EPERM' || err.code === 'EROFS'
+          ? 'it cannot be written'
+          : (err.code ?? err.message);
+    io.err(terminalLine(`ahp-conformance: the reports folder ${show(dir)} cannot be locked for this run: ${why}`));
     return undefined;
   }
   if (got.kind === 'held') {
