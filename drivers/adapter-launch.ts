@@ -46,7 +46,7 @@ type Status = { code: number | null; signal: string | null };
 export async function launchAdapter(cmd: AdapterCommand, opts: AdapterLaunchOptions): Promise<AdapterExit> {
   const pre = explainSpawnFailure(cmd.command, cmd.cwd, cmd.env);
   if (pre.code === 'ENOENT' || pre.code === 'EACCES' || pre.code === 'ENOTDIR') throw new LaunchError(pre.message);
-  const supervised = containment().kind === 'pid-namespace';
+  const supervised = containment().kind === 'sandbox';
   const child = spawnTracked(cmd.command, cmd.args, {
     cwd: cmd.cwd,
     env: cmd.env,

@@ -1,7 +1,7 @@
 // Registry of the processes this runner launched, and their cleanup.
 //
-// An implementation under test is launched contained (drivers/containment.ts: a PID and
-// mount namespace torn down whole with one SIGKILL) when the caller passes a confinement
+// An implementation under test is launched contained (drivers/containment.ts: a sandbox
+// torn down whole with one SIGKILL) when the caller passes a confinement
 // and the kernel allows it. Otherwise (runner-side helpers, or the process-group
 // fallback) every child is spawned without a shell and in its own process group
 // (detached), so that a whole tree (child plus grandchildren that did not create their
@@ -10,10 +10,11 @@
 // forward the shutdown to every group we created. We only ever signal pids / process
 // groups that we created ourselves.
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { accessSync, constants as fsConstants, readdirSync, readFileSync, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve as resolvePath } from 'node:path';
 import treeKill from 'tree-kill';
-import { containedCommand, containment, type Confinement } from './containment.js';
+import { containment, sandboxLaunch, type Confinement } from './containment.js';
 
 /** A launch failure the user must fix (command not found, not executable, server never ready). One line, no stack. */
 export class LaunchError extends Error {
@@ -46,7 +47,7 @@ interface Tracked {
   child: ChildProcess;
   pid: number;
   exited: boolean;
-  /** Launched in a PID namespace: `pid` is the unshare process, SIGKILL tears the namespace down. */
+  /** Launched in the sandbox: `pid` is the launcher (bwrap), SIGKILL tears the sandbox down. */
   contained: boolean;
 }
 
@@ -153,21 +154,41 @@ function prune(): void {
 export function spawnTracked(command: string, args: string[], opts: SpawnTrackedOptions): ChildProcess {
   installExitHandlers();
   prune();
-  const contained = opts.confine !== undefined && containment().kind === 'pid-namespace';
+  const contained = opts.confine !== undefined && containment().kind === 'sandbox';
+  let child: ChildProcess;
   if (contained) {
-    // The wrapper starts even when the command cannot: say why now, as a failed spawn would.
+    // The launcher starts even when the command cannot: say why now, as a failed spawn would.
     const why = explainSpawnFailure(command, opts.cwd, opts.env);
     if (why.code !== 'UNKNOWN') throw new LaunchError(why.message, why.code);
-    ({ command, args } = containedCommand(command, args, opts.confine!));
+    const stdio = typeof opts.stdio === 'string' ? [opts.stdio, opts.stdio, opts.stdio] : [...opts.stdio];
+    let launch;
+    try {
+      launch = sandboxLaunch(command, args, opts.confine!, opts.cwd, opts.env, stdio.length);
+    } catch (e) {
+      throw new LaunchError(`cannot start "${command}" in the sandbox: ${(e as Error).message}`);
+    }
+    child = spawn(launch.command, launch.args, {
+      cwd: opts.cwd,
+      // The launcher's own environment: the claim's applies inside the sandbox only.
+      env: launch.env,
+      stdio: [...stdio, 'pipe'],
+      shell: false,
+      detached: true,
+      windowsHide: true,
+    });
+    const options = child.stdio[launch.optionsFd] as Writable | null;
+    options?.on('error', () => {}); // a launcher that died early: its exit says why
+    options?.end(launch.options);
+  } else {
+    child = spawn(command, args, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdio: opts.stdio,
+      shell: false,
+      detached: true,
+      windowsHide: true,
+    });
   }
-  const child = spawn(command, args, {
-    cwd: opts.cwd,
-    env: opts.env,
-    stdio: opts.stdio,
-    shell: false,
-    detached: true,
-    windowsHide: true,
-  });
   const pid = child.pid;
   if (pid !== undefined) {
     const entry: Tracked = { child, pid, exited: false, contained };
@@ -244,9 +265,9 @@ export async function killTree(child: ChildProcess, graceMs = 1000): Promise<voi
 }
 
 /**
- * Tear a container down: SIGKILL to its unshare process (our child); --kill-child takes
- * the namespace's init with it, and the kernel every process in the namespace. Resolves
- * once unshare has exited and the init is gone (bounded).
+ * Tear a sandbox down: SIGKILL to its launcher (bwrap, our child); --die-with-parent takes
+ * the sandbox's init with it, and the kernel every process in its PID namespace. Resolves
+ * once the launcher has exited and the init is gone (bounded).
  */
 async function killContainer(t: Tracked): Promise<void> {
   const init = hasExited(t.child) ? undefined : firstChild(t.pid);

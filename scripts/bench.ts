@@ -4,7 +4,7 @@
 // (docs/performance.md), all in the same run (absolute numbers vary by machine; ratios are
 // what to compare between commits).
 //
-//   npm run bench -- [--only validator,driver,harness-run,corpus,certify] [--no-corpus] [--corpus all]
+//   npm run bench -- [--only validator,launch,driver,harness-run,corpus,certify] [--no-corpus] [--corpus all]
 //                    [--no-certify] [--workers <n>] [--repeat <n>]
 import { performance } from 'node:perf_hooks';
 import { parseJsonBytes } from '../src/protocol/json.js';
@@ -23,6 +23,7 @@ import { interceptRequest, toolBeforeEvent, HARMLESS_TOOL } from '../src/checks/
 import { packageRoot } from '../src/package-root.js';
 import { defaultWorkers } from '../src/engine/playwright.js';
 import { containment } from '../drivers/containment.js';
+import { spawnTracked } from '../drivers/processes.js';
 import { CORPUS, corpusNonce, removeBatch, runBatch, runnerPeak } from './hostile-corpus.js';
 
 const argv = process.argv.slice(2);
@@ -135,6 +136,36 @@ async function driverLoop(): Promise<number> {
   return ms;
 }
 
+// The sandbox's launch cost: starting /bin/true contained (bash closing descriptors, bwrap
+// building the sandbox, teardown) against a bare spawn of it, median of 40 each.
+if (want('launch')) {
+  const startOnce = (contained: boolean): Promise<number> =>
+    new Promise((done) => {
+      const t = performance.now();
+      const child = contained
+        ? spawnTracked('/bin/true', [], {
+            cwd: tmpdir(),
+            env: { PATH: '/usr/bin:/bin' },
+            stdio: 'ignore',
+            confine: { writable: [tmpdir()], hidden: [] },
+          })
+        : spawn('/bin/true', [], { stdio: 'ignore' });
+      child.once('exit', () => done(performance.now() - t));
+    });
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const times = async (contained: boolean): Promise<number[]> => {
+    const out: number[] = [];
+    for (let i = 0; i < 40; i++) out.push(await startOnce(contained));
+    return out;
+  };
+  const bare = median(await times(false));
+  const kind = containment().kind;
+  const boxed = median(await times(true));
+  console.log(
+    `\nlaunch (/bin/true, median of 40): bare ${bare.toFixed(1)} ms, ${kind} ${boxed.toFixed(1)} ms (x${(boxed / bare).toFixed(1)}; ${(boxed - bare).toFixed(1)} ms added per launch)`,
+  );
+}
+
 if (want('driver')) {
   const bare = await bareLoop();
   const driven = await driverLoop();
@@ -225,7 +256,7 @@ if (want('harness-run')) {
 // skipped without kernel containment.
 if (!want('corpus')) {
   // --only without corpus
-} else if (!process.argv.includes('--no-corpus') && containment().kind !== 'pid-namespace') {
+} else if (!process.argv.includes('--no-corpus') && containment().kind !== 'sandbox') {
   process.stdout.write(
     `\nhostile corpus skipped: kernel containment unavailable (${containment().reason ?? ''}); its processes need a container to end them\n`,
   );

@@ -83,3 +83,24 @@ test('-x stops at the first failure: the checks left out leave the claim incompl
   expect(r.out).toMatch(/1 failed, \d+ did not run/);
   expect(results(r.reports).verdict).toBe('incomplete');
 });
+
+test('--certify without the sandbox is refused with one line unless --allow-weak-containment is given', () => {
+  const weak = (...args: string[]) => {
+    const reports = join(workspace(), 'reports');
+    const r = spawnSync(process.execPath, [BIN, 'run', CLAIM, '--reports', reports, ...args], {
+      encoding: 'utf8',
+      timeout: 240_000,
+      env: { ...process.env, AHP_CONTAINMENT: 'process-group' },
+    });
+    return { code: r.status, out: r.stdout, err: r.stderr, reports };
+  };
+  const refused = weak('--certify');
+  expect(refused.code).toBe(2);
+  expect(refused.err.trim().split('\n')).toHaveLength(1);
+  expect(refused.err).toMatch(/--certify needs the sandbox.*--allow-weak-containment/);
+  expect(refused.out).toBe('');
+  expect(existsSync(refused.reports)).toBe(false);
+  const alone = weak('--allow-weak-containment', '--list');
+  expect(alone.code).toBe(2);
+  expect(alone.err).toMatch(/--allow-weak-containment relaxes --certify only/);
+});

@@ -219,7 +219,7 @@ test('CR2, CR3, CR9: a run killed mid-way leaves a lock the next run takes over;
   // The implementation's TMPDIR was in the run's private folder, in the runner's TMPDIR...
   const seen = JSON.parse(readFileSync(join(dir, 'seen.json'), 'utf8')) as Record<string, unknown>;
   expect(String(seen.runDir).startsWith(join(tmpOfRuns(), 'ahp-conformance-run-')), JSON.stringify(seen)).toBe(true);
-  if (containment().kind === 'pid-namespace') {
+  if (containment().kind === 'sandbox') {
     // ...and, contained, it found nothing there but its own check folder.
     expect(seen, JSON.stringify(seen)).toMatchObject({ 'plan.json': 'ENOENT', 'outcome.json': 'ENOENT' });
     expect(

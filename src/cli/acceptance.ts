@@ -49,8 +49,8 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
     ? `: ${r.reason}${targets ? ` (${targets})` : ''}`
     : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
   const contained =
-    r.containment?.kind === 'process-group'
-      ? ` [containment: process-group${r.containment.reason ? `, ${r.containment.reason}` : ''}]`
+    r.containment && r.containment.kind !== 'sandbox'
+      ? ` [containment: ${r.containment.kind}${r.containment.reason ? `, ${r.containment.reason}` : ''}]`
       : '';
   // The snapshot by commit: two "draft" verdicts may be of different rules.
   const judgedBy = `, judged by ${snapshotName(r.claim.snapshot)}`;
@@ -142,6 +142,8 @@ export function show(path: string): string {
 export interface AcceptanceCriteria {
   /** --certify: recorded in results.json and the report. */
   certification: boolean;
+  /** --allow-weak-containment: a certification may run without the sandbox (the results say how it ran). */
+  allowWeakContainment: boolean;
   /** --grep / --grep-invert: a partial run. */
   selection?: { grep?: string; grepInvert?: string };
   expectedPath?: string;
@@ -156,6 +158,8 @@ export interface AcceptanceCriteria {
  * certificate: those two, and the options named by `partial` (which leave checks out).
  */
 export function prepareAcceptance(options: Record<string, string>, partial: readonly string[]): AcceptanceCriteria {
+  if (options['allow-weak-containment'] !== undefined && options.certify === undefined)
+    throw new UsageError('--allow-weak-containment relaxes --certify only: pass both or neither');
   if (options.certify !== undefined) {
     const relaxing = ['expected-failures', 'baseline', ...partial].filter((o) => options[o] !== undefined);
     if (relaxing.length)
@@ -169,6 +173,7 @@ export function prepareAcceptance(options: Record<string, string>, partial: read
   };
   return {
     certification: options.certify !== undefined,
+    allowWeakContainment: options['allow-weak-containment'] !== undefined,
     ...(Object.keys(selection).length ? { selection } : {}),
     ...(options['expected-failures']
       ? {
@@ -184,6 +189,14 @@ export function prepareAcceptance(options: Record<string, string>, partial: read
         }
       : {}),
   };
+}
+
+/** Why --certify refuses a run without the sandbox, as one line. */
+export function weakContainmentRefusal(c: { kind: string; reason?: string }): string {
+  return (
+    `--certify needs the sandbox, and implementations ${c.kind === 'process-group' ? 'would run' : 'ran'} in ${c.kind} containment` +
+    `${c.reason ? ` (${c.reason})` : ''}; install bubblewrap, or pass --allow-weak-containment to certify without it (the report says so)`
+  );
 }
 
 /**
@@ -203,6 +216,10 @@ export function conclude(
     throw new UsageError(
       '--certify accepts no shards that ran with --grep or --grep-invert (a certificate covers every check)',
     );
+  // A certificate says how the implementation was contained: never a weak one unless asked for.
+  const weak = claims.find((c) => c.results.containment && c.results.containment.kind !== 'sandbox');
+  if (criteria.certification && !criteria.allowWeakContainment && weak)
+    throw new UsageError(weakContainmentRefusal(weak.results.containment!));
   let exit: number = EXIT.ok;
   for (const { results: recorded, reportDir } of claims) {
     // How the run was made, beside what it found: a certification is told from a development run.

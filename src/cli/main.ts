@@ -27,7 +27,7 @@ plain draft means the newest, ${NEWEST_SNAPSHOT} (docs/claims.md).
 
 Usage:
   ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
-                  [--baseline <results.json|reports dir>] [--expected-failures <file.yaml>] [--certify] [--shard <i>/<n>]
+                  [--baseline <results.json|reports dir>] [--expected-failures <file.yaml>] [--certify [--allow-weak-containment]] [--shard <i>/<n>]
                   [--list] [--reporter list|line|dot|json] [--quiet] [--retries <n>] [--max-failures <n> | -x]
                   [--timeout-ms <ms>] [--no-color]
       Certify the implementations the claims describe: launch each one, play scripted
@@ -39,8 +39,10 @@ Usage:
       --list lists the checks the run would run, and runs nothing. --retries retries a
       failed check; a pass on retry is recorded as flaky (and fails under --certify).
       --timeout-ms overrides the claims' timeoutMs (recorded; refused under --certify).
+      --certify needs the sandbox (bubblewrap): where it cannot start, the run is refused
+      unless --allow-weak-containment is given (and the report then says how it ran).
       docs/cli.md describes every option.
-  ahp-conformance merge <blob folder or .zip>... [--reports <dir>] [--baseline <...>] [--expected-failures <file.yaml>] [--certify]
+  ahp-conformance merge <blob folder or .zip>... [--reports <dir>] [--baseline <...>] [--expected-failures <file.yaml>] [--certify] [--allow-weak-containment]
       Merge the blob reports of every shard into the reports one unsharded run writes,
       and judge them like run (same exit codes). A missing shard makes every claim
       incomplete; shards of different claims or runner versions are refused.
@@ -154,7 +156,18 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
   if (io === processIo) guardProcessStreams();
   try {
     const args = parseArgs(argv, {
-      boolean: ['help', 'version', 'json', 'kinds', 'checks', 'certify', 'list', 'quiet', 'no-color'],
+      boolean: [
+        'help',
+        'version',
+        'json',
+        'kinds',
+        'checks',
+        'certify',
+        'allow-weak-containment',
+        'list',
+        'quiet',
+        'no-color',
+      ],
       string: [
         'spec',
         'snapshot',
@@ -205,11 +218,15 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'validate':
         return validateCommand.run(rest, args.options, args.flags, io);
       case 'run':
-        return await runCommand(rest, { ...args.options, ...flagged(['certify', 'list', 'quiet', 'x']) }, io);
+        return await runCommand(
+          rest,
+          { ...args.options, ...flagged(['certify', 'allow-weak-containment', 'list', 'quiet', 'x']) },
+          io,
+        );
       case 'verify':
         return verifyCommand(rest, args.options, io);
       case 'merge':
-        return await mergeCommand(rest, { ...args.options, ...flagged(['certify']) }, io);
+        return await mergeCommand(rest, { ...args.options, ...flagged(['certify', 'allow-weak-containment']) }, io);
       case 'show-report':
         return await showReportCommand(rest, args.options, io);
       case undefined:

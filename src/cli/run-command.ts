@@ -22,7 +22,14 @@ import { makeRunFolder, playwrightReportDir, removeRunFolder, RUN_FOLDER_ENV } f
 import { claimsWritten, lockReports } from './run-lock.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { conclude, prepareAcceptance, show, summaryLine, type AcceptanceCriteria } from './acceptance.js';
+import {
+  conclude,
+  prepareAcceptance,
+  show,
+  summaryLine,
+  weakContainmentRefusal,
+  type AcceptanceCriteria,
+} from './acceptance.js';
 import { terminalLine } from '../terminal.js';
 
 export { summaryLine };
@@ -286,7 +293,9 @@ async function runShard(
   reportsDir: string,
   io: Io,
 ): Promise<number> {
-  const accepting = ['baseline', 'expected-failures', 'certify'].filter((o) => options[o] !== undefined);
+  const accepting = ['baseline', 'expected-failures', 'certify', 'allow-weak-containment'].filter(
+    (o) => options[o] !== undefined,
+  );
   if (accepting.length)
     throw new UsageError(
       `a shard gives no verdict: pass ${accepting.map((o) => `--${o}`).join(', ')} to \`ahp-conformance merge\``,
@@ -389,6 +398,8 @@ export async function runCommand(files: string[], options: Record<string, string
   if (files.length === 0) throw new UsageError('run needs at least one claim file');
   // Every option is checked before a claim is read or a process starts.
   const args = playwrightArgs(options);
+  if (options['allow-weak-containment'] !== undefined && options.certify === undefined)
+    throw new UsageError('--allow-weak-containment relaxes --certify only: pass both or neither');
   const timeoutMs = timeoutOverride(options);
   const shard = options.shard !== undefined ? parseShard(options.shard) : undefined;
   if (typeof shard === 'string') throw new UsageError(shard);
@@ -407,6 +418,9 @@ export async function runCommand(files: string[], options: Record<string, string
   if (shard) return runShard(shard, outcomes, options, reportsDir, io);
 
   const criteria = prepareAcceptance(options, ['grep', 'grep-invert']);
+  // Refused before anything starts: a certification runs in the sandbox unless told otherwise.
+  if (criteria.certification && !criteria.allowWeakContainment && containment().kind !== 'sandbox')
+    throw new UsageError(weakContainmentRefusal(containment()));
   // One run at a time writes a reports folder (src/engine/reports-lock.ts): taken before
   // anything in it is read or written, so a second run leaves it as the first one writes it.
   const release = lockReports(reportsDir, `run of ${claimsWritten(lockClaims(outcomes))}`, io);

@@ -153,10 +153,11 @@ export interface ClaimResults {
   runner: { name: 'ahp-conformance'; version: string };
   generatedAt: string;
   /**
-   * How the implementation's processes were contained: `pid-namespace` (kernel
-   * containment, drivers/containment.ts) or `process-group` (the fallback, with the reason).
+   * How the implementation's processes were contained: `sandbox` (bubblewrap, with its
+   * version: drivers/containment.ts), `process-group` (the fallback, with the reason), or
+   * `pid-namespace` (the namespace chain of runner versions before the sandbox; only read).
    */
-  containment?: { kind: 'pid-namespace' | 'process-group'; reason?: string };
+  containment?: { kind: 'sandbox' | 'pid-namespace' | 'process-group'; tool?: string; reason?: string };
   run?: RunInfo;
   /** Set when the run was judged against expected failures or a baseline. */
   judgement?: Judgement;

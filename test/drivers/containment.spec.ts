@@ -10,7 +10,7 @@ import { containment } from '../../drivers/containment.js';
 import { killTree, spawnTracked } from '../../drivers/processes.js';
 
 const state = containment();
-test.skip(state.kind !== 'pid-namespace', `kernel containment unavailable here: ${state.reason ?? ''}`);
+test.skip(state.kind !== 'sandbox', `the sandbox is unavailable here: ${state.reason ?? ''}`);
 
 let base: string;
 test.beforeAll(() => {
@@ -66,7 +66,7 @@ test('a double-forked, setsid, SIGTERM-ignoring daemon holding a port is gone af
   expect(survivors(marker)).toEqual([]);
 });
 
-test('only the writable folders take writes; hidden folders are empty; mounts cannot be undone; PID 1 and no other process is visible', async () => {
+test('only the writable folders take writes; hidden folders are empty; mounts cannot be undone; no process of the host is visible', async () => {
   const work = join(base, 'work');
   const secret = join(base, 'hidden');
   mkdirSync(work);
@@ -94,7 +94,8 @@ test('only the writable folders take writes; hidden folders are empty; mounts ca
   expect(out.hidden).toBe('EROFS');
   expect(out.tmp).toBe('EROFS');
   expect(out.listHidden).toEqual([]);
-  expect(out.pid).toBe(1);
+  // bubblewrap's init is PID 1, the command the first process it starts
+  expect(out.pid).toBeLessThanOrEqual(2);
   expect(out.procs).toBeLessThanOrEqual(3);
   expect(out.remount).not.toBe(0);
   expect(readFileSync(join(secret, 'results.json'), 'utf8')).toBe('{"verdict":"nonconformant"}');

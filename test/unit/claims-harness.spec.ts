@@ -44,7 +44,7 @@ const plan = (...claims: ResolvedClaim[]): RunPlan => ({
   createdAt: '2026-01-01T00:00:00Z',
   reportsDir: '/tmp/reports',
   workDir: '/tmp/work',
-  containment: { kind: 'pid-namespace' },
+  containment: { kind: 'sandbox', tool: 'bubblewrap 0.8.0' },
   claims: claims.map((claim) => ({ claim, reportDir: `/tmp/reports/${claim.implementation.name}` })),
 });
 

@@ -328,8 +328,8 @@ export function claimPage(
 <p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${failingLine(r)}
 <p id="snapshot" data-snapshot="${esc(c.snapshot.id)}">AHP: ${esc(snapshotBanner(c.snapshot))}</p>
 <p>ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}${r.run?.durationMs !== undefined ? ` · ran ${esc(duration(r.run.durationMs))}` : ''}</p>${runKindLine(r)}${
-    r.containment && r.containment.kind !== 'pid-namespace'
-      ? `<p>Containment: ${esc(r.containment.kind)}${r.containment.reason ? ` (${esc(r.containment.reason)})` : ''}: the implementation ran without kernel containment</p>`
+    r.containment && r.containment.kind !== 'sandbox'
+      ? `<p class="weak-containment">Containment: ${esc(r.containment.kind)}${r.containment.reason ? ` (${esc(r.containment.reason)})` : ''}: the implementation ran without the sandbox</p>`
       : ''
   }${resultsDigest ? `<p class="muted">results.json sha256 <code>${esc(resultsDigest)}</code></p>` : ''}</section>`;
   const env = r.run?.environment;
