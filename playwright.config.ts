@@ -1,5 +1,6 @@
 // Conformance suites: Playwright Test is the engine that runs the checks of a claim.
-// `ahp-conformance run` writes a run plan and starts Playwright with this config, compiled
+// `ahp-conformance run` writes a run plan into the run's private folder (AHP_RUN_FOLDER names
+// it: src/engine/run-folder.ts) and starts Playwright with this config, compiled
 // with everything else (dist/playwright.config.js runs dist/suites), so a run never mixes
 // source and compiled code. Each (claim, role, transport, lifecycle) becomes a project
 // that collects only its checks (src/engine/plan.ts) and gets its claim and target through
@@ -9,9 +10,9 @@
 // (The self-tests of this tool use test/playwright.config.ts.)
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { join } from 'node:path';
-import { plannedProjects, PLAN_ENV, readPlan, type RunPlan } from './src/engine/plan.js';
+import { plannedProjects, readPlan, type RunPlan } from './src/engine/plan.js';
 import { defaultWorkers } from './src/engine/playwright.js';
-import { playwrightReportDir, runFolder } from './src/engine/run-folder.js';
+import { playwrightReportDir, runFolder, RUN_FOLDER_ENV } from './src/engine/run-folder.js';
 import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV } from './src/engine/shards.js';
 import { checkTimeLimitMs } from './src/timing.js';
 import type { ProgressOptions } from './src/results/progress.js';
@@ -21,10 +22,13 @@ import { runMetadata } from './src/results/run-record.js';
 import type { SuiteOptions } from './suites/support/check.js';
 
 // Playwright loads this config in its main process and in every worker: each reads the
-// same plan file, and nothing else reads it.
-const planPath = process.env[PLAN_ENV];
-const plan: RunPlan | undefined = planPath ? readPlan(planPath) : undefined;
+// same plan file in the run's own folder, and nothing else reads it. A merge has no plan
+// (the shards' blobs hold it) but a run folder of its own for the outcome.
+const runDir = process.env[RUN_FOLDER_ENV];
+if (!runDir) throw new Error(`${RUN_FOLDER_ENV} is not set: ahp-conformance run and merge start this config`);
+const folder = runFolder(runDir);
 const merging = process.env[MERGE_ENV];
+const plan: RunPlan | undefined = merging ? undefined : readPlan(folder.plan);
 const shardText = process.env[SHARD_ENV];
 const parsed = shardText ? parseShard(shardText) : undefined;
 const shard = typeof parsed === 'object' ? parsed : undefined;
@@ -32,8 +36,7 @@ const shard = typeof parsed === 'object' ? parsed : undefined;
 const all = plan ? plannedProjects(plan) : [];
 const projects = shard ? shardProjects(all, shard) : all;
 const longestDeadline = Math.max(2000, ...(plan?.claims.map((c) => c.claim.timeoutMs) ?? []));
-const reportsDir = merging ?? plan?.reportsDir ?? join(process.cwd(), 'reports');
-const folder = runFolder(reportsDir);
+const reportsDir = merging ?? plan!.reportsDir;
 // One claim: its Playwright report sits beside its results; several, or a merge (the
 // claims are known only once the blobs are read): one shared report.
 const htmlDir = playwrightReportDir(reportsDir, merging ? undefined : plan?.claims.map((c) => c.reportDir));

@@ -4,7 +4,7 @@
 // narrowed to one cheap check per claim. Every behaviour is judged on its verdict, the
 // statuses of its checks, no process left 1 s after its run, each check ending within its
 // time limit, the runner's peak RSS under 300 MB, no secret in any output (terminal,
-// results.json, junit.xml, the reports, Playwright's report and its error-context files),
+// results.json, junit.xml, the reports, Playwright's report),
 // well-formed outputs (junit.xml strict XML, results.json valid against its schema,
 // nothing raw on the terminal) and results.json that verifies against its closing line.
 // Claim errors are cheap (exit 2 before anything starts) and judged separately.
@@ -115,7 +115,7 @@ function judgeBatch(b: BatchOutcome): void {
   const outputs = readableFiles(b.reports);
   outputs.push(['stdout', Buffer.from(b.stdout)], ['stderr', Buffer.from(b.stderr)]);
   expect.soft(leaksOf(outputs, needles), 'secrets in the outputs').toEqual([]);
-  // Playwright's report and the error-context files were there to be searched.
+  // Playwright's report was there to be searched (its error-context files stay in the run's private folder).
   expect
     .soft(
       outputs.some(([p]) => p.includes('index.html!')),
@@ -181,7 +181,7 @@ function judgeEnvDump(o: RowOutcome, allowed: readonly string[], forbidden: read
   expect.soft(extra, `${o.row.id}: variables beyond the allow-list`).toEqual([]);
   const everything = JSON.stringify(seen);
   for (const f of forbidden) expect.soft(everything.includes(f), `${o.row.id}: sees ${f.slice(0, 40)}`).toBe(false);
-  expect.soft(everything.includes('AHP_RUN_PLAN'), `${o.row.id}: sees AHP_RUN_PLAN`).toBe(false);
+  expect.soft(everything.includes('AHP_RUN_FOLDER'), `${o.row.id}: sees AHP_RUN_FOLDER`).toBe(false);
   // Its PID namespace shows its own processes only.
   expect.soft(Object.keys(seen.proc).length, `${o.row.id}: processes it can see`).toBeLessThan(5);
 }
@@ -453,7 +453,7 @@ test.describe('hostile claims: refused with one line and exit 2 before anything 
     );
   });
 
-  for (const name of ['AHP_RUN_PLAN', 'TEST_WORKER_INDEX', 'AHP_CONFORMANCE_TEST_TOKEN']) {
+  for (const name of ['AHP_RUN_FOLDER', 'TEST_WORKER_INDEX', 'AHP_CONFORMANCE_TEST_TOKEN']) {
     test(`a claim whose passEnv names the runner's own ${name}`, () => {
       refused(
         run({ 'a.yaml': stdio('vendor-a', ['PATH', name]) }, {}),

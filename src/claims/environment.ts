@@ -1,6 +1,6 @@
 // The environment an implementation under test gets: an allow-list of the runner's
 // variables, what its own claim declares, and what the runner hands it for this check.
-// Never the runner's own variables (AHP_RUN_PLAN and friends), never another claim's
+// Never the runner's own variables (AHP_RUN_FOLDER and friends), never another claim's
 // secrets, never the CI's environment by default. HOME stays the real one: a per-check
 // HOME breaks toolchains installed there (rustup, pyenv).
 
@@ -9,14 +9,14 @@ export const ALLOWED_ENV = ['PATH', 'HOME', 'LANG', 'LANGUAGE', 'TZ'] as const;
 const ALLOWED_PREFIX = 'LC_';
 
 /**
- * Variables the runner sets for itself (the run plan, shards and merges: src/engine; the
+ * Variables the runner sets for itself (the run folder, shards and merges: src/engine; the
  * harness adapter's config and test token: suites/support/harness-session.ts) and that
  * Playwright sets in its workers. An implementation never gets them from the runner's
  * environment: a claim listing one in `passEnv` is refused (src/claims/load.ts), and
  * implementationEnv skips them anyway.
  */
 export const RUNNER_ENV: readonly string[] = [
-  'AHP_RUN_PLAN',
+  'AHP_RUN_FOLDER',
   'AHP_SHARD',
   'AHP_MERGE_REPORTS',
   'AHP_ADAPTER_CONFIG',

@@ -28,7 +28,7 @@ export const PARTIAL_FOLDER = 'partial';
 
 /**
  * Names a report folder cannot take: what `run` and `merge` write beside the implementations'
- * folders (reports/index.html, playwright/, blob/, partial/, .run/, README.md). Compared ignoring case:
+ * folders (reports/index.html, playwright/, blob/, partial/, .lock, README.md). Compared ignoring case:
  * on a case-insensitive file system `Blob` is `blob`.
  */
 export const RESERVED_NAMES: ReadonlyMap<string, string> = new Map([
@@ -58,8 +58,7 @@ const shown = (c: string): string =>
 export function nameProblem(name: string): string | undefined {
   if (name.length === 0) return 'is empty';
   if ([...name].length > MAX_NAME_LENGTH) return `is longer than ${MAX_NAME_LENGTH} characters`;
-  if (name.startsWith('.'))
-    return 'starts with "." (hidden and reserved folders, such as reports/.run/, start with ".")';
+  if (name.startsWith('.')) return 'starts with "." (hidden and reserved names, such as reports/.lock, start with ".")';
   if (name.includes('..')) return 'contains ".."';
   for (const c of ['/', '\\', '\u0000'])
     if (name.includes(c)) return `contains ${shown(c)}; it names one folder under reports/`;

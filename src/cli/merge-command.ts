@@ -2,20 +2,19 @@
 //   [--expected-failures f] [--certify]`: merge the blob reports of `run --shard i/n`
 // (from one machine or many) with Playwright's `merge-reports`, into the same reports one
 // unsharded run writes, then judge them exactly as `run` does.
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { runPlaywright } from '../engine/playwright.js';
 import { MERGE_ENV, SHARD_ENV } from '../engine/shards.js';
-import { PLAN_ENV } from '../engine/plan.js';
-import { playwrightReportDir, runFolder } from '../engine/run-folder.js';
+import { makeRunFolder, playwrightReportDir, removeRunFolder, RUN_FOLDER_ENV } from '../engine/run-folder.js';
+import { lockReports } from './run-lock.js';
 import type { ClaimResults } from '../results/model.js';
 import { readRunOutcome } from '../results/run-record.js';
 import { FLAKY_FAILS_ENV } from '../results/reporter.js';
 import { finishReports, reportContext } from './report-layout.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { conclude, prepareAcceptance, show } from './acceptance.js';
+import { conclude, prepareAcceptance, show, type AcceptanceCriteria } from './acceptance.js';
 import { terminalLine } from '../terminal.js';
 import { canonicalPath } from '../safe-fs.js';
 
@@ -59,29 +58,47 @@ export async function mergeCommand(paths: string[], options: Record<string, stri
   const criteria = prepareAcceptance(options, []);
   // Pinned once (links resolved): later opens under it refuse a link planted there (src/safe-fs.ts).
   const reportsDir = canonicalPath(options.reports ?? 'reports');
-  const record = runFolder(reportsDir).outcome;
-  rmSync(record, { force: true });
-  mkdirSync(runFolder(reportsDir).root, { recursive: true });
-  // merge-reports reads one folder: gather the blobs in a private one.
-  const staging = mkdtempSync(join(tmpdir(), 'ahp-merge-'));
-  let result: { code: number; output: string };
+  // A merge writes the reports folder as a run does: one writer at a time (src/engine/reports-lock.ts).
+  const release = lockReports(reportsDir, `merge of ${blobs.length} blob report${blobs.length === 1 ? '' : 's'}`, io);
+  if (!release) return EXIT.badInput;
   try {
+    return await mergeLocked(blobs, reportsDir, criteria, options, io);
+  } finally {
+    release();
+  }
+}
+
+async function mergeLocked(
+  blobs: string[],
+  reportsDir: string,
+  criteria: AcceptanceCriteria,
+  options: Record<string, string>,
+  io: Io,
+): Promise<number> {
+  // The merge's own run folder (src/engine/run-folder.ts): the outcome, and the blobs
+  // gathered for merge-reports, which reads one folder.
+  const folder = makeRunFolder();
+  let result: { code: number; output: string };
+  let merged;
+  try {
+    const staging = join(folder.root, 'blobs');
+    mkdirSync(staging);
     for (const b of blobs) copyFileSync(b, join(staging, basename(b)));
     // --certify: a check that passed only on a retry in its shard is failed here too.
     const env: NodeJS.ProcessEnv = {
       ...process.env,
+      [RUN_FOLDER_ENV]: folder.root,
       [MERGE_ENV]: reportsDir,
       ...(options.certify ? { [FLAKY_FAILS_ENV]: '1' } : {}),
     };
-    delete env[PLAN_ENV];
     delete env[SHARD_ENV];
     // Its progress lines name the staging folder: shown only when the merge fails.
     result = await runPlaywright('merge-reports', [staging], env, true);
+    merged = readRunOutcome(folder.outcome);
   } finally {
-    rmSync(staging, { recursive: true, force: true });
+    removeRunFolder(folder);
   }
   const code = result.code;
-  const merged = readRunOutcome(record);
   if (!merged) {
     // One line of Playwright's error, not its stack.
     const why = result.output

@@ -7,7 +7,6 @@
 // - Playwright's report of an earlier run at a place this run does not write is removed.
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { runFolder } from '../engine/run-folder.js';
 import type { ReportContext } from '../results/html/claim-page.js';
 import type { EarlierReport } from '../results/html/matrix-page.js';
 import type { ClaimResults } from '../results/model.js';
@@ -125,9 +124,8 @@ export function finishReports(
 ): string {
   for (const candidate of [join(viewsDir, 'playwright'), ...written.map((w) => join(w.dir, 'playwright'))])
     if (candidate !== playwrightDir) removeIf(candidate, 'index.html');
-  // A full run supersedes the partial runs made beside the previous one.
-  const partial = join(reportsRoot, PARTIAL_FOLDER);
-  if (viewsDir === reportsRoot && existsSync(runFolder(partial).root)) removeTree(partial);
+  // A full run supersedes the partial runs made beside the previous one (each wrote its matrix there).
+  if (viewsDir === reportsRoot) removeIf(join(reportsRoot, PARTIAL_FOLDER), 'index.html');
   return writeMatrix(viewsDir, written, {
     playwrightHref: posix(relative(viewsDir, join(playwrightDir, 'index.html'))),
     earlier: earlierReports(viewsDir, written),

@@ -4,12 +4,11 @@
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
 // With --shard, run one Playwright shard and leave a blob report for `merge`; with --list,
 // list the planned checks and run nothing. docs/cli.md describes the options.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { containment } from '../../drivers/containment.js';
 import { loadClaim, workingFolderProblem, type ClaimOutcome, type ResolvedClaim } from '../claims/load.js';
-import { plannedProjects, PLAN_ENV, writePlan, type RunPlan } from '../engine/plan.js';
+import { plannedProjects, writePlan, type RunPlan } from '../engine/plan.js';
 import { runPlaywright } from '../engine/playwright.js';
 import { parseShard, shardLabel, SHARD_ENV, MERGE_ENV, type Shard } from '../engine/shards.js';
 import { packageRoot, packageVersion } from '../package-root.js';
@@ -19,10 +18,18 @@ import { readRunOutcome, recordedClaimPath, type RunOutcome } from '../results/r
 import { writeClaimResults } from '../results/write.js';
 import { requestedSnapshot, snapshotName, snapshotSummary } from '../results/snapshot.js';
 import { finishReports, reportContext, viewsFolder } from './report-layout.js';
-import { playwrightReportDir, runFolder } from '../engine/run-folder.js';
+import { makeRunFolder, playwrightReportDir, removeRunFolder, RUN_FOLDER_ENV } from '../engine/run-folder.js';
+import { claimsWritten, lockReports } from './run-lock.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
-import { conclude, prepareAcceptance, show, summaryLine, weakContainmentRefusal } from './acceptance.js';
+import {
+  conclude,
+  prepareAcceptance,
+  show,
+  summaryLine,
+  weakContainmentRefusal,
+  type AcceptanceCriteria,
+} from './acceptance.js';
 import { terminalLine } from '../terminal.js';
 import { canonicalPath, cleanUp } from '../safe-fs.js';
 
@@ -246,29 +253,31 @@ function timeoutOverride(options: Record<string, string>): number | undefined {
 }
 
 /**
- * Start Playwright on a written plan and return what its reporter recorded (a shard records
- * nothing: its blob report is the outcome). The work folder lives only as long as the run.
+ * Start Playwright on a plan and return what its reporter recorded (a shard records nothing:
+ * its blob report is the outcome). The plan, the outcome, Playwright's output and the
+ * per-check folders live in a run folder of this run's own (src/engine/run-folder.ts), made
+ * here and removed at the end: a run started beside this one never reads them.
  */
 async function runPlan(
   plan: RunPlan,
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number; outcome?: RunOutcome; warnings: string[] }> {
-  const folder = runFolder(plan.reportsDir);
-  rmSync(folder.outcome, { force: true });
-  plan.workDir = mkdtempSync(join(tmpdir(), 'ahp-conformance-'));
-  writePlan(plan, folder.plan);
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, [PLAN_ENV]: folder.plan };
-  delete childEnv[MERGE_ENV];
+  const folder = makeRunFolder();
   let result: { code: number; outcome?: RunOutcome };
   let left: string | undefined;
   try {
-    const { code } = await runPlaywright('test', args, childEnv);
+    plan.workDir = folder.root;
+    writePlan(plan, folder.plan);
+    const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, [RUN_FOLDER_ENV]: folder.root };
+    delete childEnv[MERGE_ENV];
+    // Ctrl+C or a SIGTERM ends Playwright first, so that this run still removes its folder and lock.
+    const { code } = await runPlaywright('test', args, childEnv, false, true);
     const outcome = readRunOutcome(folder.outcome);
     result = { code, ...(outcome ? { outcome } : {}) };
   } finally {
     // Never throws: what the implementations left that cannot be removed is a warning of the run.
-    left = cleanUp(plan.workDir, "the run's work folder");
+    left = removeRunFolder(folder);
   }
   return { ...result, warnings: left ? [left] : [] };
 }
@@ -329,16 +338,31 @@ async function runShard(
     timeoutOverride(options),
   );
   const label = shardLabel(shard);
-  const blob = join(reportsDir, 'blob', label, `shard-${label}.zip`);
-  rmSync(blob, { force: true });
-  io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
-  if (plan.claims.some((c) => c.timeoutMsOverride)) io.out(overrideLine(plan));
-  // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
-  // A shard may get no check (more shards than checks): it still leaves its (empty) blob.
-  const { code, warnings } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
-    ...progressEnv(options),
-    [SHARD_ENV]: `${shard.current}/${shard.total}`,
-  });
+  const blobDir = join(reportsDir, 'blob', label);
+  const blob = join(blobDir, `shard-${label}.zip`);
+  // A shard writes only its blob: it locks only that folder, so the shards of one run may
+  // share a reports folder, and the same shard twice at once may not.
+  const release = lockReports(
+    blobDir,
+    `shard ${shard.current}/${shard.total} of ${claimsWritten(lockClaims(outcomes))}`,
+    io,
+  );
+  if (!release) return EXIT.badInput;
+  let code: number;
+  let warnings: string[] = [];
+  try {
+    rmSync(blob, { force: true });
+    io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
+    if (plan.claims.some((c) => c.timeoutMsOverride)) io.out(overrideLine(plan));
+    // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
+    // A shard may get no check (more shards than checks): it still leaves its (empty) blob.
+    ({ code, warnings } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
+      ...progressEnv(options),
+      [SHARD_ENV]: `${shard.current}/${shard.total}`,
+    }));
+  } finally {
+    release();
+  }
   withWarnings([], warnings, io);
   if (!existsSync(blob)) {
     io.err(
@@ -353,10 +377,20 @@ async function runShard(
   return EXIT.ok;
 }
 
+/** The claims of a run as its lock names them. */
+const lockClaims = (outcomes: readonly ClaimOutcome[]): { name?: string; file: string }[] =>
+  outcomes.flatMap((o) =>
+    o.kind === 'ok'
+      ? [{ name: o.claim.implementation.name, file: show(o.claim.file) }]
+      : o.kind === 'incomplete'
+        ? [{ ...(o.implementation ? { name: o.implementation.name } : {}), file: o.file }]
+        : [],
+  );
+
 /**
  * `run --list`: the checks the run would run (after --grep and --grep-invert), per target,
- * listed by Playwright's own `--list` over the same plan. Nothing is started or written
- * beside the run's work folder.
+ * listed by Playwright's own `--list` over the same plan. Nothing is started, and
+ * nothing is written but the run's private folder: it takes no lock of the reports folder.
  */
 async function listRun(
   outcomes: ClaimOutcome[],
@@ -414,6 +448,27 @@ export async function runCommand(files: string[], options: Record<string, string
   // Refused before anything starts: a certification runs in the sandbox unless told otherwise.
   if (criteria.certification && !criteria.allowWeakContainment && containment().kind !== 'sandbox')
     throw new UsageError(weakContainmentRefusal(containment()));
+  // One run at a time writes a reports folder (src/engine/reports-lock.ts): taken before
+  // anything in it is read or written, so a second run leaves it as the first one writes it.
+  const release = lockReports(reportsDir, `run of ${claimsWritten(lockClaims(outcomes))}`, io);
+  if (!release) return EXIT.badInput;
+  try {
+    return await runLocked(outcomes, options, reportsDir, criteria, args, timeoutMs, io);
+  } finally {
+    release();
+  }
+}
+
+/** The rest of `run`, holding the reports folder's lock. */
+async function runLocked(
+  outcomes: ClaimOutcome[],
+  options: Record<string, string>,
+  reportsDir: string,
+  criteria: AcceptanceCriteria,
+  args: string[],
+  timeoutMs: number | undefined,
+  io: Io,
+): Promise<number> {
   // A partial run never replaces a full run's report (src/cli/report-layout.ts).
   const viewsDir = viewsFolder(
     reportsDir,

@@ -2,9 +2,9 @@
 // projects they become (claim × role × transport × lifecycle). Applicability is decided
 // here, before anything runs: each project collects only the checks that apply to its
 // target (its role's suite folder and a grep of its check ids), and the checks the claim
-// cannot exercise are declared not applicable with the reason. The CLI writes the plan to
-// a file; playwright.config.ts is its only reader and hands each project its claim and
-// target through `use` (suites/support/check.ts).
+// cannot exercise are declared not applicable with the reason. The CLI writes the plan into
+// the run's private folder (src/engine/run-folder.ts); playwright.config.ts is its only
+// reader and hands each project its claim and target through `use` (suites/support/check.ts).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { applicableChecks, checkSpec, claimRoles, type Lifecycle } from '../checks/catalogue.js';
@@ -13,9 +13,6 @@ import type { ContainmentState } from '../../drivers/containment.js';
 import { projectName, type Target } from '../results/model.js';
 import type { DeclaredNotApplicable } from '../results/run-record.js';
 import type { RunInfo } from '../results/model.js';
-
-/** The variable naming the plan file for playwright.config.ts. */
-export const PLAN_ENV = 'AHP_RUN_PLAN';
 
 export interface PlannedClaim {
   claim: ResolvedClaim;
@@ -35,7 +32,10 @@ export interface RunPlan {
   selection?: RunInfo['selection'];
   /** The folder the run started in: results name claim files relative to it. */
   cwd?: string;
-  /** The run's work folder: per-check folders of the implementations (src/engine/workspace.ts). */
+  /**
+   * The run's private folder (src/engine/run-folder.ts): the plan, the outcome and the
+   * per-check folders of the implementations (src/engine/workspace.ts); hidden from them.
+   */
   workDir: string;
   /** How implementations are contained in this run (decided once, by the CLI). */
   containment: ContainmentState;

@@ -256,7 +256,7 @@ test.describe('the workflow run locally in its two-shard form', () => {
       expect(results(reports, name).verdict).toBe('conformant');
       expect(output.merge).toMatch(new RegExp(`^${name} 0\\.1\\.0: conformant \\(`, 'm'));
     }
-    // Each shard wrote only its blob (besides the run's working folder, .run/); the merge had both.
+    // Each shard wrote only its blob (its working files were in a private folder); the merge had both.
     for (const shard of ['shard1', 'shard2'])
       expect(readdirSync(join(dir, 'night-1', shard, 'work', 'reports')).filter((f) => !f.startsWith('.'))).toEqual([
         'blob',

@@ -9,7 +9,7 @@ const runner = {
   LANG: 'C.UTF-8',
   LC_ALL: 'C',
   TZ: 'UTC',
-  AHP_RUN_PLAN: '/reports/.run/plan.json',
+  AHP_RUN_FOLDER: '/tmp/ahp-run-1a2b3c',
   OTHER_VENDOR_TOKEN: 'secret-b',
   CI_SECRET: 'ci',
   VIRTUAL_ENV: '/venv',
@@ -36,16 +36,16 @@ test('passEnv names pass as they are; env is added; what the runner hands over w
   expect(env).toMatchObject({ VIRTUAL_ENV: '/venv', LOG: 'debug', TMPDIR: '/work/check-2', ACME_TOKEN: 't' });
   expect(env).not.toHaveProperty('NOT_SET');
   expect(env).not.toHaveProperty('OTHER_VENDOR_TOKEN');
-  expect(env).not.toHaveProperty('AHP_RUN_PLAN');
+  expect(env).not.toHaveProperty('AHP_RUN_FOLDER');
 });
 
 test("the runner's own variables never pass, even when passEnv names them (the loader refuses such claims too)", () => {
   const env = implementationEnv(
-    { env: {}, passEnv: ['AHP_RUN_PLAN', 'TEST_WORKER_INDEX', 'VIRTUAL_ENV'] },
+    { env: {}, passEnv: ['AHP_RUN_FOLDER', 'TEST_WORKER_INDEX', 'VIRTUAL_ENV'] },
     {},
     { ...runner, TEST_WORKER_INDEX: '3' },
   );
-  expect(env).not.toHaveProperty('AHP_RUN_PLAN');
+  expect(env).not.toHaveProperty('AHP_RUN_FOLDER');
   expect(env).not.toHaveProperty('TEST_WORKER_INDEX');
   expect(env).toHaveProperty('VIRTUAL_ENV', '/venv');
 });
