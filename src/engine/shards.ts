@@ -61,10 +61,19 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
         profiles: claim.profiles,
         ...(timeoutMsOverride ? { timeoutMsOverride } : {}),
       },
+      // What each target needs judged: the whole plan's checks, whatever this shard runs.
       targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({
         role,
         transport,
         ...(lifecycle ? { lifecycle } : {}),
+        checks:
+          projects.find(
+            (p) =>
+              p.target.claimIndex === index &&
+              p.target.role === role &&
+              p.target.transport === transport &&
+              p.target.lifecycle === lifecycle,
+          )?.checks ?? [],
       })),
       // Shards run with different --timeout-ms are of different runs.
       digest: timeoutMsOverride ? sha256(`${sha256(bytes)} timeoutMs=${timeoutMsOverride.run}`) : sha256(bytes),
