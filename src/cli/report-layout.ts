@@ -41,7 +41,8 @@ export function viewsFolder(reportsDir: string, names: readonly string[], partia
   if (!partial) return reportsDir;
   const full = names.some((n) => {
     const r = readResults(join(reportsDir, n, RESULTS_FILE));
-    return r !== undefined && r.run?.selection === undefined;
+    // A run that stopped early (its coverage short) is no full report either.
+    return r !== undefined && r.run?.selection === undefined && !(r.coverage && r.coverage.ran < r.coverage.needed);
   });
   return full ? join(reportsDir, PARTIAL_FOLDER) : reportsDir;
 }

@@ -118,9 +118,11 @@ export default class ResultsReporter implements Reporter {
   /** Why checks the plan needs may not have run in this run (said only where some did not). */
   private why(plan: RecordedPlan, status: FullResult['status'], missingShards?: string): string[] {
     const s = plan.selection;
+    // Quoted as a shell word, as the user typed it.
+    const word = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
     return [
-      ...(s?.grep !== undefined ? [`left out by --grep ${JSON.stringify(s.grep)}`] : []),
-      ...(s?.grepInvert !== undefined ? [`left out by --grep-invert ${JSON.stringify(s.grepInvert)}`] : []),
+      ...(s?.grep !== undefined ? [`left out by --grep ${word(s.grep)}`] : []),
+      ...(s?.grepInvert !== undefined ? [`left out by --grep-invert ${word(s.grepInvert)}`] : []),
       ...(this.maxFailures > 0 && this.failures >= this.maxFailures
         ? [`the run stopped early at --max-failures ${this.maxFailures}`]
         : status === 'interrupted' || this.stoppedEarly
