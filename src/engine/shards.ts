@@ -8,7 +8,7 @@
 // records the plan in Playwright's config metadata with one key of its own
 // (src/results/run-record.ts); the merge refuses shards of different claims or runner
 // versions (first, in its own words, shards that judged a claim by different snapshots),
-// and marks every claim incomplete while a shard is missing.
+// and a claim whose checks are partly in a missing shard is partial (src/results/model.ts).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { checkSpec } from '../checks/catalogue.js';
