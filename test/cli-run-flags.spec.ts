@@ -58,7 +58,10 @@ test('--reporter dot prints a character per check, and --quiet no progress at al
   expect(quiet.code, quiet.err).toBe(0);
   expect(quiet.out.trim().split('\n')).toHaveLength(2);
   expect(quiet.out).toContain('certifying faulty-backend');
-  expect(quiet.out).toContain('faulty-backend 0.1.0: conformant');
+  // Only some checks ran, all passing: partial, never a bare conformant (the exit stays 0).
+  expect(quiet.out).toMatch(
+    /faulty-backend 0\.1\.0: partial: ran 2 of \d+ checks the claim needs \(2 passed, 0 failed;/,
+  );
 });
 
 test('--reporter json: Playwright JSON alone on stdout, our lines on stderr; --timeout-ms and --retries recorded', () => {
@@ -77,11 +80,20 @@ test('--reporter json: Playwright JSON alone on stdout, our lines on stderr; --t
   );
 });
 
-test('-x stops at the first failure: the checks left out leave the claim incomplete', () => {
+test('-x stops at the first failure: nonconformant for that failure, saying how many checks ran; none failed for being cut short', () => {
   const r = run('-x', '--workers', '1', '--grep', 'ti.deny-samples|base.jsonrpc', '--reporter', 'line');
-  expect(r.code, r.err).toBe(2);
+  expect(r.code, r.err).toBe(1);
   expect(r.out).toMatch(/1 failed, \d+ did not run/);
-  expect(results(r.reports).verdict).toBe('incomplete');
+  const res = results(r.reports);
+  expect(res.verdict).toBe('nonconformant');
+  expect(res.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toEqual(['ti.deny-samples']);
+  expect(res.coverage!.ran).toBeLessThan(4);
+  expect(res.coverage!.why).toContain('the run stopped early at --max-failures 1');
+  expect(r.out).toMatch(
+    new RegExp(
+      `faulty-backend 0\\.1\\.0: nonconformant \\([^)]*; ran ${res.coverage!.ran} of ${res.coverage!.needed} checks the claim needs: left out by --grep`,
+    ),
+  );
 });
 
 test('--certify without the sandbox is refused with one line unless --allow-weak-containment is given', () => {

@@ -19,19 +19,45 @@ const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
  * Checks a mode breaks besides its own targets, because the broken rule is part of what
  * they judge too. Each entry says why; anything else failing is a runner defect.
  */
+/**
+ * The checks that judge one aspect of a reply (its deny, its modifies, which effects it
+ * holds) pass it only when it is valid as a whole (suites/support/expect.ts requireWholeReply):
+ * a mode that breaks every reply's envelope fails them too.
+ */
+const WHOLE_REPLY = ['ti.advertised-effects', 'ti.deny-samples', 'ti.modify-samples'];
+
 const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> = {
-  'no-jsonrpc-member': { checks: ['ti.result-valid'], why: 'the intercept-response schema requires "jsonrpc"' },
+  'no-jsonrpc-member': {
+    checks: ['ti.result-valid', ...WHOLE_REPLY],
+    why: 'the intercept-response schema requires "jsonrpc", and the checks of one aspect of a reply require it valid as a whole',
+  },
   'no-result-version': {
-    checks: ['ti.result-valid'],
-    why: 'the intercept-response schema requires result.protocolVersion',
+    checks: ['ti.result-valid', ...WHOLE_REPLY],
+    why: 'the intercept-response schema requires result.protocolVersion, and the checks of one aspect of a reply require it valid as a whole',
   },
   'deny-code-not-reverse-dns': {
     checks: ['ti.deny-samples'],
     why: "the deny effect schema requires a reverse-DNS code, so the sample's deny is invalid",
   },
   'wrong-id': {
-    checks: ['stdio.persistent-exchanges'],
-    why: 'the long run judges the id of every reply on the persistent process',
+    checks: ['stdio.persistent-exchanges', ...WHOLE_REPLY],
+    why: 'the long run judges the id of every reply on the persistent process, and a reply to another id is no reply a harness acts on',
+  },
+  'effects-not-array': {
+    checks: ['ti.advertised-effects'],
+    why: 'its harmless call and its deny sample with nothing advertised get effects {}, a reply invalid as a whole',
+  },
+  'omit-effects': {
+    checks: ['ti.advertised-effects'],
+    why: 'its harmless call gets a result without effects, a reply draft@2b5da580 does not accept as a whole',
+  },
+};
+
+/** The draft@1d98c19 matrix's overlaps, as ALSO_FAILS. */
+const ALSO_FAILS_1D98C19: Partial<Record<FaultMode, { checks: string[]; why: string }>> = {
+  'result-configuration': {
+    checks: [...WHOLE_REPLY],
+    why: 'every result carries the configuration, which draft@1d98c19 keeps out of results: no reply is valid as a whole',
   },
 };
 
@@ -220,7 +246,7 @@ test(`draft@1d98c19: ${matrixClaim('backend')}`, () => {
     table: {
       modes: [...NEW_MODES, ...TOLERATED, NO_CONFIGURATION],
       targets: (m) => (clean.has(m) ? [] : FAULTS[m as FaultMode].targets),
-      alsoFails: () => [],
+      alsoFails: (m) => ALSO_FAILS_1D98C19[m as FaultMode]?.checks ?? [],
       // What a tolerated mode would fail under 2b5da580, and the check of a backend serving no configuration, pass.
       passes: (m) =>
         m === NO_CONFIGURATION ? ['base.configuration-unoffered'] : clean.has(m) ? FAULTS[m as FaultMode].targets : [],

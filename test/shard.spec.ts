@@ -80,7 +80,7 @@ function comparable(r: ClaimResults): unknown {
 const summaries = (out: string): string[] =>
   out
     .split('\n')
-    .filter((l) => / (conformant|nonconformant|incomplete)\b.* -> /.test(l))
+    .filter((l) => / (conformant|nonconformant|incomplete|partial)\b.* -> /.test(l))
     .map((l) => l.replace(/ -> .*$/, ''));
 
 test('two shards merged give the same results as one unsharded run', () => {
@@ -131,21 +131,35 @@ test('two shards merged give the same results as one unsharded run', () => {
   expect(judged.out).toContain('vs baseline: 0 new failures');
 });
 
-test('a merge with a shard missing is incomplete, never conformant', () => {
+test('a merge with a shard missing is partial (or nonconformant for a failure it holds), never conformant; exit 2', () => {
   const r = cli(['merge', 'machine-1/blob', '--reports', 'half']);
   expect(r.code).toBe(2);
   expect(r.out).toContain('MISSING 2/2');
   for (const name of ['good', 'faulty']) {
     const res = results(join(dir, 'half'), name);
-    expect(res.verdict).toBe('incomplete');
-    expect(res.reason).toContain('shard 2/2 missing');
-    expect(res.targets.every((t) => t.verdict === 'incomplete')).toBe(true);
+    // A failure in the merged shard is a finding; without one the claim is partial.
+    expect(res.verdict).toBe(res.counts.failed ? 'nonconformant' : 'partial');
+    expect(res.coverage!.ran).toBeLessThan(res.coverage!.needed);
+    expect(res.coverage!.why?.join(' ')).toContain('shard 2/2 missing from the merge');
+    expect(res.targets.every((t) => t.verdict !== 'conformant')).toBe(true);
+    expect(r.out).toMatch(
+      new RegExp(
+        `${name} 1\\.0\\.0: (partial: |nonconformant \\(.*)ran ${res.coverage!.ran} of ${res.coverage!.needed} checks the claim needs`,
+      ),
+    );
   }
+  expect(results(join(dir, 'half'), 'good').verdict).toBe('partial');
   // The matrix names the reason under each target, and a cell with checks of the missing shard is never green.
   const matrix = readFileSync(join(dir, 'half', 'index.html'), 'utf8');
-  expect(matrix).toContain('<div class="muted reason">shard 2/2 missing from the merge');
+  expect(matrix).toMatch(/<div class="muted reason">ran \d+ of \d+ checks \(shard 2\/2 missing from the merge/);
   expect(matrix).toContain('s-incomplete">not all run');
   expect(matrix).not.toMatch(/<span class="s s-passed">passed<\/span><\/a><div class="muted">[^<]*not run/);
+  // merge --certify of the same half: never partial, never conformant.
+  const certified = cli(['merge', 'machine-1/blob', '--reports', 'half-certified', '--certify']);
+  expect(certified.code).toBe(2);
+  const good = results(join(dir, 'half-certified'), 'good');
+  expect(good.verdict).toBe('incomplete');
+  expect(good.reason).toContain('a certification needs every check the claim needs: ran');
 });
 
 test('shards of different runs, the same shard twice, and junk are refused in one line', () => {

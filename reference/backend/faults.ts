@@ -122,6 +122,16 @@ export const FAULTS = {
     targets: ['ti.deny-samples'],
     description: 'the deny reason is ""',
   },
+  'deny-wrong-version': {
+    targets: ['ti.deny-samples'],
+    description:
+      'a reply holding a deny effect carries result.protocolVersion "1999-01-01" (the deny itself is valid; other replies are not touched)',
+  },
+  'modify-bad-jsonrpc': {
+    targets: ['ti.modify-samples'],
+    description:
+      'a reply holding a modify effect carries jsonrpc "1.0" (the modify itself is applicable; other replies are not touched)',
+  },
   'modify-wrong-shape': {
     targets: ['ti.modify-samples'],
     description: 'the modify value for input is a string ("mode=0644") instead of an object',

@@ -421,10 +421,18 @@ function successReply(id: Id, effects: JsonValue, ctx: HandlerContext): Reply {
   if (ctx.fault === 'echo-authorization' && ctx.authorization !== undefined) {
     result.extensions = { 'com.example.debug': { authorization: ctx.authorization } };
   }
+  // Envelope faults of one kind of reply only: the effect is valid, the reply as a whole is not.
+  const holds = (type: string): boolean =>
+    Array.isArray(effects) && effects.some((e) => isObject(e) && e.type === type);
+  if (ctx.fault === 'deny-wrong-version' && holds('deny')) result.protocolVersion = '1999-01-01';
   if (ctx.counts) ctx.counts.successes++;
   if (ctx.fault === 'wrong-id-late' && (ctx.counts?.successes ?? 0) >= 20)
     return { jsonrpc: '2.0', id: `${id}-late`, result };
-  return { jsonrpc: '2.0', id: ctx.fault === 'wrong-id' ? `${id}-reply` : id, result };
+  return {
+    jsonrpc: ctx.fault === 'modify-bad-jsonrpc' && holds('modify') ? '1.0' : '2.0',
+    id: ctx.fault === 'wrong-id' ? `${id}-reply` : id,
+    result,
+  };
 }
 
 // ---------------------------------------------------------------- hooks/configuration

@@ -6,9 +6,11 @@
 import { statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
+  coverageText,
   readRecordedResults,
   targetLabel,
   type ClaimResults,
+  type Coverage,
   type JudgedEntry,
   type Judgement,
 } from '../results/model.js';
@@ -33,7 +35,10 @@ import { readRegularFile } from '../safe-fs.js';
 /**
  * `name version: verdict (counts) -> dir`, or `: reason` for an incomplete claim; with
  * more than one target, each target's verdict follows (`; backend/http conformant, ...`).
- * One terminal line whatever results.json holds (a merged one comes from blob reports).
+ * A run that left out checks the claim needs says how many ran of how many: `partial: ran
+ * 1 of 120 checks the claim needs (1 passed, ...; left out by --grep "...")`, or beside the
+ * counts of a nonconformant one. One terminal line whatever results.json holds (a merged
+ * one comes from blob reports).
  */
 export function summaryLine(r: ClaimResults, dir: string, digest?: string): string {
   const c = r.counts;
@@ -46,9 +51,15 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
     c.skipped ? `${c.skipped} skipped` : '',
   ].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
-  const reason = r.reason
-    ? `: ${r.reason}${targets ? ` (${targets})` : ''}`
-    : ` (${parts.join(', ')}${targets ? `; ${targets}` : ''})`;
+  const cov = r.coverage && r.coverage.ran < r.coverage.needed ? r.coverage : undefined;
+  const ran = cov ? coverageText({ ran: cov.ran, needed: cov.needed }, ' the claim needs') : '';
+  const why = cov?.why?.join('; ') ?? '';
+  const reason =
+    r.verdict === 'partial' && cov
+      ? `: ${ran} (${[parts.join(', '), why, targets].filter(Boolean).join('; ')})`
+      : r.reason
+        ? `: ${r.reason}${targets ? ` (${targets})` : ''}`
+        : ` (${[parts.join(', '), cov ? `${ran}${why ? `: ${why}` : ''}` : '', targets].filter(Boolean).join('; ')})`;
   const contained =
     r.containment && r.containment.kind !== 'sandbox'
       ? ` [containment: ${r.containment.kind}${r.containment.reason ? `, ${r.containment.reason}` : ''}]`
@@ -62,6 +73,27 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
 
 /** An expected-failures list: a few hundred entries at most. */
 const MAX_EXPECTED_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A certification covers every check the claim needs: one that left some out (a run
+ * stopped early, a merge missing shards) is incomplete, never partial, and never
+ * conformant. A failure found before it stopped stays nonconformant.
+ */
+export function certifiedVerdict(r: ClaimResults): ClaimResults {
+  const asCertified = (verdict: ClaimResults['verdict'], coverage?: Coverage, reason?: string) =>
+    verdict === 'partial'
+      ? {
+          verdict: 'incomplete' as const,
+          reason: `a certification needs every check the claim needs: ${coverage ? coverageText(coverage) : (reason ?? 'some did not run')}`,
+        }
+      : undefined;
+  const claim = asCertified(r.verdict, r.coverage, r.reason);
+  return {
+    ...r,
+    ...claim,
+    targets: r.targets.map((t) => ({ ...t, ...asCertified(t.verdict, t.coverage, t.reason) })),
+  };
+}
 
 /** Baseline results by implementation name: a results.json file, or an earlier reports folder. */
 function loadBaselines(path: string): (implementation: string) => ClaimResults | undefined {
@@ -138,6 +170,8 @@ function regressionLine(changes: readonly CheckChange[], excused: ReadonlySet<st
     `${of('still-failing').length} still failing`,
     `${of('new-check').length} new checks`,
     `${of('removed-check').length} removed`,
+    // A partial run compares only what it ran.
+    ...(of('not-run').length ? [`${of('not-run').length} not run in this run`] : []),
   ].join(', ');
 }
 
@@ -151,7 +185,7 @@ export interface AcceptanceCriteria {
   /** --certify: recorded in results.json and the report. */
   certification: boolean;
   /** --allow-weak-containment: a certification may run without the sandbox (the results say how it ran). */
-  allowWeakContainment: boolean;
+  allowWeakContainment?: boolean;
   /** --grep / --grep-invert: a partial run. */
   selection?: { grep?: string; grepInvert?: string };
   expectedPath?: string;
@@ -233,6 +267,7 @@ export function conclude(
     // How the run was made, beside what it found: a certification is told from a development run.
     const results: ClaimResults = {
       ...recorded,
+      ...(criteria.certification ? certifiedVerdict(recorded) : {}),
       run: {
         ...recorded.run,
         certification: criteria.certification,

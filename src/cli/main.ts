@@ -33,8 +33,9 @@ Usage:
                   [--timeout-ms <ms>] [--no-color]
       Certify the implementations the claims describe: launch each one, play scripted
       traffic over its claimed transports, and write reports/<implementation>/
-      (results.json, junit.xml, playwright/). Exit 0 conformant, 1 nonconformant,
-      2 bad or incomplete claim or an implementation that could not be started.
+      (results.json, junit.xml, playwright/). Exit 0 conformant (or partial: --grep or -x
+      left out checks, and every check that ran passed), 1 nonconformant, 2 bad or
+      incomplete claim or an implementation that could not be started.
       --shard <i>/<n> runs shard i of n of the same claims and writes only a blob
       report (reports/blob/<i>-of-<n>/); it gives no verdict (exit 0 once it ran).
       --list lists the checks the run would run, and runs nothing. --retries retries a
@@ -45,8 +46,8 @@ Usage:
       docs/cli.md describes every option.
   ahp-conformance merge <blob folder or .zip>... [--reports <dir>] [--baseline <...>] [--expected-failures <file.yaml>] [--certify] [--allow-weak-containment]
       Merge the blob reports of every shard into the reports one unsharded run writes,
-      and judge them like run (same exit codes). A missing shard makes every claim
-      incomplete; shards of different claims or runner versions are refused.
+      and judge them like run (same exit codes). A missing shard leaves the claims
+      partial and exits 2; shards of different claims or runner versions are refused.
   ahp-conformance show-report [<reports dir or report folder>] [--host <host>] [--port <port>]
       Serve a conformance report on localhost (default: reports/) and open it.
   ahp-conformance verify <reports dir or claim report folder>... [--sha256 <hex>]

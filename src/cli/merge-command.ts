@@ -122,7 +122,7 @@ async function mergeLocked(
   io.out(
     terminalLine(
       `ahp-conformance: merged shard${present.length === 1 ? '' : 's'} ${present.map((s) => `${s}/${total}`).join(', ')}` +
-        `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (every claim is incomplete until all shards are merged)` : ''}`,
+        `${missing.length ? `; MISSING ${missing.map((s) => `${s}/${total}`).join(', ')} (a claim is partial while checks it needs are in a missing shard; the merge exits 2 until every shard is merged)` : ''}`,
     ),
   );
   const written: { results: ClaimResults; dir: string }[] = [];
@@ -137,5 +137,6 @@ async function mergeLocked(
   );
   const matrix = finishReports(reportsDir, reportsDir, playwrightDir, written);
   if (written.length > 1) io.out(terminalLine(`matrix of ${written.length} implementations -> ${show(matrix)}`));
-  return exit;
+  // A merge is asked for the whole run: a shard missing is bad input, whatever the verdicts.
+  return missing.length ? Math.max(exit, EXIT.badInput) : exit;
 }

@@ -38,7 +38,8 @@ export function viewsFolder(reportsDir: string, names: readonly string[], partia
   if (!partial) return reportsDir;
   const full = names.some((n) => {
     const r = readResults(join(reportsDir, n, RESULTS_FILE));
-    return r !== undefined && r.run?.selection === undefined;
+    // A run that stopped early (its coverage short) is no full report either.
+    return r !== undefined && r.run?.selection === undefined && !(r.coverage && r.coverage.ran < r.coverage.needed);
   });
   if (!full) return reportsDir;
   // Made a real folder now: a symlink or file planted at partial/ is replaced, not written through.

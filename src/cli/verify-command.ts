@@ -54,7 +54,12 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
     }
     // Whether it was a certification, so a published result is not taken for a development run.
     const kind = v.certification === undefined ? '' : v.certification ? ', certification' : ', not a certification';
-    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${kind})` : ''}`;
+    // A run that left out checks says how many ran of how many the claim needs.
+    const ran =
+      v.coverage && v.coverage.ran < v.coverage.needed
+        ? `, ran ${v.coverage.ran} of ${v.coverage.needed} checks the claim needs`
+        : '';
+    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${ran}${kind})` : ''}`;
     if (v.problems.length === 0)
       io.out(
         terminalLine(

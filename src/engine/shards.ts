@@ -8,7 +8,7 @@
 // records the plan in Playwright's config metadata with one key of its own
 // (src/results/run-record.ts); the merge refuses shards of different claims or runner
 // versions (first, in its own words, shards that judged a claim by different snapshots),
-// and marks every claim incomplete while a shard is missing.
+// and a claim whose checks are partly in a missing shard is partial (src/results/model.ts).
 import { createHash } from 'node:crypto';
 import { checkSpec } from '../checks/catalogue.js';
 import { MAX_CLAIM_BYTES } from '../claims/limits.js';
@@ -62,10 +62,19 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
         profiles: claim.profiles,
         ...(timeoutMsOverride ? { timeoutMsOverride } : {}),
       },
+      // What each target needs judged: the whole plan's checks, whatever this shard runs.
       targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({
         role,
         transport,
         ...(lifecycle ? { lifecycle } : {}),
+        checks:
+          projects.find(
+            (p) =>
+              p.target.claimIndex === index &&
+              p.target.role === role &&
+              p.target.transport === transport &&
+              p.target.lifecycle === lifecycle,
+          )?.checks ?? [],
       })),
       // Shards run with different --timeout-ms are of different runs.
       digest: timeoutMsOverride ? sha256(`${sha256(bytes)} timeoutMs=${timeoutMsOverride.run}`) : sha256(bytes),

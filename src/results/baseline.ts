@@ -7,10 +7,22 @@
 // catalogue row names snapshots that leave out either side, and a check not applicable on
 // either side, is `not-comparable`, never a regression or a fix.
 import { CHECKS } from '../checks/catalogue.js';
-import type { CheckResult, ClaimResults } from './model.js';
+import { ranToResult, type CheckResult, type ClaimResults } from './model.js';
 
+/**
+ * `not-run`: a check of the baseline this run needed but did not run to a result (a partial
+ * run: --grep, stopped early, a shard missing; or `skipped`): it says nothing, so it is
+ * neither fixed nor removed.
+ */
 export type Change =
-  'new-failure' | 'fixed' | 'still-failing' | 'new-check' | 'removed-check' | 'unchanged' | 'not-comparable';
+  | 'new-failure'
+  | 'fixed'
+  | 'still-failing'
+  | 'new-check'
+  | 'removed-check'
+  | 'unchanged'
+  | 'not-comparable'
+  | 'not-run';
 
 export interface CheckChange {
   key: string;
@@ -52,6 +64,11 @@ export function compareRuns(
   };
   const before = new Map(baseline.checks.map((c) => [checkKey(c), c]));
   const after = new Map(current.checks.map((c) => [checkKey(c), c]));
+  // A partial run (its coverage, or for results that record none its --grep) did not run
+  // every check it needs: a baseline check it lacks was not run, not removed.
+  const partial = current.coverage
+    ? current.coverage.ran < current.coverage.needed
+    : current.run?.selection !== undefined;
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
   const moved = snapshotChange(baseline, current);
   return keys.map((key) => {
@@ -62,19 +79,21 @@ export function compareRuns(
       moved !== undefined && (!sameRule(id, moved) || b?.status === 'not-applicable' || a?.status === 'not-applicable');
     const change: Change = incomparable
       ? 'not-comparable'
-      : !b
-        ? failing(a)
-          ? 'new-failure'
-          : 'new-check'
-        : !a
-          ? 'removed-check'
-          : failing(a) && !failing(b)
+      : b && ((!a && partial) || (a && !ranToResult(a)))
+        ? 'not-run'
+        : !b
+          ? failing(a)
             ? 'new-failure'
-            : failing(a)
-              ? 'still-failing'
-              : failing(b)
-                ? 'fixed'
-                : 'unchanged';
+            : 'new-check'
+          : !a
+            ? 'removed-check'
+            : failing(a) && !failing(b)
+              ? 'new-failure'
+              : failing(a)
+                ? 'still-failing'
+                : failing(b)
+                  ? 'fixed'
+                  : 'unchanged';
     return { key, id, change, ...(b ? { before: b.status } : {}), ...(a ? { after: a.status } : {}) };
   });
 }

@@ -3,7 +3,7 @@
 // must stay true: an entry that has expired, or whose check no longer fails, fails the run.
 import { parseDocument } from 'yaml';
 import { CHECKS } from '../checks/catalogue.js';
-import { targetLabel, type CheckResult, type ClaimResults } from './model.js';
+import { ranToResult, targetLabel, type CheckResult, type ClaimResults } from './model.js';
 
 export interface ExpectedFailure {
   check: string;
@@ -89,8 +89,11 @@ export function applyExpectedFailures(
     else unexpected.push(c);
   }
   const expired = mine.filter((e) => e.expires !== undefined && e.expires < today);
-  // Only checks that ran can be judged stale (a --grep run says nothing about the others).
-  const stale = mine.filter((e) => !matched.some((m) => m.entry === e) && r.checks.some((c) => covers(e, c)));
+  // Only checks that ran can be judged stale (a --grep run says nothing about the others,
+  // nor a check the run stopped before it finished).
+  const stale = mine.filter(
+    (e) => !matched.some((m) => m.entry === e) && r.checks.some((c) => ranToResult(c) && covers(e, c)),
+  );
   return { unexpected, matched, expired, stale };
 }
 

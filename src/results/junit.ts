@@ -9,7 +9,7 @@
 // visible escapes such as `\uffff`, so junit.xml is well-formed XML 1.0 whatever the input.
 import { create } from 'xmlbuilder2';
 import type { XMLBuilder } from 'xmlbuilder2/lib/interfaces.js';
-import { targetKey, targetLabel, type CheckResult, type ClaimResults, type TargetKey } from './model.js';
+import { targetKey, targetLabel, type CheckResult, type ClaimResults, type Coverage, type TargetKey } from './model.js';
 import type { SnapshotSummary } from './snapshot.js';
 
 /**
@@ -92,15 +92,35 @@ function snapshotProperties(s: SnapshotSummary | string): [string, string][] {
 
 export function junitXml(r: ClaimResults): string {
   const name = `${r.claim.implementation.name} ${r.claim.implementation.version}`;
-  const common: [string, string][] = [['claimVerdict', r.verdict], ...snapshotProperties(r.claim.snapshot)];
+  // How many of the checks the claim needs ran (a partial run says so; results of earlier
+  // versions record no coverage and render as they did, so `verify` still checks them).
+  const ran = (prefix: string, c: Coverage | undefined): [string, string][] =>
+    c
+      ? [
+          [`${prefix}ran`, String(c.ran)],
+          [`${prefix}needed`, String(c.needed)],
+        ]
+      : [];
+  const common: [string, string][] = [
+    ['claimVerdict', r.verdict],
+    ...ran('claimChecks.', r.coverage),
+    ...snapshotProperties(r.claim.snapshot),
+  ];
   // Results without targets (an incomplete claim that launched nothing): one suite for the claim.
-  const suites: { label?: string; target?: TargetKey; verdict: string; checks: CheckResult[] }[] =
+  const suites: {
+    label?: string;
+    target?: TargetKey;
+    verdict: string;
+    coverage?: Coverage;
+    checks: CheckResult[];
+  }[] =
     r.targets.length === 0
       ? [{ verdict: r.verdict, checks: r.checks }]
       : r.targets.map((t) => ({
           label: targetLabel(t),
           target: t,
           verdict: t.verdict,
+          ...(t.coverage ? { coverage: t.coverage } : {}),
           checks: r.checks.filter((c) => targetKey(c) === targetKey(t)),
         }));
   const doc = create({ version: '1.0', encoding: 'UTF-8' });
@@ -109,6 +129,7 @@ export function junitXml(r: ClaimResults): string {
     const suite = root.ele('testsuite', attrs({ name: s.label ? `${name} ${s.label}` : name, ...tally(s.checks) }));
     properties(suite, [
       ['verdict', s.verdict],
+      ...ran('checks.', s.coverage),
       ...common,
       ...(s.target
         ? ([

@@ -12,7 +12,13 @@ export const RESULTS_SCHEMA_VERSION = 2;
 
 /** `incomplete`: the check applies but could not judge (e.g. silence, when the follow-up got no reply). */
 export type CheckStatus = 'passed' | 'failed' | 'warning' | 'incomplete' | 'skipped' | 'not-applicable';
-export type Verdict = 'conformant' | 'nonconformant' | 'incomplete';
+/**
+ * `partial`: every check that ran passed (or only warned), but not every check the claim
+ * needs ran (--grep, a run stopped early, a shard missing from a merge): never a
+ * certificate, and never told as `conformant`. A MUST failure is `nonconformant` whatever
+ * else ran; a MUST check that could not judge is `incomplete`.
+ */
+export type Verdict = 'conformant' | 'nonconformant' | 'incomplete' | 'partial';
 
 export interface Evidence {
   sent?: unknown;
@@ -29,6 +35,19 @@ export interface TranscriptLine {
   base64?: string;
   http?: unknown;
   note?: string;
+}
+
+/**
+ * How much of what the claim needs ran: `needed` is every (check, target) pair the plan
+ * runs for the claim (its applicable checks, less those declared not applicable), `ran`
+ * how many of them ran to a result (passed, failed, warning, incomplete, or not applicable
+ * at run time; a check the run stopped before it finished is `skipped` and did not run).
+ */
+export interface Coverage {
+  ran: number;
+  needed: number;
+  /** Why some did not run, when they did not (--grep, the run stopped early, a shard missing). */
+  why?: string[];
 }
 
 export interface CheckResult {
@@ -145,9 +164,11 @@ export interface Target extends TargetKey {
 /** A target's own verdict, from its checks alone. */
 export interface TargetResult extends TargetKey {
   verdict: Verdict;
-  /** Why the target is incomplete. */
+  /** Why the target is incomplete or partial. */
   reason?: string;
   counts: Record<CheckStatus, number>;
+  /** How many of the target's needed checks ran (when the plan recorded them). */
+  coverage?: Coverage;
 }
 
 export interface ClaimResults {
@@ -164,10 +185,16 @@ export interface ClaimResults {
   /** Set when the run was judged against expected failures or a baseline. */
   judgement?: Judgement;
   claim: ClaimSummary;
-  /** Incomplete if any target is, else nonconformant if any MUST check failed, else conformant. */
+  /**
+   * Incomplete if any target is, else nonconformant if any MUST check failed, else partial
+   * when not every check the claim needs ran, else conformant.
+   */
   verdict: Verdict;
+  /** Why the verdict is incomplete or partial. */
   reason?: string;
   counts: Record<CheckStatus, number>;
+  /** How many of the checks the claim needs ran (absent in results of runners before it was recorded). */
+  coverage?: Coverage;
   /** One entry per target, sorted by role, transport and lifecycle. */
   targets: TargetResult[];
   checks: CheckResult[];
@@ -225,48 +252,105 @@ const NO_CHECK = 'no check ran (interrupted, or nothing matched --grep)';
 const byKey = <T extends TargetKey>(a: T, b: T): number =>
   targetKey(a) < targetKey(b) ? -1 : targetKey(a) > targetKey(b) ? 1 : 0;
 
+/** A target of the plan, with the checks the claim needs judged there when the plan recorded them. */
+export interface PlannedTarget extends TargetKey {
+  checks?: readonly string[];
+}
+
+/** Whether a check ran to a result: a `skipped` one did not (the run stopped before it finished). */
+export const ranToResult = (c: Pick<CheckResult, 'status'>): boolean => c.status !== 'skipped';
+
+/** How many of `needed` (check ids of one target) have a result in `mine` (that target's checks). */
+function coverageOf(needed: readonly string[], mine: readonly CheckResult[]): Coverage {
+  const ran = new Set(mine.filter(ranToResult).map((c) => c.id));
+  return { ran: [...new Set(needed)].filter((id) => ran.has(id)).length, needed: new Set(needed).size };
+}
+
+/** `ran 1 of 120 checks the claim needs (left out by --grep ...)`: the one wording of a partial run. */
+export function coverageText(c: Coverage, of = ''): string {
+  return `ran ${c.ran} of ${c.needed} checks${of}${c.why?.length ? ` (${c.why.join('; ')})` : ''}`;
+}
+
+const isPartial = (c: Coverage | undefined): boolean => c !== undefined && c.ran < c.needed;
+
 /**
  * The verdict of each target, sorted by role, transport and lifecycle: the planned targets
- * plus any other a check names. A target is incomplete when none of its checks ran, or when
- * its implementation never started for any check (`launches`, keyed by {@link targetKey});
- * else nonconformant when a MUST check failed, else conformant.
+ * plus any other a check names. A target is incomplete when its implementation never
+ * started for any check (`launches`, keyed by {@link targetKey}), when a MUST check could
+ * not judge, or when none of its checks ran and the plan did not record what it needs; else
+ * nonconformant when a MUST check failed, else partial when some check it needs did not
+ * run (`why` says why), else conformant.
  */
 export function targetResults(
-  targets: readonly TargetKey[],
+  targets: readonly PlannedTarget[],
   checks: readonly CheckResult[],
   launches?: ReadonlyMap<string, LaunchRecord>,
+  why?: readonly string[],
 ): TargetResult[] {
-  const all = new Map<string, TargetKey>();
+  const all = new Map<string, PlannedTarget>();
   for (const t of [...targets, ...checks]) {
     const key = targetKey(t);
+    const planned = targets.find((x) => targetKey(x) === key)?.checks;
     if (!all.has(key))
-      all.set(key, { role: t.role, transport: t.transport, ...(t.lifecycle ? { lifecycle: t.lifecycle } : {}) });
+      all.set(key, {
+        role: t.role,
+        transport: t.transport,
+        ...(t.lifecycle ? { lifecycle: t.lifecycle } : {}),
+        ...(planned ? { checks: planned } : {}),
+      });
   }
   return [...all.entries()]
-    .map(([key, t]): TargetResult => {
+    .map(([key, { checks: needed, ...t }]): TargetResult => {
       const mine = checks.filter((c) => targetKey(c) === key);
       const launch = launches?.get(key);
+      const coverage = needed ? { ...coverageOf(needed, mine), ...(why?.length ? { why: [...why] } : {}) } : undefined;
       const verdict: Pick<TargetResult, 'verdict' | 'reason'> =
-        mine.length === 0
+        mine.length === 0 && !(coverage && coverage.needed > 0)
           ? { verdict: 'incomplete', reason: NO_CHECK }
           : launch?.failure && !launch.started
             ? { verdict: 'incomplete', reason: `${LAUNCH_FAILURE_PREFIX}${launch.failure}` }
             : verdictOf(mine) === 'incomplete'
               ? { verdict: 'incomplete', reason: openReason(mine)! }
-              : { verdict: verdictOf(mine) };
-      return { ...t, ...verdict, counts: countStatuses(mine) };
+              : verdictOf(mine) === 'nonconformant'
+                ? { verdict: 'nonconformant' }
+                : isPartial(coverage)
+                  ? { verdict: 'partial', reason: coverageText(coverage!) }
+                  : { verdict: 'conformant' };
+      if (coverage && !isPartial(coverage)) delete coverage.why;
+      return { ...t, ...verdict, counts: countStatuses(mine), ...(coverage ? { coverage } : {}) };
     })
     .sort(byKey);
 }
 
-/** The claim's verdict: incomplete if no check ran or any target is incomplete, else as {@link verdictOf}. */
+/**
+ * The claim's coverage: the sum of its targets', when every target's is known (the plan
+ * recorded what each needs), with why some checks did not run.
+ */
+export function claimCoverage(targets: readonly TargetResult[], why?: readonly string[]): Coverage | undefined {
+  if (targets.length === 0 || targets.some((t) => !t.coverage)) return undefined;
+  const ran = targets.reduce((n, t) => n + t.coverage!.ran, 0);
+  const needed = targets.reduce((n, t) => n + t.coverage!.needed, 0);
+  return { ran, needed, ...(ran < needed && why?.length ? { why: [...why] } : {}) };
+}
+
+/**
+ * The claim's verdict: incomplete if no check ran or any target is incomplete, else
+ * nonconformant if a MUST check failed (a failure is a finding whatever else ran), else
+ * partial when not every check the claim needs ran, else conformant.
+ */
 export function claimVerdict(
   targets: readonly TargetResult[],
   checks: readonly CheckResult[],
+  coverage?: Coverage,
 ): Pick<ClaimResults, 'verdict' | 'reason'> {
-  if (checks.length === 0) return { verdict: 'incomplete', reason: NO_CHECK };
+  if (checks.filter(ranToResult).length === 0) return { verdict: 'incomplete', reason: NO_CHECK };
   const incomplete = targets.filter((t) => t.verdict === 'incomplete');
-  if (incomplete.length === 0) return { verdict: verdictOf(checks) };
+  if (incomplete.length === 0) {
+    const verdict = verdictOf(checks);
+    if (verdict === 'conformant' && isPartial(coverage))
+      return { verdict: 'partial', reason: coverageText(coverage!, ' the claim needs') };
+    return { verdict };
+  }
   const reason =
     targets.length === 1
       ? (incomplete[0]!.reason ?? 'incomplete')
@@ -279,19 +363,25 @@ export interface ClaimResultsInput {
   generatedAt: string;
   /** The claim; its `lifecycles` follow from the targets. */
   claim: Omit<ClaimSummary, 'lifecycles'>;
-  /** The targets the run planned for this claim (a target with no check is incomplete). */
-  targets: readonly TargetKey[];
+  /**
+   * The targets the run planned for this claim, each with the checks it needs when the plan
+   * recorded them (then a target of which some did not run is partial).
+   */
+  targets: readonly PlannedTarget[];
   checks: readonly CheckResult[];
   /** Launch records keyed by {@link targetKey}. */
   launches?: ReadonlyMap<string, LaunchRecord>;
   containment?: ClaimResults['containment'];
   run?: RunInfo;
+  /** Why checks the claim needs may not have run: said only when some did not. */
+  why?: readonly string[];
 }
 
 /** One claim's results from its planned targets and the checks that ran: what results.json holds. */
 export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
   const checks = sortChecks([...input.checks]);
-  const targets = targetResults(input.targets, checks, input.launches);
+  const targets = targetResults(input.targets, checks, input.launches, input.why);
+  const coverage = claimCoverage(targets, input.why);
   const lifecycles = (['persistent', 'per_event'] as const).filter((l) => targets.some((t) => t.lifecycle === l));
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
@@ -300,8 +390,9 @@ export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
     ...(input.containment ? { containment: input.containment } : {}),
     ...(input.run ? { run: input.run } : {}),
     claim: { ...input.claim, lifecycles },
-    ...claimVerdict(targets, checks),
+    ...claimVerdict(targets, checks, coverage),
     counts: countStatuses(checks),
+    ...(coverage ? { coverage } : {}),
     targets,
     checks,
   };

@@ -103,11 +103,33 @@ export default class ResultsReporter implements Reporter {
   private readonly launch = new Map<number, Map<string, LaunchRecord>>();
   private metadata: Record<string, unknown> = {};
   private timing: { startedAt?: string; durationMs?: number } = {};
+  /** --max-failures of the run (0: none), the failures so far, and whether a check was cut short. */
+  private maxFailures = 0;
+  private failures = 0;
+  private stoppedEarly = false;
 
   constructor(private readonly options: ResultsReporterOptions) {}
 
   onBegin(config: FullConfig): void {
     this.metadata = config.metadata ?? {};
+    this.maxFailures = config.maxFailures ?? 0;
+  }
+
+  /** Why checks the plan needs may not have run in this run (said only where some did not). */
+  private why(plan: RecordedPlan, status: FullResult['status'], missingShards?: string): string[] {
+    const s = plan.selection;
+    // Quoted as a shell word, as the user typed it.
+    const word = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
+    return [
+      ...(s?.grep !== undefined ? [`left out by --grep ${word(s.grep)}`] : []),
+      ...(s?.grepInvert !== undefined ? [`left out by --grep-invert ${word(s.grepInvert)}`] : []),
+      ...(this.maxFailures > 0 && this.failures >= this.maxFailures
+        ? [`the run stopped early at --max-failures ${this.maxFailures}`]
+        : status === 'interrupted' || this.stoppedEarly
+          ? ['the run was interrupted']
+          : []),
+      ...(missingShards ? [missingShards] : []),
+    ];
   }
 
   onTestEnd(test: TestCase, result: TestResult): void {
@@ -123,15 +145,20 @@ export default class ResultsReporter implements Reporter {
       message ||= result.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
     } else if (result.status === 'passed') {
       status = annotated === 'warning' ? 'warning' : 'passed';
+    } else if (result.status === 'interrupted') {
+      // Stopped by -x / --max-failures or a signal before it judged: not a finding, a check
+      // that did not run (the claim is partial, never nonconformant for it).
+      status = 'skipped';
+      message = 'not judged: the run stopped before this check finished';
+      this.stoppedEarly = true;
     } else {
       status = 'failed';
+      this.failures++;
       const err = result.errors[0] ?? result.error;
       message =
         result.status === 'timedOut'
           ? `the check did not finish within its time limit (${test.timeout} ms)`
-          : result.status === 'interrupted'
-            ? 'the run was interrupted'
-            : (err?.message ?? 'failed').replace(ANSI, '').replace(/^CheckFailure: /, '');
+          : (err?.message ?? 'failed').replace(ANSI, '').replace(/^CheckFailure: /, '');
     }
     const entry: CheckResult = {
       ...specResult(id),
@@ -189,23 +216,28 @@ export default class ResultsReporter implements Reporter {
       }
       const { total, present, missing } = coverage;
       // A verdict over the checks of some shards only would certify what was never run.
-      const incomplete = missing.length
+      const absent = missing.length
         ? `shard${missing.length > 1 ? 's' : ''} ${missing.map((m) => `${m}/${total}`).join(', ')} missing from the merge (merged: ${present.map((m) => `${m}/${total}`).join(', ')})`
         : undefined;
       writeRunOutcome(this.options.outcomeFile, {
-        claims: this.claims(coverage.plan, incomplete),
+        claims: this.claims(coverage.plan, this.why(coverage.plan, result.status, absent), absent),
         shards: { total, present, missing },
       });
       return;
     }
     const plan = recordedPlan(this.metadata);
     const outcome: RunOutcome = plan
-      ? { claims: this.claims(plan) }
+      ? { claims: this.claims(plan, this.why(plan, result.status)) }
       : { claims: [], error: 'the run recorded no plan' };
     writeRunOutcome(this.options.outcomeFile, outcome);
   }
 
-  private claims(plan: RecordedPlan, incomplete?: string): RunOutcome['claims'] {
+  /**
+   * `absent`: shards missing from a merge. The claims' coverage then says partial (or the
+   * failures nonconformant); a plan of an earlier version records no checks per target, so
+   * without coverage every claim is incomplete instead.
+   */
+  private claims(plan: RecordedPlan, why: string[], absent?: string): RunOutcome['claims'] {
     return plan.claims.map(({ claim, targets, notApplicable, digest }, index) => {
       const ran = this.byClaim.get(index) ?? [];
       const results = buildClaimResults({
@@ -232,13 +264,14 @@ export default class ResultsReporter implements Reporter {
           ...(plan.environment ? { environment: plan.environment } : {}),
           ...(plan.selection ? { selection: plan.selection } : {}),
         },
+        why,
       });
-      return incomplete
+      return absent && !results.coverage
         ? {
             ...results,
             verdict: 'incomplete',
-            reason: incomplete,
-            targets: results.targets.map((t) => ({ ...t, verdict: 'incomplete', reason: incomplete })),
+            reason: absent,
+            targets: results.targets.map((t) => ({ ...t, verdict: 'incomplete', reason: absent })),
           }
         : results;
     });

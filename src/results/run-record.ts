@@ -10,7 +10,7 @@ import { arch, platform } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { packageRoot } from '../package-root.js';
 import { readRegularFile, writeFileSafely } from '../safe-fs.js';
-import type { CheckResult, ClaimResults, ClaimSummary, RunEnvironment, TargetKey } from './model.js';
+import type { CheckResult, ClaimResults, ClaimSummary, PlannedTarget, RunEnvironment, TargetKey } from './model.js';
 import { stableJson } from './model.js';
 
 const PLAN_KEY = 'ahp-conformance-plan';
@@ -30,7 +30,12 @@ export interface RecordedPlan {
   runnerVersion: string;
   claims: {
     claim: Omit<ClaimSummary, 'lifecycles'>;
-    targets: TargetKey[];
+    /**
+     * Each with the checks the claim needs judged there (every shard records the whole
+     * plan's, so a merge or a partial run knows what did not run); blobs of earlier
+     * versions recorded none.
+     */
+    targets: PlannedTarget[];
     /** Over the claim file's bytes: equal on every machine that ran a shard of it. */
     digest: string;
     notApplicable?: DeclaredNotApplicable[];

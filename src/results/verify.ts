@@ -22,6 +22,8 @@ export interface Verification {
   problems: string[];
   name?: string;
   verdict?: string;
+  /** How many of the checks the claim needs ran, when results.json records it. */
+  coverage?: { ran: number; needed: number };
   /** Whether results.json says the run was a certification (`--certify`); undefined when it does not say. */
   certification?: boolean;
   /** The snapshot the results were judged by (a version 1 `draft` read as draft@2b5da580). */
@@ -62,6 +64,9 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
     results = JSON.parse(bytes.toString('utf8')) as ClaimResults;
     out.name = results.claim?.implementation?.name;
     out.verdict = results.verdict;
+    const cov = results.coverage;
+    if (cov && Number.isSafeInteger(cov.ran) && Number.isSafeInteger(cov.needed))
+      out.coverage = { ran: cov.ran, needed: cov.needed };
     if (typeof results.run?.certification === 'boolean') out.certification = results.run.certification;
     const current = readRecordedResults(results);
     if (current) out.snapshot = current.claim.snapshot.id;

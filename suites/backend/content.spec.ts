@@ -5,8 +5,10 @@
 // the claim's snapshot's schemas (seed "Canonical content and edit checks" 1-8,
 // "Boundary-specific modification values").
 //
-// Only the effects are judged here: the envelope of a result (jsonrpc, id, protocolVersion,
-// effects left out where the snapshot allows it) is the base and ti checks' concern.
+// The effects are judged here; a result is judged on them only when the reply is valid as a
+// whole for the snapshot (requireWholeReply: a harness acts on no part of a reply it cannot
+// accept). What is wrong with the envelope (jsonrpc, id, protocolVersion, effects left out
+// where the snapshot allows it) is still the base and ti checks' own finding.
 import { BOUNDARIES, contentCheckId, type Boundary, type ContentSample } from '../../src/checks/boundaries.js';
 import { applyModifyResponse, EditRejected } from '../../src/protocol/edit.js';
 import { isObject } from '../../src/protocol/json.js';
@@ -22,7 +24,7 @@ import {
   type ContentProbe,
   type ContentProbeOptions,
 } from '../support/content-events.js';
-import { clip, eachProbe, quoted, received, replyObject } from '../support/expect.js';
+import { clip, eachProbe, quoted, received, replyObject, requireWholeReply } from '../support/expect.js';
 
 type Obj = Record<string, unknown>;
 
@@ -37,6 +39,7 @@ async function ask(
   probe: ContentProbe,
   j: Judge,
   expected: string,
+  snapshot: SnapshotId,
 ): Promise<{ error: true } | { error: false; effects: unknown[] }> {
   const reply = await backend.request(probe.request);
   const v = replyObject(j, reply, probe.request, expected);
@@ -47,6 +50,7 @@ async function ask(
       received: received(reply),
       expected,
     });
+  requireWholeReply(j, reply, probe.request, snapshot);
   const result = v.result as Obj;
   // A result may leave effects out where the snapshot allows it (ti.result-valid judges that): no effect.
   if (!('effects' in result)) return { error: false, effects: [] };
@@ -111,7 +115,7 @@ for (const b of BOUNDARIES) {
             : b.family === 'mcp-result' && elicitResultOf(s).action !== 'accept'
               ? `the ${String(elicitResultOf(s).action)} result has no answer content`
               : undefined;
-          const got = await ask(backend, probe, j, expected);
+          const got = await ask(backend, probe, j, expected, snapshot);
           if (got.error) {
             if (none) return j.note('answered with a JSON-RPC error, which modifies nothing');
             return j.fail(
@@ -181,7 +185,7 @@ for (const b of BOUNDARIES) {
         expected,
         ({ s, i, probe }) => `${sampleName(s, i)}, ${probe.label}`,
         async ({ probe }, j) => {
-          const got = await ask(backend, probe, j, expected);
+          const got = await ask(backend, probe, j, expected, snapshot);
           if (got.error) return j.note('answered with a JSON-RPC error, which modifies nothing');
           const modifies = modifiesOf(got.effects);
           if (modifies.length === 0) return j.note('no modify effect');
@@ -208,7 +212,7 @@ for (const b of BOUNDARIES) {
         expected,
         ({ s, i, probe }) => `${sampleName(s, i)}, ${probe.label}`,
         async ({ probe }, j) => {
-          const got = await ask(backend, probe, j, expected);
+          const got = await ask(backend, probe, j, expected, snapshot);
           if (got.error) return j.note('answered with a JSON-RPC error, which returns no effect');
           const caps = (probe.request.params as { capabilities: { effects: string[] } }).capabilities;
           const pairs = probe.context.capabilities;

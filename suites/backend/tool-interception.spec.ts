@@ -4,7 +4,15 @@ import { isObject } from '../../src/protocol/json.js';
 import { applyModifyResponse, EditRejected } from '../../src/protocol/edit.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { check, test } from '../support/check.js';
-import { clip, describeReply, eachProbe, received, replyObject, successResult } from '../support/expect.js';
+import {
+  clip,
+  describeReply,
+  eachProbe,
+  received,
+  replyObject,
+  requireWholeReply,
+  successResult,
+} from '../support/expect.js';
 
 type Obj = Record<string, unknown>;
 
@@ -39,7 +47,7 @@ test(
 );
 
 test(
-  ...check('ti.advertised-effects', async ({ claim, backend, judge }) => {
+  ...check('ti.advertised-effects', async ({ claim, snapshot, backend, judge }) => {
     const probes: { req: Obj; why: string }[] = [
       {
         req: interceptRequest(toolBeforeEvent(HARMLESS_TOOL), { effects: ['deny'] }),
@@ -74,6 +82,7 @@ test(
         .filter((t) => !advertised.has(t));
       if (extra.length)
         return judge.fail(`${why}: returned unadvertised effect${extra.length > 1 ? 's' : ''} ${extra.join(', ')}`);
+      requireWholeReply(judge, reply, req, snapshot, `${why}: `);
     }
     if (claim.backend!.samples.deny.length + claim.backend!.samples.modify.length === 0) {
       judge.note('judged on a harmless call only: the claim has no samples to probe with an empty advertisement');
@@ -88,7 +97,13 @@ test(
       judge.notApplicable('the claim lists no deny samples, so the deny path was not exercised');
     for (const s of samples) {
       const req = sampleRequest(s, 'deny');
-      const result = successResult(judge, await backend.request(req), req, `a valid deny for sample ${s.tool.name}`);
+      const reply = await backend.request(req);
+      const result = successResult(
+        judge,
+        reply,
+        req,
+        `a valid deny for sample ${s.tool.name}, in a reply valid as a whole for ${snapshot}`,
+      );
       const deny = effectsOf(result).find((e) => e.type === 'deny');
       if (!deny)
         return judge.fail(
@@ -99,23 +114,26 @@ test(
         return judge.fail(
           `sample ${s.tool.name}: the deny is not valid: ${findings.map((f) => `${f.path || '(root)'} ${f.message}`).join('; ')}`,
         );
+      // A valid deny in a reply a harness cannot accept (a wrong protocolVersion, jsonrpc or id) denies nothing.
+      requireWholeReply(judge, reply, req, snapshot, `sample ${s.tool.name}: `);
     }
-    judge.note(`${samples.length} deny sample(s) denied with a valid deny`);
+    judge.note(`${samples.length} deny sample(s) denied with a valid deny, each reply valid as a whole`);
   }),
 );
 
 test(
-  ...check('ti.modify-samples', async ({ claim, backend, judge }) => {
+  ...check('ti.modify-samples', async ({ claim, snapshot, backend, judge }) => {
     const samples = claim.backend!.samples.modify;
     if (samples.length === 0)
       judge.notApplicable('the claim lists no modify samples, so the modify path was not exercised');
     for (const s of samples) {
       const req = sampleRequest(s, 'modify');
+      const reply = await backend.request(req);
       const result = successResult(
         judge,
-        await backend.request(req),
+        reply,
         req,
-        `modify effects the harness can apply for sample ${s.tool.name}`,
+        `modify effects the harness can apply for sample ${s.tool.name}, in a reply valid as a whole for ${snapshot}`,
       );
       const modifies = effectsOf(result).filter((e) => e.type === 'modify');
       if (modifies.length === 0)
@@ -144,8 +162,9 @@ test(
           });
         throw err;
       }
+      requireWholeReply(judge, reply, req, snapshot, `sample ${s.tool.name}: `);
     }
-    judge.note(`${samples.length} modify sample(s) gave applicable modify effects`);
+    judge.note(`${samples.length} modify sample(s) gave applicable modify effects, each reply valid as a whole`);
   }),
 );
 

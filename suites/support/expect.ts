@@ -1,7 +1,10 @@
 // Small judgements shared by the backend suites. Each judges one aspect and says, when it
-// fails, what was sent, what came back and what was expected.
+// fails, what was sent, what came back and what was expected; requireWholeReply is the one
+// rule that a reply judged on one aspect is valid as a whole too.
 import type { JsonValue } from '../../src/protocol/json.js';
 import { isObject } from '../../src/protocol/json.js';
+import type { SnapshotId } from '../../src/protocol/snapshots.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
 import type { HttpDetails } from '../../drivers/channel.js';
 import type { Reply } from './backend-session.js';
 import type { Evidence } from '../../src/results/model.js';
@@ -69,6 +72,37 @@ export function successResult(
   if (!isObject(v.result))
     judge.fail(`expected ${expected}, got a response without a result object: ${clip(quoted(v), 200)}`);
   return v.result as Obj;
+}
+
+/**
+ * What keeps a success reply from being one a harness can act on, as a whole, under the
+ * claim's snapshot, or undefined: an id that is not the request's (the harness matches a
+ * reply to its request by id), or a reply that is not a valid intercept response by the
+ * snapshot's schemas (jsonrpc, id, the result's protocolVersion, shape and effects).
+ */
+export function wholeReplyProblem(v: Obj, request: Obj, snapshot: SnapshotId): string | undefined {
+  if (!('id' in v)) return `it has no id (the request's is ${quoted(request.id)})`;
+  if (v.id !== request.id) return `its id ${clip(quoted(v.id), 80)} is not the request's id ${quoted(request.id)}`;
+  const findings = validate('intercept-response', v, { wireOnly: true, snapshot });
+  if (isWireValid(findings)) return undefined;
+  return `it is not a valid intercept response under ${snapshot}: ${findings
+    .slice(0, 4)
+    .map((f) => `${f.path || '(root)'} ${f.message}`)
+    .join('; ')}`;
+}
+
+/**
+ * A check that judges one aspect of a success reply (its deny, its modify effects, which
+ * effects it holds) passes the reply only when the reply as a whole is valid for the
+ * claim's snapshot: a harness acts on no part of a reply it cannot accept. Fails the check
+ * (as `label`) saying what is wrong; an error reply or no reply is its caller's to judge.
+ * The envelope's own checks (base.jsonrpc-utf8, base.protocol-version, ti.response-id,
+ * ti.result-valid) still report their findings.
+ */
+export function requireWholeReply(judge: Judge, r: Reply, request: Obj, snapshot: SnapshotId, label = ''): void {
+  if (r.kind !== 'reply' || !isObject(r.value) || !isObject(r.value.result)) return;
+  const problem = wholeReplyProblem(r.value, request, snapshot);
+  if (problem) judge.fail(`${label}the reply is not valid as a whole, so a harness acts on none of it: ${problem}`);
 }
 
 /** A JSON-RPC error response for `request` (with its id), optionally with an exact code. */

@@ -622,6 +622,20 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
       expect(effectsOf(f)).toEqual([{ ...RM_DENY, reason: '' }]);
     },
   },
+  'deny-wrong-version': {
+    changes: ['rm_rf', 'rm_rf-again', 'unknown-fields'],
+    check: (f, c) => {
+      expect(effectsOf(c)).toEqual([RM_DENY]);
+      expect(f).toEqual({ ...c, result: { ...(c!.result as Obj), protocolVersion: '1999-01-01' } });
+    },
+  },
+  'modify-bad-jsonrpc': {
+    changes: ['write-merge', 'write-replace', 'content-body'],
+    check: (f, c) => {
+      expect((effectsOf(c) as Obj[]).some((e) => e.type === 'modify')).toBe(true);
+      expect(f).toEqual({ ...c, jsonrpc: '1.0' });
+    },
+  },
   'modify-wrong-shape': {
     changes: ['write-merge', 'write-replace'],
     check: (f, c) => {

@@ -120,8 +120,14 @@ export function faultMatrixProblems(
     for (const id of expected)
       if (!got.some((c) => c.id === id))
         problems.push(`${mode}: ${id} was not caught (${r.checks.find((c) => c.id === id)?.status ?? 'not run'})`);
-    const wantVerdict = verdictOf(table, mode);
+    // A narrowed run (the targets scope's --grep, the harness matrix's --grep-invert) leaves
+    // out checks the claim needs: a mode that breaks no MUST is partial there, never conformant.
+    const narrowed = r.coverage !== undefined && r.coverage.ran < r.coverage.needed;
+    const wantVerdict =
+      verdictOf(table, mode) === 'nonconformant' ? 'nonconformant' : narrowed ? 'partial' : 'conformant';
     if (r.verdict !== wantVerdict) problems.push(`${mode}: verdict ${r.verdict}, expected ${wantVerdict}`);
+    if (MATRIX_SCOPE === 'targets' && !narrowed)
+      problems.push(`${mode}: the targets scope ran every check of its claim (coverage ${JSON.stringify(r.coverage)})`);
   }
   return { problems, caught };
 }

@@ -10,6 +10,7 @@ import { snapshotOf } from '../../protocol/snapshots.js';
 import { knownSnapshot, snapshotIdentity, UNKNOWN_SNAPSHOT, type SnapshotSummary } from '../snapshot.js';
 import type { ExpectedFailure, ExpectedOutcome } from '../expected-failures.js';
 import {
+  coverageText,
   projectName,
   targetKey,
   targetLabel,
@@ -158,7 +159,8 @@ function acceptanceSection(j: Acceptance): string {
   if (j.regression) {
     const { changes } = j.regression;
     const of = (k: CheckChange['change']): number => changes.filter((c) => c.change === k).length;
-    const shown = changes.filter((c) => c.change !== 'unchanged');
+    // A partial run's checks it did not run are counted, not listed (there may be hundreds).
+    const shown = changes.filter((c) => c.change !== 'unchanged' && c.change !== 'not-run');
     // Expected failures come first: a new failure on the list does not fail the run (docs/reports.md).
     const listed = new Set(j.expected?.matched.map((m) => checkKey(m.check)) ?? []);
     const excused = shown.filter((c) => c.change === 'new-failure' && listed.has(c.key)).length;
@@ -170,7 +172,7 @@ function acceptanceSection(j: Acceptance): string {
       .join('');
     const moved = j.regression.snapshots;
     out.push(
-      `<h2 id="baseline">Since the baseline</h2>${moved ? `<p id="baseline-snapshot"><b>${esc(snapshotChangeLine(moved, of('not-comparable')))}</b></p>` : ''}<p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed${excused ? ` (${esc(excused)} of the new failures on the expected-failures list, so not counted)` : ''} · baseline <code>${esc(j.regression.baseline)}</code></p>`,
+      `<h2 id="baseline">Since the baseline</h2>${moved ? `<p id="baseline-snapshot"><b>${esc(snapshotChangeLine(moved, of('not-comparable')))}</b></p>` : ''}<p>${esc(plural(of('new-failure'), 'new failure'))}, ${esc(of('fixed'))} fixed, ${esc(of('still-failing'))} still failing, ${esc(plural(of('new-check'), 'new check'))}, ${esc(of('removed-check'))} removed${of('not-run') ? `, ${esc(of('not-run'))} not run in this run` : ''}${excused ? ` (${esc(excused)} of the new failures on the expected-failures list, so not counted)` : ''} · baseline <code>${esc(j.regression.baseline)}</code></p>`,
       shown.length
         ? `<table class="changes"><thead><tr><th>Check</th><th>Target</th><th>Before</th><th>Now</th><th>Change</th></tr></thead><tbody>${rows}</tbody></table>`
         : '<p class="muted">No check changed.</p>',
@@ -282,7 +284,11 @@ function runKindLine(r: ClaimResults): string {
   if (r.run.certification)
     return `<p id="run-kind"><b>Certification run</b> (--certify) by ${esc(r.claim.snapshot.id)}: every check, nothing excused</p>`;
   const why = [
-    r.run.selection ? 'only some checks ran (--grep)' : '',
+    r.run.selection
+      ? 'only some checks ran (--grep)'
+      : r.coverage && r.coverage.ran < r.coverage.needed
+        ? 'not every check ran'
+        : '',
     r.judgement?.expectedFailures ? 'judged with expected failures' : '',
     r.judgement?.baseline ? 'judged against a baseline' : '',
   ].filter(Boolean);
@@ -324,8 +330,13 @@ export function claimPage(
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k}`)
     .join(', ');
+  // A run that left out checks the claim needs says how many ran, whatever its verdict.
+  const cov = r.coverage && r.coverage.ran < r.coverage.needed ? r.coverage : undefined;
+  const coverageLine = cov
+    ? `<p id="coverage"><b>${esc(coverageText({ ran: cov.ran, needed: cov.needed }, ' the claim needs'))}</b>${cov.why?.length ? `: ${esc(cov.why.join('; '))}` : ''}${r.verdict === 'partial' ? '. Every check that ran passed; the claim is not conformant until every check it needs has run.' : ''}</p>`
+    : '';
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
-<p>${r.reason ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${failingLine(r)}
+<p>${r.reason && !(cov && r.verdict === 'partial') ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${coverageLine}${failingLine(r)}
 <p id="snapshot" data-snapshot="${esc(c.snapshot.id)}">AHP: ${esc(snapshotBanner(c.snapshot))}</p>
 <p>ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}${r.run?.durationMs !== undefined ? ` · ran ${esc(duration(r.run.durationMs))}` : ''}</p>${runKindLine(r)}${
     r.containment && r.containment.kind !== 'sandbox'
@@ -346,10 +357,11 @@ export function claimPage(
       ? `<tr><th>Environment</th><td>Node ${esc(env.node)} · ${esc(env.platform)}/${esc(env.arch)} · Playwright ${esc(env.playwright)}${r.run?.startedAt ? ` · started ${esc(r.run.startedAt)}` : ''}</td></tr>`
       : ''
   }</tbody></table>`;
-  const targets = `<h2>Verdict per target</h2><table><thead><tr><th>Target</th><th>Verdict</th><th>Passed</th><th>Failed</th><th>Warnings</th><th>Not applicable</th></tr></thead><tbody>${r.targets
+  const ranColumn = r.targets.some((t) => t.coverage);
+  const targets = `<h2>Verdict per target</h2><table><thead><tr><th>Target</th><th>Verdict</th>${ranColumn ? '<th>Ran</th>' : ''}<th>Passed</th><th>Failed</th><th>Warnings</th><th>Not applicable</th></tr></thead><tbody>${r.targets
     .map(
       (t) =>
-        `<tr><td>${esc(targetLabel(t))}</td><td>${badge(t.verdict)}${t.reason ? ` <span class="muted">${esc(t.reason)}</span>` : ''}</td><td class="c">${t.counts.passed}</td><td class="c">${t.counts.failed}</td><td class="c">${t.counts.warning}</td><td class="c">${t.counts['not-applicable']}</td></tr>`,
+        `<tr><td>${esc(targetLabel(t))}</td><td>${badge(t.verdict)}${t.reason ? ` <span class="muted">${esc(t.reason)}</span>` : ''}</td>${ranColumn ? `<td class="c">${t.coverage ? `${esc(t.coverage.ran)} of ${esc(t.coverage.needed)}` : '—'}</td>` : ''}<td class="c">${esc(t.counts.passed)}</td><td class="c">${esc(t.counts.failed)}</td><td class="c">${esc(t.counts.warning)}</td><td class="c">${esc(t.counts['not-applicable'])}</td></tr>`,
     )
     .join('')}</tbody></table>`;
   const profiles = [...new Set(r.checks.map((x) => x.profile))].sort();

@@ -2,12 +2,13 @@
 // column per profile; each cell the worst status of that profile's checks with their counts,
 // linked to those checks in the claim's own report. A cell tells apart a profile that does
 // not apply to the target ("n/a"), one the claim does not claim, and checks that did not run
-// (left out by --grep, or in a shard missing from a merge). Reports of earlier runs still in
+// (left out by --grep, a run stopped early, or in a shard missing from a merge); a partial
+// claim says how many of its checks ran. Reports of earlier runs still in
 // the folder are listed apart, never as part of this run. Each implementation names the
 // snapshot it was judged by: claims of different snapshots share one page, told apart.
 import { applicableChecks, CAPABILITY_PROFILES } from '../../checks/catalogue.js';
 import type { CheckResult, CheckStatus, ClaimResults, TargetKey, Verdict } from '../model.js';
-import { targetKey, targetLabel } from '../model.js';
+import { coverageText, targetKey, targetLabel } from '../model.js';
 import { snapshotIdentity } from '../snapshot.js';
 import { esc, href } from './escape.js';
 import { badge, page } from './page.js';
@@ -85,7 +86,7 @@ export function matrixPage(
         ).join('');
         const name =
           j === 0
-            ? `<td rowspan="${targets.length}"><a href="${esc(link)}">${esc(r.claim.implementation.name)} ${esc(r.claim.implementation.version)}</a><br>${badge(r.verdict)}</td>`
+            ? `<td rowspan="${targets.length}"><a href="${esc(link)}">${esc(r.claim.implementation.name)} ${esc(r.claim.implementation.version)}</a><br>${badge(r.verdict)}${r.coverage && r.coverage.ran < r.coverage.needed ? `<div class="muted coverage">${esc(coverageText({ ran: r.coverage.ran, needed: r.coverage.needed }, ' the claim needs'))}</div>` : ''}</td>`
             : '';
         const snap = r.claim.snapshot;
         const snapshot =
@@ -102,7 +103,9 @@ export function matrixPage(
     ? 'conformant'
     : results.some((r) => r.verdict === 'nonconformant')
       ? 'nonconformant'
-      : 'incomplete';
+      : results.some((r) => r.verdict === 'incomplete')
+        ? 'incomplete'
+        : 'partial';
   const pw = context.playwrightHref
     ? `<p><a id="link-playwright" href="${esc(href(context.playwrightHref))}">Playwright report of this run</a></p>`
     : '';
@@ -118,7 +121,7 @@ export function matrixPage(
   const snapshots = [...new Map(results.map((r) => [r.claim.snapshot.id, r.claim.snapshot])).values()];
   const judged = `<p id="snapshots">${snapshots.length === 1 ? 'Judged by' : `Judged by ${snapshots.length} snapshots:`} ${snapshots.map((x) => esc(snapshotIdentity(x))).join('; ')}</p>`;
   const body = `<section class="banner v-${overall}"><h1>AHP conformance: ${results.length} implementation${results.length === 1 ? '' : 's'}</h1>
-<p>${esc(count('conformant'))} conformant · ${esc(count('nonconformant'))} nonconformant · ${esc(count('incomplete'))} incomplete · ${esc(generatedAt)}</p>${judged}</section>
+<p>${esc(count('conformant'))} conformant · ${esc(count('nonconformant'))} nonconformant · ${esc(count('incomplete'))} incomplete${count('partial') ? ` · ${esc(count('partial'))} partial (not every check the claim needs ran)` : ''} · ${esc(generatedAt)}</p>${judged}</section>
 ${pw}<table class="matrix"><thead><tr><th>Implementation</th><th>Snapshot</th><th>Target</th><th>Verdict</th>${PROFILES.map((p) => `<th>${esc(p)}</th>`).join('')}</tr></thead><tbody>
 ${rows}
 </tbody></table>
