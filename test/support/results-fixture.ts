@@ -1,6 +1,7 @@
 // Synthetic results for unit tests of the views over the results model: one backend/http
 // target whose checks have the given statuses.
-import { applicableChecks } from '../../src/checks/catalogue.js';
+import { applicableChecks, type Lifecycle, type Role, type Transport } from '../../src/checks/catalogue.js';
+import type { CheckStatus } from '../../src/results/model.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
 import { snapshotSummary } from '../../src/results/snapshot.js';
@@ -87,4 +88,28 @@ export function stdioClaimResults(
     checks,
     ...(o.run ? { run: o.run } : {}),
   });
+}
+
+/** One check's result on a target, with a message only where its status has one. */
+export function checkResult(
+  id: string,
+  role: Role,
+  transport: Transport,
+  lifecycle: Lifecycle | undefined,
+  status: CheckStatus,
+  level: 'MUST' | 'SHOULD' = 'MUST',
+): CheckResult {
+  return {
+    id,
+    title: id,
+    level,
+    profile: 'base',
+    requirements: ['AHP-RPC-001'],
+    role,
+    transport,
+    ...(lifecycle ? { lifecycle } : {}),
+    status,
+    message: status === 'failed' ? 'it did not hold' : status === 'skipped' ? 'not judged' : '',
+    durationMs: 1,
+  };
 }

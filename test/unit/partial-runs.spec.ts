@@ -30,6 +30,7 @@ import { snapshotSummary } from '../../src/results/snapshot.js';
 import { verifyClaimFolder } from '../../src/results/verify.js';
 import { ROOT } from '../support/paths.js';
 import { tempFolders } from '../support/temp.js';
+import { checkResult } from '../support/results-fixture.js';
 
 const validateResults = new Ajv2020({ strict: false, logger: false }).compile(
   JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
@@ -40,21 +41,8 @@ const IDS = ['base.jsonrpc-utf8', 'ti.deny-samples', 'ti.modify-samples'];
 const STDIO: PlannedTarget = { role: 'backend', transport: 'stdio', lifecycle: 'persistent', checks: IDS };
 const HTTP: PlannedTarget = { role: 'backend', transport: 'http', checks: IDS };
 
-function check(id: string, t: PlannedTarget, status: CheckStatus, level: 'MUST' | 'SHOULD' = 'MUST'): CheckResult {
-  return {
-    id,
-    title: id,
-    level,
-    profile: 'base',
-    requirements: ['AHP-RPC-001'],
-    role: t.role,
-    transport: t.transport,
-    ...(t.lifecycle ? { lifecycle: t.lifecycle } : {}),
-    status,
-    message: status === 'failed' ? 'it did not hold' : status === 'skipped' ? 'not judged' : '',
-    durationMs: 1,
-  };
-}
+const check = (id: string, t: PlannedTarget, status: CheckStatus, level: 'MUST' | 'SHOULD' = 'MUST'): CheckResult =>
+  checkResult(id, t.role, t.transport, t.lifecycle, status, level);
 
 const claim = {
   file: 'demo.yaml',

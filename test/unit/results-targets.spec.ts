@@ -5,7 +5,6 @@ import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { Lifecycle, Role, Transport } from '../../src/checks/catalogue.js';
 import { summaryLine } from '../../src/cli/run-command.js';
 import { junitXml } from '../../src/results/junit.js';
 import {
@@ -21,33 +20,13 @@ import {
   type TargetKey,
 } from '../../src/results/model.js';
 import { ROOT } from '../support/paths.js';
+import { checkResult } from '../support/results-fixture.js';
 import { snapshotSummary } from '../../src/results/snapshot.js';
 
 const schema = JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object;
 const validateResults = new Ajv2020({ strict: false, logger: false }).compile(schema);
 
-function check(
-  id: string,
-  role: Role,
-  transport: Transport,
-  lifecycle: Lifecycle | undefined,
-  status: CheckStatus,
-  level: 'MUST' | 'SHOULD' = 'MUST',
-): CheckResult {
-  return {
-    id,
-    title: id,
-    level,
-    profile: 'base',
-    requirements: ['AHP-RPC-001'],
-    role,
-    transport,
-    ...(lifecycle ? { lifecycle } : {}),
-    status,
-    message: status === 'failed' ? 'it did not hold' : '',
-    durationMs: 3,
-  };
-}
+const check = checkResult;
 
 const BS: TargetKey = { role: 'backend', transport: 'stdio', lifecycle: 'persistent' };
 const BH: TargetKey = { role: 'backend', transport: 'http' };
