@@ -37,6 +37,16 @@ export class FaultProbe<M extends string> {
     return this.mode === mode;
   }
 
+  /**
+   * What the code would use here: `normal`, or `faulty` when `mode` is on. Where the two are the
+   * same the mode changes nothing here, so it is not asked (a tight consult without a hand-written
+   * condition). `same` compares them (default: Object.is; arrays element by element).
+   */
+  pick<T>(mode: M, normal: T, faulty: T, same: (a: T, b: T) => boolean = sameValue): T {
+    if (same(normal, faulty)) return normal;
+    return this.is(mode) ? faulty : normal;
+  }
+
   /** Is `mode` one of `modes`? Each of them is asked. */
   isAny(...modes: M[]): boolean {
     let on = false;
@@ -45,11 +55,13 @@ export class FaultProbe<M extends string> {
   }
 }
 
+function sameValue<T>(a: T, b: T): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => Object.is(x, b[i]));
+  return Object.is(a, b);
+}
+
 /** The probe of a process: its mode (from its command line) and the tracing variable. */
-export function faultProbe<M extends string>(
-  mode: M | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): FaultProbe<M> {
+export function faultProbe<M extends string>(mode: M | undefined, env: NodeJS.ProcessEnv = process.env): FaultProbe<M> {
   return new FaultProbe(mode, env[FAULT_TRACE_ENV] === '1');
 }
 

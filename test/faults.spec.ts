@@ -11,7 +11,8 @@ import { BOUNDARIES } from '../src/checks/boundaries.js';
 import { CHECKS } from '../src/checks/catalogue.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
-import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET } from './support/fault-matrix.js';
+import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET, type TraceClaim } from './support/fault-matrix.js';
+import { FAULT_TRACE_ENV } from '../reference/fault-probe.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
 
@@ -117,12 +118,30 @@ function kindOf(mode: FaultMode | undefined, snapshot: SnapshotId): ClaimKind {
   };
 }
 
+/** What a claim holds besides its targets and kind; the conforming claim holds everything. */
+interface Shape {
+  readonly oauth: boolean;
+  readonly upload: boolean;
+  readonly content: boolean;
+}
+const shapeOf = (mode: FaultMode | undefined): Shape => ({
+  oauth: mode !== undefined && (FAULTS[mode] as BackendFaultSpec).oauth === true,
+  // The upload receiver checks: the conforming claim and the upload modes (the others never touch it).
+  upload: mode === undefined || UPLOAD_MODES.has(mode),
+  content: mode === undefined || isContentMode(mode),
+});
+const UPLOAD_MODES: ReadonlySet<FaultMode> = new Set(FAULT_MODES.filter((m) => m.startsWith('upload-')));
+
+/** `traced`: the reference tells which fault modes its code asks about (the causal matrix's trace claims). */
 function claimYaml(
   name: string,
   mode: FaultMode | undefined,
   where: { transport: 'stdio' | 'http'; lifecycle?: string }[],
   kind: ClaimKind = OLDEST_KIND,
+  shape: Shape = shapeOf(mode),
+  traced = false,
 ): string {
+  const env = traced ? `, env: { ${FAULT_TRACE_ENV}: "1" }` : '';
   const serves =
     kind.snapshot === OLDEST_SNAPSHOT
       ? ''
@@ -142,7 +161,7 @@ function claimYaml(
     // The reference backend handles both lifecycles with one command; a per_event-only fault needs to be told.
     const lifecycleArg = lc.length === 1 && lc[0] === 'per_event' ? ', --lifecycle, per_event' : '';
     lines.push(
-      `  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, stdio${lifecycleArg}${fault}], lifecycle: [${lc.join(', ')}] }`,
+      `  stdio: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, stdio${lifecycleArg}${fault}], lifecycle: [${lc.join(', ')}]${env} }`,
     );
   }
   if (where.some((w) => w.transport === 'http')) {
@@ -150,19 +169,18 @@ function claimYaml(
     // refuses two claims sharing one), left unset: the runner makes up each check's token.
     // An OAuth mode's claim says oauth instead (its checks apply only there), with a scope.
     const envName = `AHP_FAULT_${name.replace(/[^A-Za-z0-9]/g, '_').toUpperCase()}`;
-    const oauth = mode !== undefined && (FAULTS[mode] as BackendFaultSpec).oauth === true;
+    const oauth = shape.oauth;
     const [authArgs, auth] = oauth
       ? [
           `--auth, oauth, --issuer-env, ${envName}_ISSUER, --ca-file-env, ${envName}_CA_FILE, --scopes, ahp.hooks`,
           `{ type: oauth, issuerEnv: ${envName}_ISSUER, caFileEnv: ${envName}_CA_FILE, scopes: [ahp.hooks] }`,
         ]
       : [`--auth, bearer, --token-env, ${envName}_TOKEN`, `{ type: bearer, tokenEnv: ${envName}_TOKEN }`];
-    // The upload receiver checks: the conforming claim and the upload modes (the others never
-    // touch it); the receiver requires its own token, in a variable of its own.
-    const upload = mode === undefined || mode.startsWith('upload-');
+    // The receiver requires its own token, in a variable of its own.
+    const upload = shape.upload;
     const uploadArgs = upload ? `, --upload-token-env, ${envName}_UPLOAD_TOKEN` : '';
     lines.push(
-      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}", ${authArgs}${uploadArgs}${fault}], url: "http://127.0.0.1:{port}/hooks", auth: ${auth} }`,
+      `  http: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(MAIN)}, --transport, http, --port, "{port}", ${authArgs}${uploadArgs}${fault}], url: "http://127.0.0.1:{port}/hooks", auth: ${auth}${env} }`,
     );
     if (upload)
       lines.push(
@@ -179,10 +197,24 @@ function claimYaml(
   // content-events.ts) for the conforming claim and the content modes only: the other modes
   // never act at a content boundary (all 30 content checks pass under each of them), and
   // 30 more checks for each of them would cost the every-check matrix about 1200 check runs.
-  if (mode === undefined || isContentMode(mode))
-    lines.push(`    content: [ ${BOUNDARIES.map((b) => `{ event: ${b.event} }`).join(', ')} ]`);
+  if (shape.content) lines.push(`    content: [ ${BOUNDARIES.map((b) => `{ event: ${b.event} }`).join(', ')} ]`);
   return `${lines.join('\n')}\n`;
 }
+
+/** The conforming backend in the shape of a mode's claim under `snapshot`: same placement, kind and lists. */
+const traceOf =
+  (snapshot: SnapshotId) =>
+  (key: string): TraceClaim | undefined => {
+    if (!(FAULT_MODES as string[]).includes(key)) return undefined; // a variant of the reference, not a mode
+    const mode = key as FaultMode;
+    const where = [placement(mode)];
+    const kind = kindOf(mode, snapshot);
+    const shape = shapeOf(mode);
+    return {
+      shape: JSON.stringify({ where, kind, shape }),
+      yaml: (name) => claimYaml(name, undefined, where, kind, shape, true),
+    };
+  };
 
 test.describe.configure({ mode: 'serial' });
 
@@ -201,6 +233,7 @@ test(matrixClaim('backend'), async () => {
     table: faultTable(FAULTS, ALSO_FAILS),
     workers: 4,
     timeoutMs: 19 * 60_000,
+    trace: traceOf(OLDEST_SNAPSHOT),
     // Every check that applies to a backend (those the conforming claim ran) is shown failing by some mode.
     ...(MODES.length === FAULT_MODES.length
       ? {
@@ -252,6 +285,7 @@ test(`draft@1d98c19: ${matrixClaim('backend')}`, () => {
         m === NO_CONFIGURATION ? ['base.configuration-unoffered'] : clean.has(m) ? FAULTS[m as FaultMode].targets : [],
     },
     workers: 4,
+    trace: traceOf('draft@1d98c19'),
     timeoutMs: 19 * 60_000,
     // The checks of 1d98c19 rules are each shown failing by some 1d98c19 mode.
     ...(NEW_MODES.length === FAULT_MODES.filter((m) => snapshotOfMode(m) === 'draft@1d98c19').length

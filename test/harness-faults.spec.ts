@@ -18,7 +18,8 @@ import { CHECKS } from '../src/checks/catalogue.js';
 import { FAULTS, FAULT_MODES, type FaultMode } from '../reference/harness/faults.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../src/protocol/snapshots.js';
 import { ROOT } from './support/paths.js';
-import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET } from './support/fault-matrix.js';
+import { checkFaultMatrix, faultTable, matrixClaim, EVERY_TARGET, type TraceClaim } from './support/fault-matrix.js';
+import { FAULT_TRACE_ENV } from '../reference/fault-probe.js';
 
 const MAIN = resolve(ROOT, 'dist', 'reference', 'harness', 'main.js');
 const REGISTRATION_CHECK = 'base.registration-validated';
@@ -100,7 +101,27 @@ function placement(mode: FaultMode): Where {
   return { transport: 'http' };
 }
 
-function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], snapshot: SnapshotId): string {
+/** What a claim lists besides its targets; the conforming claim lists everything. */
+interface Shape {
+  readonly boundaries: boolean;
+  readonly uploads: boolean;
+}
+const shapeOf = (mode: FaultMode | undefined): Shape => ({
+  boundaries: mode === undefined || CONTENT_MODES.has(mode),
+  // The upload checks run where the claim says the harness uploads (the conforming entry and the upload modes).
+  uploads: mode === undefined || UPLOAD_MODES.has(mode),
+});
+const UPLOAD_MODES: ReadonlySet<FaultMode> = new Set(FAULT_MODES.filter((m) => m.startsWith('upload-')));
+
+/** `traced`: the reference tells which fault modes its code asks about (the causal matrix's trace claims). */
+function claimYaml(
+  name: string,
+  mode: FaultMode | undefined,
+  where: Where[],
+  snapshot: SnapshotId,
+  shape: Shape = shapeOf(mode),
+  traced = false,
+): string {
   const transports = [...new Set(where.map((w) => w.transport))];
   const lifecycles = where.filter((w) => w.lifecycle).map((w) => w.lifecycle);
   return [
@@ -114,9 +135,9 @@ function claimYaml(name: string, mode: FaultMode | undefined, where: Where[], sn
     `  command: ${JSON.stringify(process.execPath)}`,
     `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${mode ? `, --fault, ${mode}` : ''}]`,
     ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
-    ...(mode === undefined || CONTENT_MODES.has(mode) ? [`  boundaries: [${BOUNDARY_EVENTS.join(', ')}]`] : []),
-    // The upload checks run where the claim says the harness uploads (the conforming entry and the upload modes).
-    ...(mode === undefined || mode.startsWith('upload-') ? ['  uploads: true'] : []),
+    ...(shape.boundaries ? [`  boundaries: [${BOUNDARY_EVENTS.join(', ')}]`] : []),
+    ...(shape.uploads ? ['  uploads: true'] : []),
+    ...(traced ? [`  env: { ${FAULT_TRACE_ENV}: "1" }`] : []),
     '',
   ].join('\n');
 }
@@ -174,6 +195,17 @@ test(matrixClaim('harness'), async () => {
   const alsoByKey = Object.fromEntries(
     FAULT_MODES.flatMap((m) => entries(m).flatMap((e) => (e.also ? [[e.key, e.also]] : []))),
   );
+  const entryByKey = new Map(FAULT_MODES.flatMap((m) => entries(m).map((e) => [e.key, { mode: m, ...e }] as const)));
+  // The conforming harness in the shape of an entry's claim: same snapshot, placement and lists.
+  const trace = (key: string): TraceClaim => {
+    const { mode, snapshot } = entryByKey.get(key)!;
+    const where = [placement(mode)];
+    const shape = shapeOf(mode);
+    return {
+      shape: JSON.stringify({ snapshot, where, shape }),
+      yaml: (name) => claimYaml(name, undefined, where, snapshot, shape, true),
+    };
+  };
   const registers = (m: FaultMode): boolean => (FAULTS[m].targets as readonly string[]).includes(REGISTRATION_CHECK);
   checkFaultMatrix({
     tempPrefix: 'ahp-harness-faults-',
@@ -194,6 +226,7 @@ test(matrixClaim('harness'), async () => {
     table: faultTable(byKey, alsoByKey),
     workers: 6,
     timeoutMs: 25 * 60_000,
+    trace,
     // Every harness-role check in the catalogue is shown failing by some mode.
     ...(ONLY ? {} : { everyCheck: () => CHECKS.filter((c) => c.roles.includes('harness')).map((c) => c.id) }),
   });

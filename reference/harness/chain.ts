@@ -98,13 +98,13 @@ export async function runChain<V>(
 
   // concurrent-interceptors fault: everyone is asked at once (with the original value).
   const early =
-    run.fault === 'concurrent-interceptors'
+    recipients.length > 1 && run.fault.is('concurrent-interceptors')
       ? await Promise.all(recipients.map((t) => deliver(run, t, subject.eventFor(original, t), options)))
       : undefined;
 
   for (const [i, recipient] of recipients.entries()) {
     // chain-original-input fault: later interceptors see the original value (edits still chain below).
-    const current = subject.eventFor(run.fault === 'chain-original-input' ? original : value, recipient);
+    const current = subject.eventFor(run.fault.pick('chain-original-input', value, original), recipient);
     const delivery = early ? early[i]! : await deliver(run, recipient, current, options);
     called++;
     if (denial) continue; // deny-continues-chain fault: asked, but nothing can change a denial
@@ -112,14 +112,14 @@ export async function runChain<V>(
       ? subject.judge(delivery.exchange.reply, delivery.rpcId, value, recipient)
       : { ok: false, failure: delivery.exchange.failure };
 
-    if (run.fault === 'retry-after-decision' && judged.ok && judged.decision.kind !== 'modify') {
+    if (judged.ok && judged.decision.kind !== 'modify' && run.fault.is('retry-after-decision')) {
       // The second answer is ignored; a fresh clock so the resend really goes out.
       await delivery.transport.intercept(delivery.message, delivery.rpcId, new Deadline(delivery.timeoutMs));
     }
 
     if (!judged.ok) {
       allNoEffect = false;
-      const policy = run.fault === 'fail-closed-continues' ? 'fail-open' : recipient.subscription.failurePolicy;
+      const policy = run.fault.pick('fail-closed-continues', recipient.subscription.failurePolicy, 'fail-open');
       run.audit(`${recipient.hook.id}: operational failure (${policy}): ${judged.failure}`);
       if (policy === 'fail-closed') {
         denial = { verdict: 'denied-by-failure-policy', reason: SYNTHETIC_DENIAL_REASON };
@@ -134,7 +134,7 @@ export async function runChain<V>(
       value = judged.decision.value;
     }
     // deny-continues-chain fault: only an explicit deny is ignored for the chain's sake.
-    if (denial && !(run.fault === 'deny-continues-chain' && denial.verdict === 'denied-by-backend')) break;
+    if (denial && !(denial.verdict === 'denied-by-backend' && run.fault.is('deny-continues-chain'))) break;
   }
 
   if (denial) return { verdict: denial.verdict, reason: denial.reason, value, called, allNoEffect };
@@ -146,24 +146,23 @@ async function deliver(run: Run, recipient: Recipient, event: AhpEvent, options:
   const transport = run.transportFor(recipient.hook);
   const configured = recipient.subscription.timeoutMs;
   // no-deadline: however late; late-reply-accepted: one more timeoutMs of grace.
-  const timeoutMs =
-    run.fault === 'no-deadline'
-      ? NO_DEADLINE_CAP_MS
-      : run.fault === 'late-reply-accepted'
-        ? 2 * configured
-        : configured;
+  const timeoutMs = run.fault.is('no-deadline')
+    ? NO_DEADLINE_CAP_MS
+    : run.fault.is('late-reply-accepted')
+      ? 2 * configured
+      : configured;
   const deadline = new Deadline(timeoutMs);
   const started = Date.now();
   let rpcId = run.rpcIdFor(event.id as string);
   let message = interceptMessage(event, rpcId, run.fault, options.advertiseNothing, options.capabilities);
   let exchange = await transport.intercept(message, rpcId, deadline);
-  if (run.fault === 'deadline-4x' && !exchange.ok && exchange.failure.startsWith('no reply within')) {
+  if (!exchange.ok && exchange.failure.startsWith('no reply within') && run.fault.is('deadline-4x')) {
     // The late reply is ignored, but the failure policy waits for 4 x the deadline.
     await new Promise((r) => setTimeout(r, Math.max(0, started + 4 * configured - Date.now())));
   }
   if (!exchange.ok && exchange.retryable && deadline.remaining() >= RETRY_MIN_REMAINING_MS) {
     run.audit(`${recipient.hook.id}: retrying after: ${exchange.failure}`);
-    if (run.fault === 'retry-new-id') {
+    if (run.fault.is('retry-new-id')) {
       const fresh = { ...event, id: newEventId() };
       rpcId = run.rpcIdFor(fresh.id);
       message = interceptMessage(fresh, rpcId, run.fault, options.advertiseNothing, options.capabilities);

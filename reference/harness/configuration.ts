@@ -42,7 +42,7 @@ export async function configureHooks(run: Run): Promise<void> {
 
 async function configureHook(run: Run, hook: Hook): Promise<void> {
   // unconfigured-observes-all fault: never asked; the backend observes every event instead.
-  if (run.fault === 'unconfigured-observes-all') {
+  if (run.fault.is('unconfigured-observes-all')) {
     hook.subscriptions = [
       { events: ['*'], mode: 'observe', timeoutMs: 0, failurePolicy: 'fail-open', view: 'metadata' },
     ];
@@ -50,28 +50,30 @@ async function configureHook(run: Run, hook: Hook): Promise<void> {
   }
   const id = `cfg-${randomUUID()}`;
   // configuration-extra-params fault: the request names the harness too (not in the 1d98c19 schema).
-  const params =
-    run.fault === 'configuration-extra-params'
-      ? { protocolVersion: PROTOCOL_VERSION, harness: { ...HARNESS } }
-      : { protocolVersion: PROTOCOL_VERSION };
+  const params = run.fault.is('configuration-extra-params')
+    ? { protocolVersion: PROTOCOL_VERSION, harness: { ...HARNESS } }
+    : { protocolVersion: PROTOCOL_VERSION };
   const message = { jsonrpc: '2.0', id, method: CONFIGURATION_METHOD, params };
   const exchange = await run
     .transportFor(hook)
     .intercept(message, id, new Deadline(CONFIGURATION_TIMEOUT_MS))
     .catch((e: unknown) => ({ ok: false as const, failure: String(e), retryable: false }));
-  const got: Configured = exchange.ok
-    ? judgeConfiguration(exchange.reply, id, run.fault === 'lenient-configuration', run.snapshot)
+  let got: Configured = exchange.ok
+    ? judgeConfiguration(exchange.reply, id, false, run.snapshot)
     : { ok: false, failure: exchange.failure };
+  // lenient-configuration fault: what the schema refuses is taken as far as it can be read
+  // (a reply the schema accepts reads the same either way, so only a refused one asks).
+  if (exchange.ok && !got.ok && run.fault.is('lenient-configuration'))
+    got = judgeConfiguration(exchange.reply, id, true, run.snapshot);
   if (!got.ok) {
     run.audit(`${hook.id}: configuration failed, nothing will be delivered to it: ${got.failure}`);
     hook.subscriptions = [];
     return;
   }
   // configured-loose-dispatch fault: the configured events lists are ignored.
-  hook.subscriptions =
-    run.fault === 'configured-loose-dispatch'
-      ? got.subscriptions.map((s) => ({ ...s, events: ['*'] }))
-      : got.subscriptions;
+  hook.subscriptions = run.fault.is('configured-loose-dispatch')
+    ? got.subscriptions.map((s) => ({ ...s, events: ['*'] }))
+    : got.subscriptions;
   run.audit(`${hook.id}: configured with ${got.subscriptions.length} subscription(s)`);
 }
 

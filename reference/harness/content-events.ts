@@ -16,7 +16,7 @@ import type { ContentStep, ContentStepKind, ScenarioSession } from './config.js'
 import { envelope, newCallId, newEventId, type AhpEvent } from './events.js';
 
 export { boundaryCapabilities } from './events.js';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 import type { ContentView } from './registration.js';
 
 /** The boundary event each content step kind emits (contract v2 table). */
@@ -108,11 +108,7 @@ const str = (v: unknown, where: string): string => {
  * The boundary of one content step. Throws ContentStepError when the step lacks what its
  * kind needs (the step is then reported unsupported with the reason).
  */
-export function contentBoundary(
-  step: ContentStep,
-  session: ScenarioSession,
-  fault: FaultMode | undefined,
-): ContentBoundary {
+export function contentBoundary(step: ContentStep, session: ScenarioSession, fault: HarnessFault): ContentBoundary {
   const type = STEP_EVENT[step.kind];
   const boundary = boundaryOf(type)!;
   const target = boundary.target;
@@ -121,7 +117,7 @@ export function contentBoundary(
   // One event id for the whole chain and its observations, as at tool.before.
   const id = newEventId();
   const base = (): AhpEvent => envelope(type, session, fault, id);
-  const broken = fault === 'noncanonical-content';
+  const broken = fault.is('noncanonical-content');
   /** A message list in `view` (and, under the fault, with roles on parts where it is body). */
   const messagesIn = (messages: unknown, view: ContentView): Part[] => {
     const viewed = viewMessages(messages as Part[], view);

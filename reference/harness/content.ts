@@ -22,8 +22,8 @@ import {
   type ContentBoundary,
   type ContentState,
 } from './content-events.js';
-import { recipientsFor, type Recipient } from './dispatch.js';
-import type { FaultMode } from './faults.js';
+import { dispatchedTo, type Recipient } from './dispatch.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 import type { ContentView } from './registration.js';
 import { effectsProblem, replyEffects, type Judgement } from './reply.js';
 import type { StepReport } from './report.js';
@@ -43,7 +43,7 @@ export async function runContentStep(run: Run, given: ContentStep): Promise<Step
   const type = content.boundary.event;
   const capabilities = boundaryCapabilities(content.boundary);
   const viewOf = (r: Recipient): ContentView => effectiveView(r.subscription.view, run.fault);
-  const interceptors = recipientsFor(run.hooks, type, 'intercept', run.fault === 'loose-dispatch');
+  const interceptors = dispatchedTo(run, type, 'intercept');
   // Attachments given as files (upload steps): uploaded, inlined or gapped before any event is built.
   if (hasFileAttachments(step.body)) {
     const prepared = await prepareAttachments(step.body, interceptors, run.fault);
@@ -93,8 +93,8 @@ export async function runContentStep(run: Run, given: ContentStep): Promise<Step
 }
 
 /** hidden-text-leak fault: every hook is treated as if it had the body view. */
-const effectiveView = (view: ContentView, fault: FaultMode | undefined): ContentView =>
-  fault === 'hidden-text-leak' ? 'body' : view;
+const effectiveView = (view: ContentView, fault: HarnessFault): ContentView =>
+  fault.pick<ContentView>('hidden-text-leak', view, 'body');
 
 /** The receiver's record: `{effective}`, written then renamed so it appears whole. */
 export function writeMarker(marker: string, effective: JsonValue): void {
@@ -156,12 +156,12 @@ export function judgeContentReply(
   if (listed.effects === undefined) return { ok: true, decision: { kind: 'no-effect' } };
   const effects = listed.effects;
   // elicitation-request-modify fault: a modify at the request is taken although never advertised.
-  const requestModify = run.fault === 'elicitation-request-modify' && content.boundary.target === undefined;
+  const requestModify = content.boundary.target === undefined && run.fault.is('elicitation-request-modify');
   const enforced = requestModify ? [...advertised, 'modify'] : advertised;
   const ctx = contentEditContext(content, state, advertised, view, run);
   const rejected = (failure: string): Judgement<ContentState> => {
     // non-atomic-edits fault: the valid effects before the rejected one stay applied.
-    const partial = run.fault === 'non-atomic-edits' ? validPrefix(effects, state, ctx, run, enforced) : undefined;
+    const partial = run.fault.is('non-atomic-edits') ? validPrefix(effects, state, ctx, run, enforced) : undefined;
     return partial !== undefined ? { ok: false, failure, partial } : { ok: false, failure };
   };
   const problem = effectsProblem(effects, run.snapshot, enforced);

@@ -2,6 +2,7 @@
 // events name the type exactly, or through a draft wildcard (`*`, `family.*`). Order is
 // registration order: hooks, then subscriptions inside a hook; that order is the
 // interceptor chain (AHP-COMP-001).
+import type { HarnessFault } from './faults.js';
 import type { Hook, Mode, Subscription } from './registration.js';
 
 export interface Recipient {
@@ -30,4 +31,19 @@ export function recipientsFor(hooks: readonly Hook[], type: string, mode: Mode, 
     }
   }
   return out;
+}
+
+/** The recipients a run dispatches to; the loose-dispatch fault is asked only where it would add one. */
+export function dispatchedTo(
+  run: { readonly hooks: readonly Hook[]; readonly fault: HarnessFault },
+  type: string,
+  mode: Mode,
+): Recipient[] {
+  const strict = recipientsFor(run.hooks, type, mode);
+  const loose = recipientsFor(run.hooks, type, mode, true);
+  return run.fault.pick('loose-dispatch', strict, loose, sameRecipients);
+}
+
+function sameRecipients(a: readonly Recipient[], b: readonly Recipient[]): boolean {
+  return a.length === b.length && a.every((r, i) => r.subscription === b[i]!.subscription);
 }

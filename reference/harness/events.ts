@@ -7,7 +7,7 @@ import type { JsonObject } from '../../src/protocol/json.js';
 import { BOUNDARIES, type Boundary } from '../../src/checks/boundaries.js';
 import { eventSpec } from '../../src/protocol/catalogue.js';
 import type { ScenarioSession, SessionOutcome } from './config.js';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 
 export const HARNESS = { name: 'reference-harness', version: '0.1.0' } as const;
 /** adapter-identity fault: what events name instead of the harness. */
@@ -80,21 +80,16 @@ function sessionOf(session: ScenarioSession): JsonObject {
  * session.start; `adapter-identity` names the adapter; `bare-extension-key` adds an
  * unnamespaced extension key.
  */
-export function envelope(
-  type: string,
-  session: ScenarioSession,
-  fault: FaultMode | undefined,
-  id = newEventId(),
-): AhpEvent {
+export function envelope(type: string, session: ScenarioSession, fault: HarnessFault, id = newEventId()): AhpEvent {
   const event: AhpEvent = { id, source: SOURCE, type, time: now() };
-  if (fault !== 'no-harness-version' || type === 'session.start')
-    event.harness = { ...(fault === 'adapter-identity' ? ADAPTER : HARNESS) };
+  if (type === 'session.start' || !fault.is('no-harness-version'))
+    event.harness = { ...(fault.is('adapter-identity') ? ADAPTER : HARNESS) };
   event.session = sessionOf(session);
-  if (fault === 'bare-extension-key') event.extensions = { trace: 'ref-1' };
+  if (fault.is('bare-extension-key')) event.extensions = { trace: 'ref-1' };
   return event;
 }
 
-export function sessionStartEvent(session: ScenarioSession, fault?: FaultMode): AhpEvent {
+export function sessionStartEvent(session: ScenarioSession, fault: HarnessFault = NO_FAULT): AhpEvent {
   return {
     ...envelope('session.start', session, fault),
     trigger: 'startup',
@@ -104,7 +99,11 @@ export function sessionStartEvent(session: ScenarioSession, fault?: FaultMode): 
   };
 }
 
-export function sessionEndEvent(session: ScenarioSession, outcome: SessionOutcome, fault?: FaultMode): AhpEvent {
+export function sessionEndEvent(
+  session: ScenarioSession,
+  outcome: SessionOutcome,
+  fault: HarnessFault = NO_FAULT,
+): AhpEvent {
   return { ...envelope('session.end', session, fault), outcome, reason: `the scenario ended the session (${outcome})` };
 }
 
@@ -117,7 +116,7 @@ export function toolBeforeEvent(
   session: ScenarioSession,
   ids: ToolCallIdentity,
   tool: ToolDescription,
-  fault?: FaultMode,
+  fault: HarnessFault = NO_FAULT,
 ): AhpEvent {
   return {
     ...envelope('tool.before', session, fault, ids.eventId),
@@ -140,14 +139,14 @@ export function toolAfterEvent(
   callId: string,
   tool: ToolDescription,
   settled: Settlement,
-  fault?: FaultMode,
+  fault: HarnessFault = NO_FAULT,
 ): AhpEvent {
   const executed = settled === 'executed';
   return {
     ...envelope('tool.after', session, fault),
     outcome: executed ? 'ok' : 'denied',
     execution: executed ? { status: 'executed' } : { status: 'skipped', reason: 'policy' },
-    call: { id: fault === 'new-call-id-after' ? newCallId() : callId },
+    call: { id: fault.is('new-call-id-after') ? newCallId() : callId },
     tool: { name: tool.name, input: tool.input, origin: 'native' },
     path: tool.name,
     items: [],

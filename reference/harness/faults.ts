@@ -8,6 +8,7 @@
 // whose binding the registration does not use simply changes nothing.
 
 import { faultModes, type FaultLifecycle, type FaultSpec, type FaultTransport } from '../fault-table.js';
+import { FaultProbe } from '../fault-probe.js';
 import { BOUNDARIES, contentCheckId, type HarnessAspect } from '../../src/checks/boundaries.js';
 
 /** The harness content checks of one aspect at every boundary (`withTarget`: only boundaries with a modify target). */
@@ -371,3 +372,8 @@ export const isFaultMode: (value: string) => value is FaultMode = table.isMode;
 export function faultSpec(mode: FaultMode): FaultSpec {
   return FAULTS[mode];
 }
+
+/** How harness code asks about its fault mode (reference/fault-probe.ts says why only this way). */
+export type HarnessFault = FaultProbe<FaultMode>;
+/** No mode, no tracing: for messages and events built outside a run (tests). */
+export const NO_FAULT: HarnessFault = new FaultProbe<FaultMode>(undefined);

@@ -14,12 +14,13 @@ import { performance } from 'node:perf_hooks';
 import { killAllTracked } from '../../drivers/processes.js';
 import { parseHarnessArgs } from './args.js';
 import { loadConfig } from './config.js';
-import { loadRegistration, withoutUnportableAuth } from './registration.js';
+import { hasUnportableAuth, loadRegistration, withoutUnportableAuth } from './registration.js';
 import { acceptedReport, rejectedReport, writeReport } from './report.js';
 import { Run } from './run.js';
 import { configureHooks } from './configuration.js';
 import { snapshotOf } from '../../src/protocol/snapshots.js';
 import { runScenario } from './scenario.js';
+import { faultProbe } from '../fault-probe.js';
 
 /** Total wait for observations still in flight when the scenario is over. */
 const OBSERVATION_DRAIN_MS = 2000;
@@ -63,6 +64,7 @@ async function main(): Promise<number> {
   }
   const { config } = loaded;
   if (args.fault) say(`fault mode ${args.fault} is on`);
+  const fault = faultProbe(args.fault);
 
   const { rules } = snapshotOf(args.snapshot);
   let trust: string | undefined;
@@ -75,9 +77,10 @@ async function main(): Promise<number> {
     }
   }
   const registration = loadRegistration(
-    args.fault === 'accept-unportable-auth' ? withoutUnportableAuth(config.registration) : config.registration,
-    args.fault === 'skip-registration-validation',
-    rules.subscriptionsOptional || args.fault === 'subscriptions-optional',
+    hasUnportableAuth(config.registration) && fault.is('accept-unportable-auth')
+      ? withoutUnportableAuth(config.registration)
+      : config.registration,
+    fault,
     rules.configuration,
     args.snapshot,
   );
@@ -87,14 +90,7 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const run = new Run(
-    registration.hooks,
-    config.scenario.session,
-    config.sentinel.tool,
-    args.fault,
-    args.snapshot,
-    trust,
-  );
+  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, fault, args.snapshot, trust);
   try {
     // Before any event: backends registered without subscriptions are asked for them.
     await configureHooks(run);

@@ -2,15 +2,15 @@
 // everywhere: one line on stdio (AHP-STDIO-001), one object per HTTP body.
 import { METHODS, PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
 import { TOOL_BEFORE_CAPABILITIES, type AhpEvent } from './events.js';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 
 export type Message = Record<string, unknown>;
 
-const jsonrpc = (fault: FaultMode | undefined): string => (fault === 'jsonrpc-1' ? '1.0' : '2.0');
-const version = (fault: FaultMode | undefined): string => (fault === 'version-0.1' ? '0.1' : PROTOCOL_VERSION);
+const jsonrpc = (fault: HarnessFault): string => (fault.is('jsonrpc-1') ? '1.0' : '2.0');
+const version = (fault: HarnessFault): string => (fault.is('version-0.1') ? '0.1' : PROTOCOL_VERSION);
 
-function advertised(fault: FaultMode | undefined, nothing: boolean): Message {
-  if (fault === 'no-deny-capability') return { ...TOOL_BEFORE_CAPABILITIES, effects: ['modify'] };
+function advertised(fault: HarnessFault, nothing: boolean): Message {
+  if (fault.is('no-deny-capability')) return { ...TOOL_BEFORE_CAPABILITIES, effects: ['modify'] };
   if (nothing) return { effects: [] };
   return TOOL_BEFORE_CAPABILITIES;
 }
@@ -23,13 +23,13 @@ function advertised(fault: FaultMode | undefined, nothing: boolean): Message {
 export function interceptMessage(
   event: AhpEvent,
   rpcId: string,
-  fault?: FaultMode,
+  fault: HarnessFault = NO_FAULT,
   advertiseNothing = false,
   /** A content boundary's own advertisement (the tool.before faults do not touch it). */
   capabilities?: Message,
 ): Message {
   let sent = event;
-  if (fault === 'input-as-string' && event.type === 'tool.before') {
+  if (event.type === 'tool.before' && fault.is('input-as-string')) {
     const tool = event.tool as Record<string, unknown>;
     sent = { ...event, tool: { ...tool, input: JSON.stringify(tool.input) } };
   }
@@ -46,17 +46,17 @@ export function interceptMessage(
 }
 
 /** hooks/observe: a notification, so no id (except under the observe-with-id fault). */
-export function observeMessage(event: AhpEvent, fault?: FaultMode): Message {
+export function observeMessage(event: AhpEvent, fault: HarnessFault = NO_FAULT): Message {
   const msg: Message = { jsonrpc: jsonrpc(fault) };
-  if (fault === 'observe-with-id') msg.id = event.id;
+  if (fault.is('observe-with-id')) msg.id = event.id;
   msg.method = METHODS.observe;
   msg.params = { protocolVersion: version(fault), event };
   return msg;
 }
 
 /** One stdio frame: compact JSON and LF (pretty-frames: indented over several lines). */
-export function stdioFrame(msg: Message, fault?: FaultMode): string {
-  return (fault === 'pretty-frames' ? JSON.stringify(msg, null, 2) : JSON.stringify(msg)) + '\n';
+export function stdioFrame(msg: Message, fault: HarnessFault = NO_FAULT): string {
+  return (fault.is('pretty-frames') ? JSON.stringify(msg, null, 2) : JSON.stringify(msg)) + '\n';
 }
 
 export function httpBody(msg: Message): string {

@@ -11,7 +11,7 @@
 // Tokens are cached per issuer, resource, client and scope set.
 import { Agent, request } from 'undici';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 import type { Authentication } from './registration.js';
 
 const MAX_BYTES = 256 * 1024;
@@ -59,12 +59,12 @@ export class OAuthClient {
   constructor(
     /** PEM of the roots to trust (the config's tls.caFile); undefined: the system roots. */
     trust: string | undefined,
-    private readonly fault: FaultMode | undefined,
+    private readonly fault: HarnessFault,
   ) {
     this.agent = new Agent({
       connect: {
         ...(trust !== undefined ? { ca: trust } : {}),
-        rejectUnauthorized: fault !== 'oauth-trust-any-certificate',
+        rejectUnauthorized: !fault.is('oauth-trust-any-certificate'),
       },
       keepAliveTimeout: 1,
       keepAliveMaxTimeout: 1,
@@ -98,7 +98,7 @@ export class OAuthClient {
       break;
     }
     if (!meta) return { ok: false, failure: 'authorization server metadata not found' };
-    const checked = this.fault !== 'oauth-unchecked-token';
+    const checked = !this.fault.is('oauth-unchecked-token');
     if (checked && meta.issuer !== p.issuer)
       return { ok: false, failure: 'the metadata issuer is not the configured issuer' };
     const tokenEndpoint = meta.token_endpoint;
@@ -107,7 +107,7 @@ export class OAuthClient {
 
     // Client credentials, client_secret_basic (RFC 6749 2.3.1), resource-bound (RFC 8707).
     const form = new URLSearchParams({ grant_type: 'client_credentials' });
-    if (this.fault !== 'oauth-no-resource') form.set('resource', p.resource);
+    if (!this.fault.is('oauth-no-resource')) form.set('resource', p.resource);
     if (p.scopes.length) form.set('scope', p.scopes.join(' '));
     const basic = Buffer.from(`${formEncode(p.clientId)}:${formEncode(p.secret)}`).toString('base64');
     const got = await this.fetchJson(
@@ -196,7 +196,7 @@ export class OAuthClient {
     timeoutMs: number,
   ): Promise<Fetched> {
     if (timeoutMs <= 0) return { ok: false, failure: 'deadline exceeded' };
-    const bound = this.fault === 'oauth-unbounded-acquisition' ? 10 * 60_000 : timeoutMs;
+    const bound = this.fault.is('oauth-unbounded-acquisition') ? 10 * 60_000 : timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), bound);
     try {

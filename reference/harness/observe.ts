@@ -1,9 +1,9 @@
 // Observations (hooks/observe) are best effort and must never delay or change a tool
 // call: they are fired without being awaited on the decision path. Deliveries still in
 // flight are kept so the run can give them a bounded moment before it ends.
-import { recipientsFor, type Recipient } from './dispatch.js';
+import { dispatchedTo, type Recipient } from './dispatch.js';
 import type { AhpEvent } from './events.js';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 import { observeMessage } from './messages.js';
 import type { Hook } from './registration.js';
 import type { Transport } from './transports/types.js';
@@ -11,7 +11,7 @@ import type { Transport } from './transports/types.js';
 /** What deliveries use of the run: not the Run class itself, which builds Observations (no import cycle). */
 export interface ObservedRun {
   readonly hooks: readonly Hook[];
-  readonly fault: FaultMode | undefined;
+  readonly fault: HarnessFault;
   transportFor(hook: Hook): Transport;
 }
 
@@ -55,7 +55,7 @@ export class Observations {
     eventFor?: (recipient: Recipient) => AhpEvent,
   ): Promise<boolean> {
     const { run } = this;
-    const recipients = recipientsFor(run.hooks, event.type as string, 'observe', run.fault === 'loose-dispatch');
+    const recipients = dispatchedTo(run, event.type as string, 'observe');
     const results = recipients.map((t) => {
       const message = observeMessage(eventFor ? eventFor(t) : event, run.fault);
       const p = run

@@ -7,6 +7,7 @@ import { checkUrl } from '../../drivers/http.js';
 import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 
 export type Mode = 'intercept' | 'observe';
 export type FailurePolicy = 'fail-open' | 'fail-closed';
@@ -72,18 +73,44 @@ const LOOSE_DEFAULT_POLICY: FailurePolicy = 'fail-closed';
  */
 export function loadRegistration(
   doc: JsonValue,
-  skipValidation = false,
-  optionalSubscriptions = false,
+  fault: HarnessFault = NO_FAULT,
   configure = false,
   snapshot: SnapshotId = OLDEST_SNAPSHOT,
 ): RegistrationResult {
-  if (skipValidation) return { ok: true, hooks: extractLoosely(doc, configure) };
-  // Only the subscriptions-optional fault needs the placeholder: a snapshot that allows the
-  // omission says so in its own schemas.
-  const placeholder = optionalSubscriptions && !snapshotOf(snapshot).rules.subscriptionsOptional;
-  const reason = rejectionReason(placeholder ? withPlaceholderSubscriptions(doc) : doc, snapshot);
-  if (reason !== undefined) return { ok: false, reason };
+  let reason = rejectionReason(doc, snapshot);
+  // The faults below change only what happens to a document that would be refused, so they
+  // are asked only then (reference/fault-probe.ts). subscriptions-optional: validate again
+  // as if each hook without subscriptions had some, where the snapshot does not allow the omission.
+  if (
+    reason !== undefined &&
+    !snapshotOf(snapshot).rules.subscriptionsOptional &&
+    lacksSubscriptions(doc) &&
+    fault.is('subscriptions-optional')
+  )
+    reason = rejectionReason(withPlaceholderSubscriptions(doc), snapshot);
+  // skip-registration-validation: a refused document is loaded anyway.
+  if (reason !== undefined && !fault.is('skip-registration-validation')) return { ok: false, reason };
   return { ok: true, hooks: extractLoosely(doc, configure) };
+}
+
+/** Does some hook of the document have no `subscriptions`? */
+function lacksSubscriptions(doc: JsonValue): boolean {
+  return isObject(doc) && Array.isArray(doc.hooks) && doc.hooks.some((h) => isObject(h) && !('subscriptions' in h));
+}
+
+/** Does some hook name an authentication that is neither bearer nor oauth? */
+export function hasUnportableAuth(doc: JsonValue): boolean {
+  return (
+    isObject(doc) &&
+    Array.isArray(doc.hooks) &&
+    doc.hooks.some(
+      (h) =>
+        isObject(h) &&
+        isObject(h.authentication) &&
+        h.authentication.type !== 'bearer' &&
+        h.authentication.type !== 'oauth',
+    )
+  );
 }
 
 /**

@@ -9,7 +9,7 @@ import { cloneJson, isObject, type JsonObject, type JsonValue } from '../../src/
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';
 import { TOOL_BEFORE_CAPABILITIES } from './events.js';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 
 /** `value`: the edited value (the tool input at tool.before, the content at a content boundary). */
 export type Decision<V = JsonObject> =
@@ -49,19 +49,24 @@ export function judgeReply(
   reply: JsonValue,
   rpcId: string,
   input: JsonObject,
-  fault?: FaultMode,
+  fault: HarnessFault = NO_FAULT,
   snapshot: SnapshotId = OLDEST_SNAPSHOT,
 ): Judgement {
   const listed = replyEffects(reply, rpcId, fault, snapshot);
   if (!listed.ok) return listed;
   if (listed.effects === undefined) return { ok: true, decision: { kind: 'no-effect' } };
-  let effects = listed.effects;
-  if (fault === 'ignore-unknown-effects')
-    effects = effects.filter((e) => isObject(e) && typeof e.type === 'string' && ENFORCED.includes(e.type));
-  if (fault === 'lenient-effect-fields') effects = stripUnknownMembers(effects);
-  if (fault === 'partial-modify') return judgeOneByOne(effects, input, fault);
-
-  const problem = effectsProblem(effects, snapshot);
+  let effects = fault.pick(
+    'ignore-unknown-effects',
+    listed.effects,
+    listed.effects.filter((e) => isObject(e) && typeof e.type === 'string' && ENFORCED.includes(e.type)),
+  );
+  let problem = effectsProblem(effects, snapshot);
+  // lenient-effect-fields fault: a list the schema accepts has no member to strip, so only a refused one asks.
+  if (problem !== undefined && fault.is('lenient-effect-fields')) {
+    effects = stripUnknownMembers(effects);
+    problem = effectsProblem(effects, snapshot);
+  }
+  if (fault.is('partial-modify')) return judgeOneByOne(effects, input, fault);
   if (problem !== undefined) return bad(problem);
   return decide(effects as JsonObject[], input, fault);
 }
@@ -73,7 +78,7 @@ export function judgeReply(
 export function replyEffects(
   reply: JsonValue,
   rpcId: string,
-  fault?: FaultMode,
+  fault: HarnessFault = NO_FAULT,
   snapshot: SnapshotId = OLDEST_SNAPSHOT,
 ): { ok: true; effects: JsonValue[] | undefined } | { ok: false; failure: string } {
   const { effectsOptional } = snapshotOf(snapshot).rules;
@@ -89,11 +94,11 @@ export function replyEffects(
   if (!isObject(result)) return fail('reply has no result object');
   if (result.protocolVersion !== PROTOCOL_VERSION)
     return fail(`result.protocolVersion ${quote(result.protocolVersion)} is not "draft"`);
-  if (fault === 'strict-result-fields' && Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects')) {
+  if (Object.keys(result).some((k) => k !== 'protocolVersion' && k !== 'effects') && fault.is('strict-result-fields')) {
     return fail('result has members other than protocolVersion and effects');
   }
   // effects-required fault: 1d98c19's optional effects are still demanded.
-  if (!('effects' in result) && effectsOptional && fault !== 'effects-required')
+  if (!('effects' in result) && effectsOptional && !fault.is('effects-required'))
     return { ok: true, effects: undefined };
   if (!Array.isArray(result.effects)) return fail('result.effects is missing or not a list');
   return { ok: true, effects: result.effects };
@@ -119,7 +124,7 @@ export function effectsProblem(
 }
 
 /** Accepted effects: a deny wins; the modifies must still apply cleanly (atomic acceptance). */
-function decide(effects: readonly JsonObject[], input: JsonObject, fault: FaultMode | undefined): Judgement {
+function decide(effects: readonly JsonObject[], input: JsonObject, fault: HarnessFault): Judgement {
   const modifies = effects.filter((e) => e.type === 'modify');
   let next = input;
   if (modifies.length > 0) {
@@ -135,7 +140,7 @@ function decide(effects: readonly JsonObject[], input: JsonObject, fault: FaultM
 
 type Applied = { ok: true; input: JsonObject } | { ok: false; failure: string };
 
-function applyModifies(modifies: readonly JsonObject[], input: JsonObject, fault: FaultMode | undefined): Applied {
+function applyModifies(modifies: readonly JsonObject[], input: JsonObject, fault: HarnessFault): Applied {
   let result: Record<string, unknown>;
   try {
     result = applyModifyResponse({ input }, modifies, TOOL_INPUT_EDIT_CONTEXT);
@@ -145,9 +150,12 @@ function applyModifies(modifies: readonly JsonObject[], input: JsonObject, fault
   }
   const next = result.input as JsonValue; // the edit of a JSON input is JSON
   if (!isObject(next)) return { ok: false, failure: 'modify left the input not an object' };
-  if (fault === 'merge-drops-null') dropNullMerges(next, modifies);
+  if (modifies.some(mergesNull) && fault.is('merge-drops-null')) dropNullMerges(next, modifies);
   return { ok: true, input: next };
 }
+
+const mergesNull = (m: JsonObject): boolean =>
+  m.operation === 'merge' && isObject(m.value) && Object.values(m.value).includes(null);
 
 /** merge-drops-null fault: treat a null merge value as a deletion (the draft keeps it). */
 function dropNullMerges(input: JsonObject, modifies: readonly JsonObject[]): void {
@@ -177,7 +185,7 @@ function stripUnknownMembers(effects: JsonValue[]): JsonValue[] {
 }
 
 /** partial-modify fault: apply effect by effect, keep what came before the first bad one. */
-function judgeOneByOne(effects: JsonValue[], input: JsonObject, fault: FaultMode): Judgement {
+function judgeOneByOne(effects: JsonValue[], input: JsonObject, fault: HarnessFault): Judgement {
   let current = input;
   let applied = 0;
   let deny: string | undefined;

@@ -2,7 +2,7 @@
 // hook (created on first use, so nothing starts before the first message), the pending
 // observations, and the local audit log (stderr, one line each, never a secret).
 import type { ScenarioSession } from './config.js';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 import { Observations } from './observe.js';
 import type { Hook } from './registration.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../../src/protocol/snapshots.js';
@@ -22,7 +22,7 @@ export class Run {
     readonly hooks: readonly Hook[],
     readonly session: ScenarioSession,
     readonly sentinelTool: string,
-    readonly fault: FaultMode | undefined,
+    readonly fault: HarnessFault,
     /** The snapshot whose rules the harness follows (--snapshot). */
     readonly snapshot: SnapshotId = OLDEST_SNAPSHOT,
     /** PEM of the roots the config says to trust for this run (tls.caFile); undefined: the system's. */
@@ -35,7 +35,14 @@ export class Run {
     let t = this.transports.get(hook);
     if (!t) {
       const cfg = hook.transport;
-      if (cfg.type === 'http') t = new HttpTransport(cfg, hook.authentication, this.fault, this.oauth());
+      // The OAuth client (and what it asks the fault probe) exists only for hooks that use OAuth.
+      if (cfg.type === 'http')
+        t = new HttpTransport(
+          cfg,
+          hook.authentication,
+          this.fault,
+          hook.authentication?.type === 'oauth' ? this.oauth() : undefined,
+        );
       else if (cfg.lifecycle === 'per_event') t = new PerEventStdio(cfg, this.fault);
       else t = new PersistentStdio(cfg, this.fault);
       this.transports.set(hook, t);
@@ -50,7 +57,7 @@ export class Run {
 
   /** The JSON-RPC id of an intercept: the event id (id-differs fault: a counter). */
   rpcIdFor(eventId: string): string {
-    return this.fault === 'id-differs' ? `rpc-${++this.rpcCounter}` : eventId;
+    return this.fault.is('id-differs') ? `rpc-${++this.rpcCounter}` : eventId;
   }
 
   audit(line: string): void {

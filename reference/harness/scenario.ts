@@ -4,7 +4,7 @@
 // a call the chain allows still needs the host's own yes (AHP-SEC-001, AHP-DEC-003).
 import { runInterceptChain, SYNTHETIC_DENIAL_REASON } from './chain.js';
 import type { HostPolicy, Step, ToolStep } from './config.js';
-import { recipientsFor } from './dispatch.js';
+import { dispatchedTo } from './dispatch.js';
 import {
   newCallId,
   newEventId,
@@ -66,17 +66,23 @@ async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
 
   let report: StepReport;
   let effectiveInput = requested;
-  if (fault === 'observer-failure-denies' && !(await run.observations.publishAndWait(before, AWAITED_OBSERVATION_MS))) {
+  // The observer faults change nothing where no one observes tool.before.
+  const observed = dispatchedTo(run, 'tool.before', 'observe').length > 0;
+  if (
+    observed &&
+    fault.is('observer-failure-denies') &&
+    !(await run.observations.publishAndWait(before, AWAITED_OBSERVATION_MS))
+  ) {
     report = { id: step.id, outcome: 'denied-by-failure-policy', reason: SYNTHETIC_DENIAL_REASON };
   } else {
-    const interceptors = recipientsFor(run.hooks, 'tool.before', 'intercept', fault === 'loose-dispatch');
+    const interceptors = dispatchedTo(run, 'tool.before', 'intercept');
     const chain = await runInterceptChain(run, before, interceptors, {
-      advertiseNothing: fault === 'no-deny-when-host-refuses' && step.host !== 'allow',
+      advertiseNothing: step.host !== 'allow' && fault.is('no-deny-when-host-refuses'),
     });
     effectiveInput = chain.value;
     if (chain.verdict !== 'allowed') {
       report = { id: step.id, outcome: chain.verdict, ...(chain.reason !== undefined ? { reason: chain.reason } : {}) };
-    } else if (step.host === 'allow' || (fault === 'no-effect-grants' && chain.called > 0 && chain.allNoEffect)) {
+    } else if (step.host === 'allow' || (chain.called > 0 && chain.allNoEffect && fault.is('no-effect-grants'))) {
       report = { id: step.id, outcome: 'executed' };
     } else {
       report = { id: step.id, outcome: 'denied-by-host', reason: HOST_REFUSAL[step.host] };
@@ -85,10 +91,11 @@ async function runTool(run: Run, step: ToolStep): Promise<StepReport> {
   const executed = report.outcome === 'executed';
 
   // Observations after settlement carry the effective input (lo.effective-content).
-  const observedInput = fault === 'observe-original-input' ? requested : effectiveInput;
-  if (fault === 'await-observers')
+  const observedInput = fault.pick('observe-original-input', effectiveInput, requested);
+  if (observed && fault.is('await-observers'))
     await run.observations.publishAndWait(withInput(before, observedInput), AWAITED_OBSERVERS_CAP_MS);
-  else if (fault !== 'observer-failure-denies') run.observations.publish(withInput(before, observedInput));
+  else if (!(observed && fault.is('observer-failure-denies')))
+    run.observations.publish(withInput(before, observedInput));
   if (executed && step.tool.name === run.sentinelTool) {
     try {
       runSentinel(step.marker, effectiveInput);

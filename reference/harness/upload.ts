@@ -14,7 +14,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import type { Recipient } from './dispatch.js';
-import type { FaultMode } from './faults.js';
+import { NO_FAULT, type HarnessFault } from './faults.js';
 import type { Authentication, FailurePolicy, UploadBinding } from './registration.js';
 
 export type UploadResult = { ok: true; ref: string } | { ok: false; reason: string };
@@ -53,7 +53,7 @@ export function hasFileAttachments(value: JsonValue): boolean {
 export async function prepareAttachments(
   body: JsonObject,
   interceptors: readonly Recipient[],
-  fault: FaultMode | undefined,
+  fault: HarnessFault,
 ): Promise<Prepared> {
   const target = interceptors.find((r) => r.subscription.upload !== undefined);
   const binding = target?.subscription.upload;
@@ -87,7 +87,7 @@ export async function prepareAttachments(
     }
     if (isInlineMedia(mediaType)) {
       // upload-all-attachments fault: the text is uploaded as well (it is still carried inline).
-      if (fault === 'upload-all-attachments' && binding && bytes) await upload(bytes, binding, target!, fault);
+      if (binding && bytes && fault.is('upload-all-attachments')) await upload(bytes, binding, target!, fault);
       return {
         ...common,
         kind: 'text',
@@ -98,7 +98,7 @@ export async function prepareAttachments(
     }
     if (!binding) return gap('no upload binding for this attachment');
     if (!bytes) return settle(`the attachment exceeds the upload limit of ${binding.maxBytes} bytes`);
-    if (fault === 'upload-after-event') {
+    if (fault.is('upload-after-event')) {
       later.push(() => upload(bytes, binding, target!, fault));
       return gap('upload pending');
     }
@@ -152,10 +152,10 @@ function readBounded(path: string, limit: number): Buffer | undefined {
 function uploadAuthorization(
   binding: UploadBinding,
   r: Recipient,
-  fault: FaultMode | undefined,
+  fault: HarnessFault,
 ): { header?: string } | { failure: string } {
   const auth: Authentication | undefined =
-    binding.auth ?? (fault === 'upload-event-credentials' ? r.hook.authentication : undefined);
+    binding.auth ?? (fault.is('upload-event-credentials') ? r.hook.authentication : undefined);
   if (auth === undefined) return {};
   if (auth.type === 'bearer' && typeof auth.tokenEnv === 'string') {
     const token = process.env[auth.tokenEnv];
@@ -170,7 +170,7 @@ export async function upload(
   bytes: Buffer,
   binding: UploadBinding,
   r: Recipient,
-  fault: FaultMode | undefined,
+  fault: HarnessFault,
 ): Promise<UploadResult> {
   const auth = uploadAuthorization(binding, r, fault);
   if ('failure' in auth) return { ok: false, reason: auth.failure };
@@ -178,7 +178,7 @@ export async function upload(
   const headers: Record<string, string> = {
     'content-type': 'application/octet-stream',
     'ahp-content-sha256': sha256,
-    ...(fault === 'upload-chunked' ? {} : { 'content-length': String(bytes.length) }),
+    ...(fault.is('upload-chunked') ? {} : { 'content-length': String(bytes.length) }),
     ...(auth.header !== undefined ? { authorization: auth.header } : {}),
   };
   const signal = AbortSignal.timeout(binding.timeoutMs);
@@ -186,12 +186,12 @@ export async function upload(
   for (let hop = 0; ; hop++) {
     let answer: Answer;
     try {
-      answer = await post(url, bytes, headers, signal, fault === 'upload-chunked');
+      answer = await post(url, bytes, headers, signal, fault.is('upload-chunked'));
     } catch (e) {
       return { ok: false, reason: `the upload did not complete (${(e as Error).name})` };
     }
     if (answer.status >= 300 && answer.status < 400) {
-      if (fault === 'upload-follow-redirect' && answer.location !== undefined && hop === 0) {
+      if (answer.location !== undefined && hop === 0 && fault.is('upload-follow-redirect')) {
         url = new URL(answer.location, url).href;
         continue;
       }
@@ -208,7 +208,7 @@ interface Answer {
   body: Buffer;
 }
 
-function confirm(a: Answer, size: number, sha256: string, fault: FaultMode | undefined): UploadResult {
+function confirm(a: Answer, size: number, sha256: string, fault: HarnessFault): UploadResult {
   let receipt: unknown;
   try {
     receipt = a.body.length ? JSON.parse(a.body.toString('utf8')) : undefined;
@@ -216,9 +216,15 @@ function confirm(a: Answer, size: number, sha256: string, fault: FaultMode | und
     receipt = undefined;
   }
   const ref = isObject(receipt as JsonValue) ? (receipt as JsonObject).ref : undefined;
-  if (fault === 'upload-accept-unconfirmed' && a.status >= 200 && a.status < 300)
-    // Any success is taken as confirmation, with a reference of its own where none came.
+  const confirmed = confirmation(a, receipt, ref, size, sha256);
+  // upload-accept-unconfirmed fault: any success is taken as confirmation, with a reference of
+  // its own where none came (a confirmed upload reads the same, so only an unconfirmed one asks).
+  if (!confirmed.ok && a.status >= 200 && a.status < 300 && fault.is('upload-accept-unconfirmed'))
     return { ok: true, ref: typeof ref === 'string' && ref ? ref : `local-${sha256.slice(0, 16)}` };
+  return confirmed;
+}
+
+function confirmation(a: Answer, receipt: unknown, ref: unknown, size: number, sha256: string): UploadResult {
   if (a.status !== 201) return { ok: false, reason: `the upload was answered ${a.status}, not 201` };
   if (!(a.contentType ?? '').toLowerCase().startsWith('application/json'))
     return { ok: false, reason: 'the receipt is not application/json' };

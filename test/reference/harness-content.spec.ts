@@ -4,6 +4,7 @@
 // text, the advertisement is valid per boundary, replies are judged as one atomic
 // response under the hook's view, and a whole run chains edits, applies failure policies
 // and writes the receivers' markers. Build first: `npm run build`.
+import { FaultProbe } from '../../reference/fault-probe.js';
 import { test, expect } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -106,7 +107,7 @@ function sampleStep(kind: ContentStepKind, id: string = kind.replaceAll('.', '-'
 }
 
 const boundaryOfKind = (kind: ContentStepKind, fault?: FaultMode): ContentBoundary =>
-  contentBoundary(sampleStep(kind), session, fault);
+  contentBoundary(sampleStep(kind), session, new FaultProbe(fault));
 
 function wireErrors(kind: string, value: unknown, snapshot: SnapshotId): string[] {
   return validate(kind, value, { snapshot, wireOnly: true })
@@ -241,7 +242,7 @@ function judge(
     c,
     judged: judgeContentReply(reply(effects) as never, 'r1', c.initial, c, caps, view, {
       snapshot: 'draft@2b5da580',
-      fault,
+      fault: new FaultProbe(fault),
     }),
   };
 }

@@ -1,6 +1,7 @@
 // The reference harness's OAuth client (reference/harness/oauth.ts) against the runner's
 // authorization server: it gets a resource-bound token and caches it, and refuses every
 // scripted misbehaviour; its deadline bounds a stalled acquisition.
+import { NO_FAULT } from '../../reference/harness/faults.js';
 import { test, expect } from '@playwright/test';
 import { createRunCa } from '../../drivers/auth/ca.js';
 import { AuthorizationServer, type Misbehaviour } from '../../drivers/auth/authorization-server.js';
@@ -13,7 +14,7 @@ async function attempt(misbehaviour: Misbehaviour | undefined, deadlineMs = 5000
   const ca = await createRunCa();
   const as = await AuthorizationServer.start({ ca, clientId: 'c', clientSecret: 's3cret', misbehaviour, stallMs });
   process.env[ENV] = 's3cret';
-  const client = new OAuthClient(ca.certPem, undefined);
+  const client = new OAuthClient(ca.certPem, NO_FAULT);
   const preset = {
     type: 'oauth',
     issuer: as.issuer,

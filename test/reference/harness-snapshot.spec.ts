@@ -1,5 +1,6 @@
 // The reference harness under each snapshot (--snapshot): the rules that differ
 // (src/protocol/snapshots.ts) as its reply and configuration judgement apply them.
+import { FaultProbe } from '../../reference/fault-probe.js';
 import { test, expect } from '@playwright/test';
 import { parseHarnessArgs } from '../../reference/harness/args.js';
 import { judgeConfiguration } from '../../reference/harness/configuration.js';
@@ -35,7 +36,7 @@ test('a result without effects: no effect when the snapshot allows it, else an o
     decision: { kind: 'no-effect' },
   });
   expect(judgeReply(noEffects, 'e1', {}, undefined, 'draft@2b5da580').ok).toBe(false);
-  expect(judgeReply(noEffects, 'e1', {}, 'effects-required', 'draft@1d98c19').ok).toBe(false);
+  expect(judgeReply(noEffects, 'e1', {}, new FaultProbe('effects-required'), 'draft@1d98c19').ok).toBe(false);
 });
 
 test('a configuration reply is used only when valid; the lenient fault keeps what parses', () => {

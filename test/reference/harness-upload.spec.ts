@@ -1,6 +1,7 @@
 // The reference harness's upload module (reference/harness/upload.ts) against the runner's
 // receiver: media uploaded and referenced by the receipt's ref, text and JSON inline, and
 // an unconfirmed upload failing under fail-closed (a gap under fail-open).
+import { NO_FAULT } from '../../reference/harness/faults.js';
 import { test, expect } from '@playwright/test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,7 +50,7 @@ const recipient = (endpoint: string, failurePolicy: FailurePolicy): Recipient =>
 async function prepare(answer: UploadAnswer, policy: FailurePolicy) {
   const r = await UploadReceiver.start({ answers: [answer] });
   try {
-    const out = await prepareAttachments(body(), [recipient(r.endpoint('u'), policy)], undefined);
+    const out = await prepareAttachments(body(), [recipient(r.endpoint('u'), policy)], NO_FAULT);
     return { out, records: r.records };
   } finally {
     await r.close();

@@ -6,9 +6,14 @@
 // Two scopes, named by AHP_FAULT_MATRIX (without it `npm test` leaves the matrices out).
 // `npm run test:faults` (targets) runs each mode on its targets and overlaps only: every mode
 // is caught, every check is shown failing, and the conforming claim passes every check.
-// `npm run test:matrix` (every-check; a step of .ci/run) runs every check of the
-// mode's target for every mode, which also proves that no mode fails any other check: the
-// same verdicts at about four times the cost (each harness check starts the adapter).
+// `npm run test:matrix` (every-check; a step of .ci/run) also proves that no mode fails any
+// other check of its target, by causality rather than by running modes x checks: the
+// conforming reference first runs once in the shape of each mode's claim with fault tracing
+// on (reference/fault-probe.ts), which tells, per check, every mode its code asked about.
+// A mode whose code a check never reaches cannot change that check, so each mode then runs
+// only the checks that asked about it, plus its targets and overlaps. AHP_MATRIX_BRUTE=1
+// runs every check for every mode instead (the same verdicts; the proof by force, for
+// checking the causal one).
 import { expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +22,7 @@ import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { checkSpec } from '../../src/checks/catalogue.js';
 import { checkGrep, escapeRegExp } from '../../src/results/check-title.js';
+import { consultedModes } from '../../reference/fault-probe.js';
 import type { CheckResult, ClaimResults } from '../../src/results/model.js';
 import { ROOT } from './paths.js';
 
@@ -31,16 +37,26 @@ export const EVERY_TARGET = [
 export const MATRIX_SCOPE: 'targets' | 'every-check' =
   process.env.AHP_FAULT_MATRIX === 'every-check' ? 'every-check' : 'targets';
 
+/** Every-check scope: run every check for every mode, not only those whose code asked about it. */
+const BRUTE = process.env.AHP_MATRIX_BRUTE === '1';
+
 /** How a matrix test says what it proves in this scope. */
 export const matrixClaim = (implementation: string): string =>
   `the reference ${implementation} passes every check and each fault mode fails ${MATRIX_SCOPE === 'every-check' ? 'exactly its targets' : 'its targets'}`;
 
-/** In the targets scope: the grep that keeps the conforming claim whole and each mode's own checks. */
-function targetsGrep(table: FaultTable, modes: readonly string[]): string {
-  const perMode = modes.map(
-    (m) =>
-      `(^| )fault-${escapeRegExp(m)}:\\S* .*${checkGrep([...table.targets(m), ...table.alsoFails(m), ...(table.passes?.(m) ?? [])])}`,
-  );
+/** The checks a mode must run in any scope: its targets, overlaps and required passes. */
+const ownChecks = (table: FaultTable, m: string): string[] => [
+  ...table.targets(m),
+  ...table.alsoFails(m),
+  ...(table.passes?.(m) ?? []),
+];
+
+/** The grep that keeps the conforming claim whole and, of each mode, the checks `checksOf` names. */
+function modesGrep(modes: readonly string[], checksOf: (mode: string) => readonly string[] | undefined): string {
+  const perMode = modes.map((m) => {
+    const checks = checksOf(m);
+    return `(^| )fault-${escapeRegExp(m)}:${checks ? `\\S* .*${checkGrep([...checks])}` : ''}`;
+  });
   return ['(^| )conforming:', ...perMode].join('|');
 }
 
@@ -149,6 +165,14 @@ export interface MatrixRun {
   readonly args?: readonly string[];
 }
 
+/** The claim of the conforming reference in the shape of a mode's claim, tracing its fault probe. */
+export interface TraceClaim {
+  /** Modes whose claims have the same shape share one trace (same key). */
+  readonly shape: string;
+  /** The claim YAML, named `name`, with AHP_REFERENCE_FAULT_TRACE=1 in the implementation's env. */
+  readonly yaml: (name: string) => string;
+}
+
 export interface FaultMatrix {
   readonly tempPrefix: string;
   /** Runs with no claims are skipped. */
@@ -158,8 +182,95 @@ export interface FaultMatrix {
   readonly workers: number;
   /** For each run. */
   readonly timeoutMs: number;
+  /**
+   * Every-check scope: the trace claim of each mode. Without one (no `trace`, or undefined for
+   * an entry that is not a fault mode, such as another configuration of the reference) every
+   * check runs for that entry.
+   */
+  readonly trace?: (mode: string) => TraceClaim | undefined;
   /** Only for a run of every mode: the checks some mode must catch, given the conforming results. */
   readonly everyCheck?: (conforming: ClaimResults) => readonly string[];
+}
+
+/** One `ahp-conformance run` of claim files; its exit status must be `wantExit`. */
+function runClaims(
+  m: FaultMatrix,
+  files: readonly string[],
+  reports: string,
+  args: readonly string[],
+  wantExit: number,
+): void {
+  const r = spawnSync(
+    process.execPath,
+    [
+      resolve(ROOT, 'bin', 'ahp-conformance.js'),
+      'run',
+      ...files,
+      '--reports',
+      reports,
+      '--workers',
+      String(m.workers),
+      ...args,
+    ],
+    {
+      encoding: 'utf8',
+      cwd: ROOT,
+      timeout: m.timeoutMs,
+      // Failing content checks print whole frames as evidence: the default 1 MiB would kill the run.
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, AHP_PROGRESS: 'line' },
+    },
+  );
+  expect(r.status, `${r.error?.message ?? ''}\n${r.stderr}${r.stdout.slice(-3000)}`).toBe(wantExit);
+}
+
+/** Which checks asked about each mode, per shape: from the trace claims' whole transcripts. */
+type Consults = Map<string, Map<string, Set<string>>>;
+
+/**
+ * Runs the conforming reference once per shape of the modes' claims with tracing on (with
+ * the conforming claim, when `conforming` is given) and reads, per check, the modes its code
+ * asked about. Every trace check must pass: it is the conforming reference.
+ */
+function traceConsults(
+  m: FaultMatrix,
+  trace: (mode: string) => TraceClaim | undefined,
+  modes: readonly string[],
+  write: (name: string, yaml: string) => string,
+  reports: string,
+  conforming: string | undefined,
+): Consults {
+  const shapes = new Map<string, string>(); // shape -> claim name
+  const files: string[] = conforming !== undefined ? [write('conforming', conforming)] : [];
+  for (const mode of modes) {
+    const t = trace(mode);
+    if (t === undefined || shapes.has(t.shape)) continue;
+    const name = `trace-${shapes.size + 1}`;
+    shapes.set(t.shape, name);
+    files.push(write(name, t.yaml(name)));
+  }
+  runClaims(m, files, reports, ['--full-transcripts'], 0);
+  const known = new Set(m.table.modes);
+  const results = resultsReader(reports);
+  const consults: Consults = new Map();
+  for (const [shape, name] of shapes) {
+    const r = results(name);
+    expect(bad(r).map((c) => `${name} (${shape}): ${c.id} ${c.status}: ${c.message.split('\n')[0]}`)).toEqual([]);
+    const byMode = new Map<string, Set<string>>();
+    for (const c of r.checks) {
+      // The stderr of every process of the check, in order: a line cut across two chunks joins again.
+      const stderr = (c.transcript ?? [])
+        .filter((e) => e.dir === 'stderr')
+        .map((e) => e.text ?? '')
+        .join('');
+      for (const mode of consultedModes(stderr)) {
+        expect(known.has(mode), `${name}: ${c.id} names an unknown mode ${JSON.stringify(mode)}`).toBe(true);
+        byMode.set(mode, (byMode.get(mode) ?? new Set()).add(c.id));
+      }
+    }
+    consults.set(shape, byMode);
+  }
+  return consults;
 }
 
 /** Writes the claims, runs them, and judges the matrix; a targeted run (some modes) proves only those. */
@@ -172,41 +283,41 @@ export function checkFaultMatrix(m: FaultMatrix): void {
       writeFileSync(file, yaml);
       return file;
     };
+    const allModes = m.runs.flatMap((r) => Object.keys(r.faults));
+    const causal = MATRIX_SCOPE === 'every-check' && !BRUTE && m.trace !== undefined;
     let conforming = false;
+    let consults: Consults | undefined;
+    if (causal) {
+      const given = m.runs.find((r) => r.conforming !== undefined)?.conforming;
+      consults = traceConsults(m, m.trace!, allModes, write, reports, given);
+      conforming = given !== undefined;
+    }
+    let ran = 0;
     for (const run of m.runs) {
       const files = Object.entries(run.faults).map(([mode, yaml]) => write(`fault-${mode}`, yaml));
-      if (run.conforming !== undefined) {
+      if (run.conforming !== undefined && !causal) {
         files.unshift(write('conforming', run.conforming));
         conforming = true;
       }
       if (!files.length) continue;
-      const scope = MATRIX_SCOPE === 'targets' ? ['--grep', targetsGrep(m.table, Object.keys(run.faults))] : [];
-      const r = spawnSync(
-        process.execPath,
-        [
-          resolve(ROOT, 'bin', 'ahp-conformance.js'),
-          'run',
-          ...files,
-          '--reports',
-          reports,
-          '--workers',
-          String(m.workers),
-          ...scope,
-          ...(run.args ?? []),
-        ],
-        {
-          encoding: 'utf8',
-          cwd: ROOT,
-          timeout: m.timeoutMs,
-          // Failing content checks print whole frames as evidence: the default 1 MiB would kill the run.
-          maxBuffer: 256 * 1024 * 1024,
-          env: { ...process.env, AHP_PROGRESS: 'line' },
-        },
-      );
+      const modes = Object.keys(run.faults);
+      const checksOf = (mode: string): string[] | undefined => {
+        const t = m.trace!(mode);
+        if (t === undefined) return undefined;
+        return [...new Set([...ownChecks(m.table, mode), ...(consults?.get(t.shape)?.get(mode) ?? [])])];
+      };
+      const scope =
+        MATRIX_SCOPE === 'targets'
+          ? ['--grep', modesGrep(modes, (mode) => ownChecks(m.table, mode))]
+          : causal
+            ? ['--grep', modesGrep(modes, checksOf)]
+            : [];
+      if (causal) ran += modes.reduce((n, mode) => n + (checksOf(mode)?.length ?? Infinity), 0);
       // Exit 1 when some claim in the run is nonconformant, else 0; the verdicts are judged below.
-      const wantExit = Object.keys(run.faults).some((mode) => verdictOf(m.table, mode) === 'nonconformant') ? 1 : 0;
-      expect(r.status, `${r.error?.message ?? ''}\n${r.stderr}${r.stdout.slice(-3000)}`).toBe(wantExit);
+      const wantExit = modes.some((mode) => verdictOf(m.table, mode) === 'nonconformant') ? 1 : 0;
+      runClaims(m, files, reports, [...scope, ...(run.args ?? [])], wantExit);
     }
+    if (causal) console.log(`${m.tempPrefix} causal matrix: ${allModes.length} modes ran ${ran} checks in all`);
     const results = resultsReader(reports);
     const conformingResults = conforming ? results('conforming') : undefined;
     if (conformingResults) expectConforming(conformingResults);

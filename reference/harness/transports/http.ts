@@ -10,7 +10,7 @@
 import { Agent, request } from 'undici';
 import type { OAuthClient } from '../oauth.js';
 import { parseJsonBytes } from '../../../src/protocol/json.js';
-import type { FaultMode } from '../faults.js';
+import { NO_FAULT, type HarnessFault } from '../faults.js';
 import { httpBody, type Message } from '../messages.js';
 import type { Authentication, HttpTransportConfig } from '../registration.js';
 import type { Deadline } from './deadline.js';
@@ -51,7 +51,7 @@ export class HttpTransport implements Transport {
   constructor(
     private readonly cfg: HttpTransportConfig,
     private readonly authentication: Authentication | undefined,
-    private readonly fault: FaultMode | undefined,
+    private readonly fault: HarnessFault,
     private readonly oauth?: OAuthClient,
   ) {}
 
@@ -59,7 +59,7 @@ export class HttpTransport implements Transport {
     deadline.start();
     let credential = await this.credential(deadline.remaining());
     // oauth-unauthenticated-fallback fault: a failed oauth credential is dropped instead of failing.
-    if (!credential.ok && this.fault === 'oauth-unauthenticated-fallback' && this.authentication?.type === 'oauth')
+    if (!credential.ok && this.authentication?.type === 'oauth' && this.fault.is('oauth-unauthenticated-fallback'))
       credential = { ok: true };
     if (!credential.ok) return fail(credential.failure); // fails closed: nothing is sent
     let posted = await this.post(httpBody(message), deadline.remaining(), credential);
@@ -68,7 +68,7 @@ export class HttpTransport implements Transport {
       posted.ok &&
       posted.status === 401 &&
       credential.header === undefined &&
-      this.fault === 'challenge-unauthenticated-retry'
+      this.fault.is('challenge-unauthenticated-retry')
     )
       posted = await this.post(httpBody(message), deadline.remaining(), credential);
     if (!posted.ok) return fail(posted.failure, posted.retryable);
@@ -129,18 +129,18 @@ export class HttpTransport implements Transport {
 
   private async post(body: string, timeoutMs: number, credential: Extract<Credential, { ok: true }>): Promise<Posted> {
     const headers: Record<string, string> = {
-      'content-type': this.fault === 'http-text-plain' ? 'text/plain' : 'application/json',
+      'content-type': this.fault.is('http-text-plain') ? 'text/plain' : 'application/json',
     };
     if (credential.header !== undefined) headers.authorization = credential.header;
     const until = Date.now() + timeoutMs;
     let url = this.cfg.url;
     for (let hop = 0; ; hop++) {
-      if (this.fault === 'token-leak' && credential.token !== undefined) {
+      if (credential.token !== undefined && this.fault.is('token-leak')) {
         process.stderr.write(`reference-harness: using bearer token ${credential.token}\n`);
       }
       const posted = await this.postOnce(url, body, headers, Math.max(0, until - Date.now()));
       const redirect = posted.ok && posted.status >= 300 && posted.status < 400 && posted.location !== undefined;
-      if (this.fault === 'follow-redirects' && redirect && hop < MAX_REDIRECTS_FOLLOWED) {
+      if (redirect && hop < MAX_REDIRECTS_FOLLOWED && this.fault.is('follow-redirects')) {
         url = new URL((posted as { location: string }).location, url).href;
         continue;
       }

@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { killTree, spawnTracked } from '../../../drivers/processes.js';
-import type { FaultMode } from '../faults.js';
+import { NO_FAULT, type HarnessFault } from '../faults.js';
 import type { StdioTransportConfig } from '../registration.js';
 
 function environment(): Record<string, string> {
@@ -16,12 +16,11 @@ function environment(): Record<string, string> {
 /** The backend process, or why it could not even be spawned (bad arguments throw synchronously). */
 export type Launched = { ok: true; child: ChildProcess } | { ok: false; failure: string };
 
-export function launch(cfg: StdioTransportConfig, fault: FaultMode | undefined): Launched {
+export function launch(cfg: StdioTransportConfig, fault: HarnessFault): Launched {
   const cwd = resolve(cfg.cwd ?? process.cwd());
-  const [command, args] =
-    fault === 'shell-launch'
-      ? (['/bin/sh', ['-c', [cfg.command, ...cfg.args].join(' ')]] as const)
-      : ([cfg.command, [...cfg.args]] as const);
+  const [command, args] = fault.is('shell-launch')
+    ? (['/bin/sh', ['-c', [cfg.command, ...cfg.args].join(' ')]] as const)
+    : ([cfg.command, [...cfg.args]] as const);
   let child: ChildProcess;
   try {
     child = spawnTracked(command, [...args], { cwd, env: environment(), stdio: ['pipe', 'pipe', 'inherit'] });

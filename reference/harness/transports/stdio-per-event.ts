@@ -5,7 +5,7 @@
 // reaped in the background.
 import type { ChildProcess } from 'node:child_process';
 import { describeSpawnError } from '../../../drivers/processes.js';
-import type { FaultMode } from '../faults.js';
+import { NO_FAULT, type HarnessFault } from '../faults.js';
 import { stdioFrame, type Message } from '../messages.js';
 import type { StdioTransportConfig } from '../registration.js';
 import type { Deadline } from './deadline.js';
@@ -35,7 +35,7 @@ export class PerEventStdio implements Transport {
 
   constructor(
     private readonly cfg: StdioTransportConfig,
-    private readonly fault: FaultMode | undefined,
+    private readonly fault: HarnessFault,
   ) {}
 
   intercept(message: Message, _rpcId: string, deadline: Deadline): Promise<Exchange> {
@@ -60,9 +60,9 @@ export class PerEventStdio implements Transport {
         if (size > MAX_LINE_BYTES) return finish(fail('reply exceeds the size limit'));
         chunks.push(chunk);
         // eof-after-reply fault: end of input only once the reply line is here.
-        if (this.fault === 'eof-after-reply' && chunk.includes(LF)) child.stdin?.end();
+        if (this.fault.is('eof-after-reply') && chunk.includes(LF)) child.stdin?.end();
         // Without EOF the backend may never exit: take its first complete line as the reply.
-        if (this.fault === 'per-event-no-eof' && chunk.includes(LF)) {
+        if (this.fault.is('per-event-no-eof') && chunk.includes(LF)) {
           const first = linesOf(Buffer.concat(chunks))[0] ?? Buffer.alloc(0);
           finish(this.judgeOutput([first], 0, null));
         }
@@ -71,7 +71,7 @@ export class PerEventStdio implements Transport {
       child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
         finish(this.judgeOutput(linesOf(Buffer.concat(chunks)), code, signal));
       });
-      this.send(child, message, this.fault !== 'eof-after-reply');
+      this.send(child, message, !this.fault.is('eof-after-reply'));
     });
   }
 
@@ -87,7 +87,7 @@ export class PerEventStdio implements Transport {
         resolve(ok);
         this.reapLater(child);
       };
-      const limit = this.fault === 'per-event-no-eof' ? Math.min(limitMs, NO_EOF_OBSERVE_KILL_MS) : limitMs;
+      const limit = this.fault.is('per-event-no-eof') ? Math.min(limitMs, NO_EOF_OBSERVE_KILL_MS) : limitMs;
       const timer = setTimeout(() => finish(false), limit);
       child.stdout?.resume(); // a notification gets no reply; drain whatever comes so the backend never blocks
       child.once('error', () => finish(false));
@@ -113,7 +113,7 @@ export class PerEventStdio implements Transport {
 
   private send(child: ChildProcess, message: Message, end = true): void {
     child.stdin?.write(stdioFrame(message, this.fault));
-    if (end && this.fault !== 'per-event-no-eof') child.stdin?.end();
+    if (end && !this.fault.is('per-event-no-eof')) child.stdin?.end();
   }
 
   private reapLater(child: ChildProcess): void {
@@ -131,7 +131,7 @@ export class PerEventStdio implements Transport {
       );
     }
     if (lines.length === 0) return fail('backend exited without a reply');
-    if (this.fault === 'lenient-framing') {
+    if (this.fault.is('lenient-framing')) {
       const r = new LenientReassembler();
       for (const line of lines) {
         const value = r.push(line);

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { describeSpawnError } from '../../../drivers/processes.js';
 import type { JsonValue } from '../../../src/protocol/json.js';
-import type { FaultMode } from '../faults.js';
+import { NO_FAULT, type HarnessFault } from '../faults.js';
 import { stdioFrame, type Message } from '../messages.js';
 import type { StdioTransportConfig } from '../registration.js';
 import type { Deadline } from './deadline.js';
@@ -42,7 +42,7 @@ export class PersistentStdio implements Transport {
 
   constructor(
     private readonly cfg: StdioTransportConfig,
-    private readonly fault: FaultMode | undefined,
+    private readonly fault: HarnessFault,
   ) {}
 
   intercept(message: Message, rpcId: string, deadline: Deadline): Promise<Exchange> {
@@ -72,7 +72,7 @@ export class PersistentStdio implements Transport {
 
   /** The one-outstanding queue (pipelined-intercepts fault: none). */
   private serial<T>(task: () => Promise<T>): Promise<T> {
-    if (this.fault === 'pipelined-intercepts') return task();
+    if (this.fault.is('pipelined-intercepts')) return task();
     const run = this.queue.then(task, task);
     this.queue = run.catch(() => undefined);
     return run;
@@ -99,7 +99,7 @@ export class PersistentStdio implements Transport {
       };
       const timer = setTimeout(() => {
         waiter.settle(fail(`no reply within ${deadline.ms} ms`));
-        if (this.fault === 'retire-after-timeout') this.retire(proc);
+        if (this.fault.is('retire-after-timeout')) this.retire(proc);
       }, deadline.remaining());
       this.settled.delete(rpcId);
       this.waiting.set(rpcId, waiter);
@@ -115,7 +115,7 @@ export class PersistentStdio implements Transport {
       return;
     }
     stdin.write(stdioFrame(message, this.fault), cb);
-    if (this.fault === 'respawn-per-event') {
+    if (this.fault.is('respawn-per-event')) {
       // One message per process: EOF now, and the next message gets a new process.
       stdin.end();
       if (this.current === proc) this.current = undefined;
@@ -164,15 +164,15 @@ export class PersistentStdio implements Transport {
     let value: JsonValue;
     if (proc.poisoned) return this.failWaitersOf(proc, 'reply line is not one JSON object');
     if (proc.muted) return;
-    if (this.fault === 'lenient-framing') {
+    if (this.fault.is('lenient-framing')) {
       const v = proc.lenient.push(line);
       if (v === undefined) return;
       value = v;
     } else {
       const parsed = parseReplyLine(line);
       if (!parsed.ok) {
-        if (this.fault === 'no-recovery-after-malformed') proc.poisoned = true;
-        if (this.fault === 'framing-timeout') {
+        if (this.fault.is('no-recovery-after-malformed')) proc.poisoned = true;
+        if (this.fault.is('framing-timeout')) {
           proc.muted = true;
           return;
         }
