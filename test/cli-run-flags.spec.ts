@@ -1,12 +1,13 @@
 // The run options a Playwright user expects, on a real run of the deliberately faulty
 // example claim (the reference backend whose deny effects carry an empty reason, so
 // ti.deny-samples fails): --list, the progress reporters and their failure blocks,
-// --quiet, --retries, --max-failures/-x and --timeout-ms.
+// --quiet, --retries, --max-failures/-x, --timeout-ms and --full-transcripts.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ClaimResults } from '../src/results/model.js';
+import { PASS_TRANSCRIPT_ENTRIES } from '../src/results/reporter.js';
 import { ROOT } from './support/paths.js';
 import { tempFolders } from './support/temp.js';
 
@@ -78,6 +79,25 @@ test('--reporter json: Playwright JSON alone on stdout, our lines on stderr; --t
   expect(readFileSync(join(r.reports, 'faulty-backend', 'index.html'), 'utf8')).toContain(
     '3000 (run --timeout-ms; the claim says 2000)',
   );
+});
+
+test('--full-transcripts keeps every entry of a passing check, and says so; without it a pass keeps a bounded transcript', () => {
+  // stdio.persistent-exchanges passes here with about a hundred entries in one fast check.
+  const exchanges = (r: { code: number | null; err: string; reports: string }) => {
+    expect(r.code, r.err).toBe(0);
+    const res = results(r.reports);
+    const c = res.checks.find((x) => x.id === 'stdio.persistent-exchanges')!;
+    expect(c.status).toBe('passed');
+    return { run: res.run, transcript: c.transcript! };
+  };
+  const whole = exchanges(run('--grep', 'stdio.persistent-exchanges', '--quiet', '--full-transcripts'));
+  expect(whole.run?.fullTranscripts).toBe(true);
+  expect(whole.transcript.length).toBeGreaterThan(PASS_TRANSCRIPT_ENTRIES);
+  expect(whole.transcript.filter((l) => l.note?.includes('left out'))).toEqual([]);
+  const bounded = exchanges(run('--grep', 'stdio.persistent-exchanges', '--quiet'));
+  expect(bounded.run?.fullTranscripts).toBeUndefined();
+  expect(bounded.transcript).toHaveLength(PASS_TRANSCRIPT_ENTRIES);
+  expect(bounded.transcript.at(-1)!.note).toMatch(/\d+ entries left out here/);
 });
 
 test('-x stops at the first failure: nonconformant for that failure, saying how many checks ran; none failed for being cut short', () => {

@@ -30,7 +30,7 @@ Usage:
   ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
                   [--baseline <results.json|reports dir>] [--expected-failures <file.yaml>] [--certify [--allow-weak-containment]] [--shard <i>/<n>]
                   [--list] [--reporter list|line|dot|json] [--quiet] [--retries <n>] [--max-failures <n> | -x]
-                  [--timeout-ms <ms>] [--no-color]
+                  [--timeout-ms <ms>] [--full-transcripts] [--no-color]
       Certify the implementations the claims describe: launch each one, play scripted
       traffic over its claimed transports, and write reports/<implementation>/
       (results.json, junit.xml, playwright/). Exit 0 conformant (or partial: --grep or -x
@@ -41,6 +41,8 @@ Usage:
       --list lists the checks the run would run, and runs nothing. --retries retries a
       failed check; a pass on retry is recorded as flaky (and fails under --certify).
       --timeout-ms overrides the claims' timeoutMs (recorded; refused under --certify).
+      --full-transcripts keeps every transcript entry of passing checks in results.json too
+      (a passing check keeps 40 without it; recorded as run.fullTranscripts).
       --certify needs the sandbox (bubblewrap): where it cannot start, the run is refused
       unless --allow-weak-containment is given (and the report then says how it ran).
       docs/cli.md describes every option.
@@ -152,6 +154,7 @@ const RUN_ONLY = [
   'grep-invert',
   'workers',
   'shard',
+  'full-transcripts',
 ];
 
 export async function main(argv: string[], io: Io = processIo): Promise<number> {
@@ -169,6 +172,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         'list',
         'quiet',
         'no-color',
+        'full-transcripts',
       ],
       string: [
         'spec',
@@ -222,7 +226,10 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       case 'run':
         return await runCommand(
           rest,
-          { ...args.options, ...flagged(['certify', 'allow-weak-containment', 'list', 'quiet', 'x']) },
+          {
+            ...args.options,
+            ...flagged(['certify', 'allow-weak-containment', 'list', 'quiet', 'x', 'full-transcripts']),
+          },
           io,
         );
       case 'verify':

@@ -1,6 +1,6 @@
 // `ahp-conformance run <claim.yaml>... [--grep re] [--grep-invert re] [--workers n] [--reports dir]
 //   [--baseline b] [--expected-failures f] [--certify] [--shard i/n] [--list] [--reporter r]
-//   [--quiet] [--retries n] [--max-failures n | -x] [--timeout-ms ms]`:
+//   [--quiet] [--retries n] [--max-failures n | -x] [--timeout-ms ms] [--full-transcripts]`:
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
 // With --shard, run one Playwright shard and leave a blob report for `merge`; with --list,
 // list the planned checks and run nothing. docs/cli.md describes the options.
@@ -154,6 +154,7 @@ function newPlan(
     ...(hiddenReportsDir !== reportsDir ? { hiddenReportsDir } : {}),
     cwd: process.cwd(),
     ...selectionOf(options),
+    ...(options['full-transcripts'] ? { fullTranscripts: true } : {}),
     // Filled in by runPlan, which owns the folder's lifetime.
     workDir: '',
     containment: containment(),

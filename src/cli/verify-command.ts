@@ -59,7 +59,9 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
       v.coverage && v.coverage.ran < v.coverage.needed
         ? `, ran ${v.coverage.ran} of ${v.coverage.needed} checks the claim needs`
         : '';
-    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${ran}${kind})` : ''}`;
+    // Published complete logs say so: a reader need not wonder what a passing check left out.
+    const whole = v.fullTranscripts ? ', whole transcripts' : '';
+    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${ran}${kind}${whole})` : ''}`;
     if (v.problems.length === 0)
       io.out(
         terminalLine(

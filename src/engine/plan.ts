@@ -30,6 +30,8 @@ export interface RunPlan {
   hiddenReportsDir?: string;
   /** --grep / --grep-invert: recorded, so a merge of shards that ran them is not taken for a full run. */
   selection?: RunInfo['selection'];
+  /** --full-transcripts: results.json keeps every transcript entry of passing checks too. */
+  fullTranscripts?: true;
   /** The folder the run started in: results name claim files relative to it. */
   cwd?: string;
   /**

@@ -84,11 +84,17 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
   return {
     runnerVersion: plan.runnerVersion,
     claims,
-    // Shards that selected other checks are not one run.
+    // Shards that selected other checks, or kept other transcripts, are not one run.
     digest: sha256(
-      JSON.stringify([plan.runnerVersion, claims.map((c) => c.digest), ...(plan.selection ? [plan.selection] : [])]),
+      JSON.stringify([
+        plan.runnerVersion,
+        claims.map((c) => c.digest),
+        ...(plan.selection ? [plan.selection] : []),
+        ...(plan.fullTranscripts ? ['full-transcripts'] : []),
+      ]),
     ),
     ...(plan.selection ? { selection: plan.selection } : {}),
+    ...(plan.fullTranscripts ? { fullTranscripts: true } : {}),
     ...(plan.containment ? { containment: plan.containment } : {}),
     environment: runEnvironment(),
   };

@@ -63,7 +63,10 @@ export interface CheckResult {
   message: string;
   durationMs: number;
   evidence?: Evidence;
-  /** The raw wire transcript, kept for failed and warning checks. */
+  /**
+   * The raw wire transcript: whole for failed, warning and incomplete checks (and for every
+   * check under `run --full-transcripts`); a passing one keeps 40 entries.
+   */
   transcript?: TranscriptLine[];
   /** How many times it ran, when `run --retries` retried it. */
   attempts?: number;
@@ -100,6 +103,8 @@ export interface RunInfo {
   certification?: boolean;
   /** `--grep` / `--grep-invert`: only some checks ran (never a certificate). */
   selection?: { grep?: string; grepInvert?: string };
+  /** `--full-transcripts`: every check keeps its whole transcript (else a passing one keeps 40 entries). */
+  fullTranscripts?: true;
   startedAt?: string;
   /** Wall time of the Playwright run (for a merge: as the merged reports give it). */
   durationMs?: number;

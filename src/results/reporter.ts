@@ -54,8 +54,12 @@ function attachmentJson<T>(result: TestResult, name: string): T | undefined {
   }
 }
 
-/** Entries of a passing check's transcript kept in results.json: enough to see it was exercised. */
-const PASS_TRANSCRIPT_ENTRIES = 40;
+/**
+ * Entries of a passing check's transcript kept in results.json: enough to see it was
+ * exercised. `run --full-transcripts` keeps them all (the plan records it, so a merge keeps
+ * what its shards kept).
+ */
+export const PASS_TRANSCRIPT_ENTRIES = 40;
 
 function transcriptOf(result: TestResult, bound?: number): TranscriptLine[] | undefined {
   const a = result.attachments.find((x) => x.name === ATTACHMENT.transcript && x.body);
@@ -107,12 +111,15 @@ export default class ResultsReporter implements Reporter {
   private maxFailures = 0;
   private failures = 0;
   private stoppedEarly = false;
+  /** The plan's --full-transcripts: every check keeps its whole transcript. */
+  private fullTranscripts = false;
 
   constructor(private readonly options: ResultsReporterOptions) {}
 
   onBegin(config: FullConfig): void {
     this.metadata = config.metadata ?? {};
     this.maxFailures = config.maxFailures ?? 0;
+    this.fullTranscripts = recordedPlan(this.metadata)?.fullTranscripts === true;
   }
 
   /** Why checks the plan needs may not have run in this run (said only where some did not). */
@@ -171,11 +178,10 @@ export default class ResultsReporter implements Reporter {
     };
     const evidence = attachmentJson<Evidence>(result, ATTACHMENT.evidence);
     if (evidence) entry.evidence = evidence;
-    // Every check keeps its evidence: failures in full, passes bounded (a reviewer can see a pass was exercised).
-    const transcript = transcriptOf(
-      result,
-      status === 'failed' || status === 'warning' || status === 'incomplete' ? undefined : PASS_TRANSCRIPT_ENTRIES,
-    );
+    // Every check keeps its evidence: failures in full, passes bounded (a reviewer can see a
+    // pass was exercised) unless the run asked for every entry.
+    const whole = this.fullTranscripts || status === 'failed' || status === 'warning' || status === 'incomplete';
+    const transcript = transcriptOf(result, whole ? undefined : PASS_TRANSCRIPT_ENTRIES);
     if (transcript) entry.transcript = transcript;
     const launches = this.launch.get(target.claimIndex) ?? new Map<string, LaunchRecord>();
     const launch = launches.get(targetKey(target)) ?? { started: false };
@@ -263,6 +269,7 @@ export default class ResultsReporter implements Reporter {
           ...this.timing,
           ...(plan.environment ? { environment: plan.environment } : {}),
           ...(plan.selection ? { selection: plan.selection } : {}),
+          ...(plan.fullTranscripts ? { fullTranscripts: true } : {}),
         },
         why,
       });

@@ -46,6 +46,8 @@ export interface RecordedPlan {
   containment?: ClaimResults['containment'];
   /** --grep / --grep-invert of the run (of every shard). */
   selection?: { grep?: string; grepInvert?: string };
+  /** --full-transcripts of the run (of every shard): results.json keeps every transcript entry. */
+  fullTranscripts?: true;
   /** The machine that planned the run (for a merge: one of the shards'). */
   environment?: RunEnvironment;
 }
@@ -160,7 +162,7 @@ export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage 
     return {
       kind: 'error',
       message:
-        'the blob reports come from different runs (other claims, claim files that differ, or another ahp-conformance version); merge shards of one run only',
+        'the blob reports come from different runs (other claims, claim files that differ, other --grep, --timeout-ms or --full-transcripts, or another ahp-conformance version); merge shards of one run only',
     };
   }
   const total = totals[0]!;

@@ -26,6 +26,8 @@ export interface Verification {
   coverage?: { ran: number; needed: number };
   /** Whether results.json says the run was a certification (`--certify`); undefined when it does not say. */
   certification?: boolean;
+  /** results.json says every transcript is whole (`run --full-transcripts`). */
+  fullTranscripts?: boolean;
   /** The snapshot the results were judged by (a version 1 `draft` read as draft@2b5da580). */
   snapshot?: string;
   /**
@@ -68,6 +70,7 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
     if (cov && Number.isSafeInteger(cov.ran) && Number.isSafeInteger(cov.needed))
       out.coverage = { ran: cov.ran, needed: cov.needed };
     if (typeof results.run?.certification === 'boolean') out.certification = results.run.certification;
+    if (results.run?.fullTranscripts === true) out.fullTranscripts = true;
     const current = readRecordedResults(results);
     if (current) out.snapshot = current.claim.snapshot.id;
   } catch {

@@ -1,0 +1,129 @@
+// run --full-transcripts as the results reporter records it: a passing check keeps a bounded
+// transcript unless the plan says every entry is kept; a merge keeps what its shards kept
+// (the plan travels in the blobs' metadata), shards of both kinds are not one run, and
+// results.json and `verify` say the transcripts are whole.
+import { test, expect } from '@playwright/test';
+import type { FullConfig, TestCase, TestResult } from '@playwright/test/reporter';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { loadClaim } from '../../src/claims/load.js';
+import { plannedProjects, type RunPlan } from '../../src/engine/plan.js';
+import { recordPlan } from '../../src/engine/shards.js';
+import { ANNOTATION, ATTACHMENT } from '../../src/results/annotations.js';
+import ResultsReporter, { PASS_TRANSCRIPT_ENTRIES } from '../../src/results/reporter.js';
+import { runMetadata, type RecordedPlan, type RunOutcome } from '../../src/results/run-record.js';
+import { snapshotSummary } from '../../src/results/snapshot.js';
+import { verifyClaimFolder } from '../../src/results/verify.js';
+import { writeClaimResults } from '../../src/results/write.js';
+import { ROOT } from '../support/paths.js';
+import { tempFolders } from '../support/temp.js';
+
+const validResults = new Ajv2020({ strict: false, logger: false }).compile(
+  JSON.parse(readFileSync(join(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
+);
+const workspace = tempFolders('ahp-full-transcripts-');
+
+const plan = (fullTranscripts: boolean): RecordedPlan => ({
+  runnerVersion: '0',
+  digest: 'd',
+  claims: [
+    {
+      claim: {
+        file: 'c.yaml',
+        implementation: { name: 'acme', version: '1' },
+        snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
+        role: 'backend',
+        transports: ['http'],
+        profiles: [],
+      },
+      targets: [{ role: 'backend', transport: 'http' }],
+      digest: 'c'.repeat(64),
+    },
+  ],
+  ...(fullTranscripts ? { fullTranscripts: true } : {}),
+});
+
+const testCase = {
+  id: 't1',
+  annotations: [],
+  parent: { project: () => ({ metadata: { target: { claimIndex: 0, role: 'backend', transport: 'http' } } }) },
+} as unknown as TestCase;
+
+/** A passing check whose transcript has `entries` entries (stderr lines, as the fault matrix reads them). */
+function passed(entries: number): TestResult {
+  const lines = Array.from({ length: entries }, (_, i) =>
+    JSON.stringify({ t: i, at: '2026-01-01T00:00:00.000Z', dir: 'stderr', channel: 'http', text: `line ${i}` }),
+  );
+  return {
+    retry: 0,
+    status: 'passed',
+    duration: 5,
+    annotations: [{ type: ANNOTATION.check, description: 'base.jsonrpc-utf8' }],
+    attachments: [{ name: ATTACHMENT.transcript, body: Buffer.from(`${lines.join('\n')}\n`) }],
+    errors: [],
+  } as unknown as TestResult;
+}
+
+function record(recorded: RecordedPlan, mode: 'run' | 'merge'): RunOutcome {
+  const file = join(workspace(), 'outcome.json');
+  const reporter = new ResultsReporter({ outcomeFile: file, mode });
+  // A merge reads the plan from the blobs' metadata: here one shard of one.
+  reporter.onBegin({
+    metadata: runMetadata(recorded, mode === 'merge' ? { current: 1, total: 1 } : undefined),
+  } as unknown as FullConfig);
+  reporter.onTestEnd(testCase, passed(100));
+  reporter.onEnd({ status: 'passed', startTime: new Date(), duration: 1 } as never);
+  const outcome = JSON.parse(readFileSync(file, 'utf8')) as RunOutcome;
+  expect(outcome.error).toBeUndefined();
+  for (const c of outcome.claims) expect(validResults(c), JSON.stringify(validResults.errors)).toBe(true);
+  return outcome;
+}
+
+test('a passing check keeps a bounded transcript, saying how many entries were left out', () => {
+  const r = record(plan(false), 'run').claims[0]!;
+  const transcript = r.checks[0]!.transcript!;
+  expect(transcript).toHaveLength(PASS_TRANSCRIPT_ENTRIES);
+  expect(transcript.at(-1)).toMatchObject({ text: 'line 99' });
+  expect(transcript.at(-1)!.note).toContain(`${100 - PASS_TRANSCRIPT_ENTRIES} entries left out`);
+  expect(r.run?.fullTranscripts).toBeUndefined();
+});
+
+for (const mode of ['run', 'merge'] as const) {
+  test(`${mode}: with the plan's --full-transcripts a passing check keeps every entry, and results.json says so`, () => {
+    const r = record(plan(true), mode).claims[0]!;
+    const transcript = r.checks[0]!.transcript!;
+    expect(transcript.map((l) => l.text)).toEqual(Array.from({ length: 100 }, (_, i) => `line ${i}`));
+    expect(transcript.some((l) => l.note !== undefined)).toBe(false);
+    expect(r.run?.fullTranscripts).toBe(true);
+  });
+}
+
+test('shards run with and without --full-transcripts are of different runs; the recorded plan carries it', () => {
+  const o = loadClaim(join(ROOT, 'claims', 'reference-backend.yaml'));
+  if (o.kind !== 'ok') throw new Error('claims/reference-backend.yaml does not load');
+  const base: RunPlan = {
+    runnerVersion: '0',
+    createdAt: '',
+    reportsDir: '',
+    workDir: '',
+    containment: { kind: 'process-group' },
+    claims: [{ claim: o.claim, reportDir: '' }],
+  };
+  const whole: RunPlan = { ...base, fullTranscripts: true };
+  const bounded = recordPlan(base, plannedProjects(base));
+  const full = recordPlan(whole, plannedProjects(whole));
+  expect(bounded.fullTranscripts).toBeUndefined();
+  expect(full.fullTranscripts).toBe(true);
+  expect(full.digest).not.toBe(bounded.digest);
+});
+
+test('verify says when the transcripts of a published folder are whole', () => {
+  const results = record(plan(true), 'run').claims[0]!;
+  const dir = join(workspace(), 'acme');
+  writeClaimResults(dir, results);
+  expect(verifyClaimFolder(dir)).toMatchObject({ problems: [], fullTranscripts: true });
+  const other = join(workspace(), 'acme');
+  writeClaimResults(other, record(plan(false), 'run').claims[0]!);
+  expect(verifyClaimFolder(other).fullTranscripts).toBeUndefined();
+});
