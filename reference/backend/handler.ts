@@ -269,9 +269,9 @@ function decide(event: Record<string, unknown>, capabilities: unknown, ctx: Hand
   }
   if (ctx.seen && effects.some((e) => e.type === 'deny')) {
     const tool = isObject(event.tool) ? event.tool : {};
-    const call = JSON.stringify(['deny-once', tool.name ?? null, tool.input ?? null]);
+    const call = JSON.stringify(['denied', tool.name ?? null, tool.input ?? null]);
     const delivery = JSON.stringify([
-      'deny-once',
+      'denied',
       tool.name ?? null,
       tool.input ?? null,
       event.source ?? null,
