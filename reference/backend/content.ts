@@ -10,6 +10,7 @@
 //   - no modify at user.elicitation.request (no request modification target).
 import { boundaryOf, type Boundary } from '../../src/checks/boundaries.js';
 import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
+import type { FaultProbe } from '../fault-probe.js';
 import type { FaultMode } from './faults.js';
 
 type Op = 'replace' | 'merge';
@@ -166,7 +167,7 @@ export function contentEffects(
   event: JsonObject,
   capabilities: unknown,
   note: string | undefined,
-  fault: FaultMode | undefined,
+  fault: FaultProbe<FaultMode>,
 ): JsonObject[] {
   const b = boundaryOf(String(event.type));
   if (!b) return [];
@@ -175,15 +176,15 @@ export function contentEffects(
   const clean = seen.body && !seen.hiddenText && !seen.attachments;
   const faultNote = note ?? 'edited by the reference backend';
 
-  if (fault === 'noncanonical-modify' && full && clean) return [noncanonical(seen, faultNote)];
-  if (fault === 'unadvertised-modify' && !full && seen.body) {
-    if (!b.target) return [requestModify()];
-    const value = editValue(seen, 'merge', faultNote);
-    if (value !== undefined) return [modify(b.target, 'merge', value)];
+  // Each fault is asked only where it has an edit of its own to send.
+  if (full && clean && fault.is('noncanonical-modify')) return [noncanonical(seen, faultNote)];
+  if (!full && seen.body) {
+    const merged = unadvertisedMerge(seen, faultNote);
+    if (merged && fault.is('unadvertised-modify')) return [merged];
   }
-  if (fault === 'edit-hidden' && full && !clean) {
+  if (full && !clean) {
     const hidden = editHidden(seen, faultNote);
-    if (hidden) return [hidden];
+    if (hidden && fault.is('edit-hidden')) return [hidden];
   }
 
   if (!b.target || note === undefined || !seen.body) return [];
@@ -209,6 +210,14 @@ function noncanonical(seen: Seen, note: string): JsonObject {
     default:
       return modify(b.target, 'merge', [isObject(seen.value) ? seen.value : {}]);
   }
+}
+
+/** unadvertised-modify: a merge of the target whatever is advertised (at the request, which has none, a modify). */
+function unadvertisedMerge(seen: Seen, note: string): JsonObject | undefined {
+  const b = seen.boundary;
+  if (!b.target) return requestModify();
+  const value = editValue(seen, 'merge', note);
+  return value === undefined ? undefined : modify(b.target, 'merge', value);
 }
 
 /** edit-hidden: an edit of content the hook was not shown in full, or of an attachment's reference. */

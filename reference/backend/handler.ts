@@ -2,6 +2,8 @@
 // message (text or raw bytes) in, the reply to send (or null for none) out. It keeps no
 // state of its own; the only memory is `ctx.seen` and `ctx.counts`, used by the faults
 // that carry state across requests (flaky-duplicates, duplicate-*, deny-once, wrong-id-late).
+// Both are kept whether or not a fault is on, so the fault probe (ctx.fault) is asked only
+// where a repeat or a count makes a difference, not on every request.
 //
 // Order of judgement for one message:
 //   1. strict JSON (UTF-8, no duplicate keys)          else -32700, id null
@@ -21,9 +23,10 @@
 // (1d98c19 requires `harness` on every event) and whether hooks/configuration exists.
 import { EVENT_TYPES, eventSpec, METHODS, ERROR_CODES, PROTOCOL_VERSION } from '../../src/protocol/catalogue.js';
 import { isObject, parseJsonBytes, parseJsonStrict, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
-import { wireSchemas } from '../../src/protocol/schema-build/index.js';
+import { eventSchema } from '../../src/protocol/schema-build/events.js';
 import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';
 import { configurationOf } from './configuration.js';
+import type { FaultProbe } from '../fault-probe.js';
 import type { FaultMode } from './faults.js';
 import { matchRule, proposals, type Policy, type Proposal } from './policy.js';
 import { contentEffects } from './content.js';
@@ -31,8 +34,9 @@ import { isBoundaryEvent } from '../../src/checks/boundaries.js';
 
 export interface HandlerContext {
   readonly policy: Policy;
-  readonly fault?: FaultMode | undefined;
-  /** Event keys already answered (flaky-duplicates, duplicate-*, deny-once only); one set per process. */
+  /** Whether a fault mode is on: asked last in a condition (reference/fault-probe.ts). */
+  readonly fault: FaultProbe<FaultMode>;
+  /** Event keys already answered (read by flaky-duplicates, duplicate-*, deny-once only); one set per process. */
   readonly seen?: Set<string>;
   /** Success replies sent so far by this process (wrong-id-late only). */
   readonly counts?: { successes: number };
@@ -97,22 +101,18 @@ export function handle(input: string | Uint8Array, ctx: HandlerContext): string 
 /** The reply object for one incoming message, or null when nothing is to be sent. */
 export function respond(input: string | Uint8Array, ctx: HandlerContext): Reply | null {
   const reply = dispatch(input, ctx);
-  if (reply !== null && ctx.fault === 'no-jsonrpc-member') delete reply.jsonrpc;
-  if (reply !== null && ctx.fault === 'integer-id-as-string' && typeof reply.id === 'number')
-    reply.id = String(reply.id);
-  if (
-    reply !== null &&
-    ctx.fault === 'error-no-message' &&
-    isObject(reply.error) &&
-    reply.error.code === RPC_CODES.methodNotFound
-  )
+  if (reply === null) return null;
+  const { fault } = ctx;
+  if (fault.is('no-jsonrpc-member')) delete reply.jsonrpc;
+  if (typeof reply.id === 'number' && fault.is('integer-id-as-string')) reply.id = String(reply.id);
+  if (isObject(reply.error) && reply.error.code === RPC_CODES.methodNotFound && fault.is('error-no-message'))
     delete reply.error.message;
   return reply;
 }
 
 function dispatch(input: string | Uint8Array, ctx: HandlerContext): Reply | null {
   const parsed = typeof input === 'string' ? parseJsonStrict(input) : parseJsonBytes(input);
-  if (!parsed.ok) return errorReply(ctx.fault === 'parse-error-with-id' ? 0 : null, ERRORS.parse);
+  if (!parsed.ok) return errorReply(ctx.fault.is('parse-error-with-id') ? 0 : null, ERRORS.parse);
   const msg = parsed.value;
   if (!isObject(msg)) return null; // no id to answer to (batches included: AHP forbids them)
   const hasId = Object.prototype.hasOwnProperty.call(msg, 'id');
@@ -126,46 +126,42 @@ function dispatch(input: string | Uint8Array, ctx: HandlerContext): Reply | null
   if (
     msg.method === METHODS.configuration &&
     rulesOf(ctx).configuration &&
-    ctx.fault === 'configuration-unoffered-wrong-code'
+    ctx.fault.is('configuration-unoffered-wrong-code')
   )
     return errorReply(id, ERRORS.invalidRequest);
   if (msg.method !== METHODS.intercept) {
-    if (ctx.fault === 'unknown-method-result') return successReply(id, [], ctx);
+    if (ctx.fault.is('unknown-method-result')) return successReply(id, [], ctx);
     return errorReply(id, ERRORS.methodNotFound);
   }
   const verdict = judgeIntercept(msg, ctx);
   if ('error' in verdict) return errorReply(id, verdict.error);
-  if (
-    (ctx.fault === 'duplicate-error' || ctx.fault === 'duplicate-silent') &&
-    ctx.seen &&
-    isObject((msg.params as Record<string, unknown>).event)
-  ) {
-    const event = (msg.params as { event: Record<string, unknown> }).event;
+  // (Under lenient-params a request without a params or event object gets here too.)
+  const event = isObject(msg.params) ? msg.params.event : undefined;
+  if (ctx.seen && isObject(event)) {
     const key = JSON.stringify(['delivered', event.source ?? null, event.id ?? null]);
-    if (ctx.seen.has(key))
-      return ctx.fault === 'duplicate-error'
-        ? errorReply(id, { code: RPC_CODES.invalidRequest, message: 'duplicate event' })
-        : null;
-    ctx.seen.add(key);
+    if (ctx.seen.has(key)) {
+      // A repeat delivery: only here can the duplicate-* faults answer otherwise.
+      if (ctx.fault.is('duplicate-error'))
+        return errorReply(id, { code: RPC_CODES.invalidRequest, message: 'duplicate event' });
+      if (ctx.fault.is('duplicate-silent')) return null;
+    } else ctx.seen.add(key);
   }
   return successReply(id, verdict.effects, ctx);
 }
 
 // ---------------------------------------------------------------- notifications
 
-/** Notifications are never answered; two faults break exactly that. */
+/** Notifications are never answered; three faults break exactly that. */
 function notification(msg: Record<string, unknown>, ctx: HandlerContext): Reply | null {
-  if (ctx.fault === 'ack-observe' && isValidObservation(msg)) {
+  const { fault } = ctx;
+  if (isValidObservation(msg) && fault.is('ack-observe')) {
     return { jsonrpc: '2.0', id: null, result: { protocolVersion: PROTOCOL_VERSION, effects: [] } };
   }
-  if (ctx.fault === 'reply-to-bad-notifications') {
-    const error = notificationError(msg, ctx);
-    if (error) return errorReply(null, error);
-  }
-  if (ctx.fault === 'reply-to-malformed-notifications') {
-    const problem = malformedNotification(msg);
-    if (problem) return errorReply(null, invalidParams(`malformed notification at ${problem}`));
-  }
+  const error = notificationError(msg);
+  if (error && fault.is('reply-to-bad-notifications')) return errorReply(null, error);
+  const problem = malformedNotification(msg);
+  if (problem && fault.is('reply-to-malformed-notifications'))
+    return errorReply(null, invalidParams(`malformed notification at ${problem}`));
   return null;
 }
 
@@ -193,51 +189,56 @@ function isValidObservation(msg: Record<string, unknown>): boolean {
   return structuralProblem(msg, params, params.event, OLDEST_RULES) === undefined;
 }
 
-/** The error a notification would get as a request, limited to version, event and method. */
-function notificationError(msg: Record<string, unknown>, ctx: HandlerContext): RpcError | undefined {
-  if (msg.method === METHODS.intercept) {
-    const verdict = judgeIntercept(msg, ctx);
-    if ('error' in verdict && (verdict.error.code === ERRORS.version.code || verdict.error.code === ERRORS.event.code))
-      return verdict.error;
-    return undefined;
-  }
-  if (msg.method !== METHODS.observe) return ERRORS.methodNotFound;
+/**
+ * The error a notification would get as a request from a conforming backend, limited to
+ * version, event and method. Pure (no fault asked, no state kept), so every notification
+ * can be judged before the probe is asked; a hooks/intercept notification meets the same
+ * version and event tests as judgeIntercept's, in the same order (params not an object and
+ * event not an object are invalid params there, so no error here).
+ */
+function notificationError(msg: Record<string, unknown>): RpcError | undefined {
+  if (msg.method !== METHODS.intercept && msg.method !== METHODS.observe) return ERRORS.methodNotFound;
   if (!isObject(msg.params)) return undefined;
   if (msg.params.protocolVersion !== PROTOCOL_VERSION) return ERRORS.version;
   const event = msg.params.event;
-  if (isObject(event) && (typeof event.type !== 'string' || !EVENT_TYPES.includes(event.type))) return ERRORS.event;
+  if (!isObject(event)) return undefined;
+  if (msg.method === METHODS.intercept) return interceptableSpec(event.type) ? undefined : ERRORS.event;
+  if (typeof event.type !== 'string' || !EVENT_TYPES.includes(event.type)) return ERRORS.event;
   return undefined;
+}
+
+/** The spec of an event type a hooks/intercept may carry, or undefined. */
+function interceptableSpec(type: unknown): ReturnType<typeof eventSpec> {
+  const spec = typeof type === 'string' ? eventSpec(type) : undefined;
+  return spec?.interceptable ? spec : undefined;
 }
 
 // ---------------------------------------------------------------- hooks/intercept
 
 function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verdict {
-  const lenient = ctx.fault === 'lenient-params';
+  const { fault } = ctx;
   const params = msg.params;
-  if (!isObject(params)) return lenient ? { effects: [] } : { error: invalidParams('params must be an object') };
-  if (ctx.fault !== 'accept-any-version' && params.protocolVersion !== PROTOCOL_VERSION)
-    return { error: ERRORS.version };
+  if (!isObject(params))
+    return fault.is('lenient-params') ? { effects: [] } : { error: invalidParams('params must be an object') };
+  const otherVersion = params.protocolVersion !== PROTOCOL_VERSION;
+  if (otherVersion && !fault.is('accept-any-version')) return { error: ERRORS.version };
   const event = params.event;
-  if (!isObject(event)) return lenient ? { effects: [] } : { error: invalidParams('params.event must be an object') };
+  if (!isObject(event))
+    return fault.is('lenient-params') ? { effects: [] } : { error: invalidParams('params.event must be an object') };
   let spec = typeof event.type === 'string' ? eventSpec(event.type) : undefined;
-  if (!spec && ctx.fault === 'family-fallback' && typeof event.type === 'string') spec = familyFallback(event.type);
+  if (!spec && typeof event.type === 'string' && fault.is('family-fallback')) spec = familyFallback(event.type);
   if (!spec || !spec.interceptable) {
-    return { error: ctx.fault === 'unknown-event-wrong-code' ? ERRORS.invalidRequest : ERRORS.event };
+    return { error: fault.is('unknown-event-wrong-code') ? ERRORS.invalidRequest : ERRORS.event };
   }
-  if (ctx.fault === 'reject-unknown-fields') {
-    const where = unknownMemberAt(msg, params, event, spec.type);
-    if (where) return { error: invalidParams(`unknown member in ${where}`) };
-  }
-  if (ctx.fault === 'reject-unknown-nested') {
-    const where = unknownNestedMemberAt(params, event);
-    if (where) return { error: invalidParams(`unknown member in ${where}`) };
-  }
-  // Under accept-any-version the version is judged as if it said "draft".
-  const judged =
-    ctx.fault === 'accept-any-version' ? { ...msg, params: { ...params, protocolVersion: PROTOCOL_VERSION } } : msg;
+  const unknown = unknownMemberAt(msg, params, event, spec.type);
+  if (unknown && fault.is('reject-unknown-fields')) return { error: invalidParams(`unknown member in ${unknown}`) };
+  const nested = unknownNestedMemberAt(params, event);
+  if (nested && fault.is('reject-unknown-nested')) return { error: invalidParams(`unknown member in ${nested}`) };
+  // Under accept-any-version another version is judged as if it said "draft" (only getting here with the fault on).
+  const judged = otherVersion ? { ...msg, params: { ...params, protocolVersion: PROTOCOL_VERSION } } : msg;
   const problem = structuralProblem(judged, judged.params as Record<string, unknown>, event, rulesOf(ctx));
   if (problem) {
-    if (lenient) return { effects: [] };
+    if (fault.is('lenient-params')) return { effects: [] };
     // Only the location: never quote request values back.
     return { error: invalidParams('the request is not a valid hooks/intercept request', { path: problem }) };
   }
@@ -246,34 +247,41 @@ function judgeIntercept(msg: Record<string, unknown>, ctx: HandlerContext): Verd
 
 /** The policy's decision for a valid request, kept to what the request advertises. */
 function decide(event: Record<string, unknown>, capabilities: unknown, ctx: HandlerContext): JsonValue {
+  const { fault } = ctx;
   const rule = matchRule(ctx.policy, event);
   // Content boundaries: the edit (and the content faults) keep to the view and advertisement themselves.
   if (typeof event.type === 'string' && isBoundaryEvent(event.type) && !rule?.deny)
-    return contentEffects(event as JsonObject, capabilities, rule?.editContent, ctx.fault);
-  const offered = rule ? proposals(rule, event).map((p) => shape(p, ctx)) : [];
-  let effects = offered.filter((e) => advertised(e, capabilities)).slice(0, 1);
+    return contentEffects(event as JsonObject, capabilities, rule?.editContent, fault);
+  // Shaping keeps type, target and operation, so the advertisement is judged on the proposal
+  // and only the effect sent is shaped (its faults asked only when it is sent).
+  const offered = rule ? proposals(rule, event) : [];
+  let effects = offered
+    .filter((p) => advertised(p.effect, capabilities))
+    .slice(0, 1)
+    .map((p) => shape(p, ctx));
   // The fault sends the policy's preferred effect where the advertisement rules all out.
-  if (ctx.fault === 'ignore-capabilities' && effects.length === 0) effects = offered.slice(0, 1);
-  if (ctx.fault === 'flaky-duplicates' && ctx.seen) {
+  if (effects.length === 0 && offered.length > 0 && fault.is('ignore-capabilities'))
+    effects = offered.slice(0, 1).map((p) => shape(p, ctx));
+  if (ctx.seen) {
     const key = JSON.stringify([event.source ?? null, event.id ?? null]);
-    if (ctx.seen.has(key)) effects = [];
-    else ctx.seen.add(key);
+    if (!ctx.seen.has(key)) ctx.seen.add(key);
+    else if (effects.length > 0 && fault.is('flaky-duplicates')) effects = [];
   }
-  if (ctx.fault === 'deny-once' && ctx.seen && effects.some((e) => e.type === 'deny')) {
+  if (ctx.seen && effects.some((e) => e.type === 'deny')) {
     const tool = isObject(event.tool) ? event.tool : {};
-    const call = JSON.stringify(['deny-once', tool.name ?? null, tool.input ?? null]);
+    const call = JSON.stringify(['denied', tool.name ?? null, tool.input ?? null]);
     const delivery = JSON.stringify([
-      'deny-once',
+      'denied',
       tool.name ?? null,
       tool.input ?? null,
       event.source ?? null,
       event.id ?? null,
     ]);
     // The same event again (a duplicate) is answered alike; another event for the same call is let through.
-    if (ctx.seen.has(call) && !ctx.seen.has(delivery)) effects = [];
+    if (ctx.seen.has(call) && !ctx.seen.has(delivery) && fault.is('deny-once')) effects = [];
     else ctx.seen.add(call).add(delivery);
   }
-  if (ctx.fault === 'effects-not-array' && effects.length === 0 && event.type === 'tool.before') return {};
+  if (effects.length === 0 && event.type === 'tool.before' && fault.is('effects-not-array')) return {};
   return effects;
 }
 
@@ -289,13 +297,14 @@ function familyFallback(type: string): ReturnType<typeof eventSpec> {
 /** One proposal as the backend sends it, with the effect-level faults applied. */
 function shape(p: Proposal, ctx: HandlerContext): JsonObject {
   const effect: JsonObject = { ...p.effect };
+  const { fault } = ctx;
   if (effect.type === 'deny') {
-    if (ctx.fault === 'deny-empty-reason') effect.reason = '';
-    if (ctx.fault === 'deny-code-not-reverse-dns') {
+    if (fault.is('deny-empty-reason')) effect.reason = '';
+    if (fault.is('deny-code-not-reverse-dns')) {
       effect.code = typeof effect.code === 'string' ? (effect.code.split('.').pop() ?? '') : 'dangerous_delete';
     }
   }
-  if (effect.type === 'modify' && effect.target === 'input' && ctx.fault === 'modify-wrong-shape' && p.patch) {
+  if (effect.type === 'modify' && effect.target === 'input' && p.patch && fault.is('modify-wrong-shape')) {
     effect.value = Object.entries(p.patch)
       .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
       .join(',');
@@ -320,13 +329,19 @@ const MESSAGE_MEMBERS = new Set(['jsonrpc', 'id', 'method', 'params']);
 const PARAMS_MEMBERS = new Set(['protocolVersion', 'event', 'capabilities', 'extensions', 'state']);
 const eventMembers = new Map<string, Set<string>>();
 
-/** Members the event schema declares for a type, plus the seed's `harness` metadata. */
+let eventDefs: Record<string, { properties?: Record<string, unknown> }> | undefined;
+
+/**
+ * Members the event schema declares for a type, plus the seed's `harness` metadata. Every
+ * interceptable request is judged so (the reject-unknown-fields fault is asked only where a
+ * member is unknown), so only the event document is built, once per process.
+ */
 function knownEventMembers(type: string): Set<string> {
   let known = eventMembers.get(type);
   if (!known) {
-    const defs = (
-      wireSchemas()['event.schema.json'] as { $defs?: Record<string, { properties?: Record<string, unknown> }> }
-    ).$defs;
+    eventDefs ??= (eventSchema(OLDEST_RULES) as { $defs?: Record<string, { properties?: Record<string, unknown> }> })
+      .$defs;
+    const defs = eventDefs;
     known = new Set([...Object.keys(defs?.[type]?.properties ?? {}), 'harness']);
     eventMembers.set(type, known);
   }
@@ -415,22 +430,23 @@ function errorReply(id: Id | null, error: RpcError): Reply {
 
 function successReply(id: Id, effects: JsonValue, ctx: HandlerContext): Reply {
   const result: JsonObject = { protocolVersion: PROTOCOL_VERSION, effects };
-  if (ctx.fault === 'no-result-version') delete result.protocolVersion;
-  if (ctx.fault === 'omit-effects' && Array.isArray(effects) && effects.length === 0) delete result.effects;
-  if (ctx.fault === 'result-configuration') result.configuration = configurationOf(ctx.policy);
-  if (ctx.fault === 'echo-authorization' && ctx.authorization !== undefined) {
+  const { fault } = ctx;
+  if (fault.is('no-result-version')) delete result.protocolVersion;
+  if (Array.isArray(effects) && effects.length === 0 && fault.is('omit-effects')) delete result.effects;
+  if (fault.is('result-configuration')) result.configuration = configurationOf(ctx.policy);
+  if (ctx.authorization !== undefined && fault.is('echo-authorization')) {
     result.extensions = { 'com.example.debug': { authorization: ctx.authorization } };
   }
   // Envelope faults of one kind of reply only: the effect is valid, the reply as a whole is not.
   const holds = (type: string): boolean =>
     Array.isArray(effects) && effects.some((e) => isObject(e) && e.type === type);
-  if (ctx.fault === 'deny-wrong-version' && holds('deny')) result.protocolVersion = '1999-01-01';
+  if (holds('deny') && fault.is('deny-wrong-version')) result.protocolVersion = '1999-01-01';
   if (ctx.counts) ctx.counts.successes++;
-  if (ctx.fault === 'wrong-id-late' && (ctx.counts?.successes ?? 0) >= 20)
+  if ((ctx.counts?.successes ?? 0) >= 20 && fault.is('wrong-id-late'))
     return { jsonrpc: '2.0', id: `${id}-late`, result };
   return {
-    jsonrpc: ctx.fault === 'modify-bad-jsonrpc' && holds('modify') ? '1.0' : '2.0',
-    id: ctx.fault === 'wrong-id' ? `${id}-reply` : id,
+    jsonrpc: holds('modify') && fault.is('modify-bad-jsonrpc') ? '1.0' : '2.0',
+    id: fault.is('wrong-id') ? `${id}-reply` : id,
     result,
   };
 }
@@ -446,8 +462,8 @@ function configurationReply(id: Id, msg: Record<string, unknown>, ctx: HandlerCo
   const params = msg.params;
   if (!isObject(params)) return errorReply(id, invalidParams('params must be an object'));
   if (params.protocolVersion !== PROTOCOL_VERSION) return errorReply(id, ERRORS.version);
-  const configuration = ctx.fault === 'configuration-empty' ? { subscriptions: [] } : configurationOf(ctx.policy);
+  const configuration = ctx.fault.is('configuration-empty') ? { subscriptions: [] } : configurationOf(ctx.policy);
   const result: JsonObject = { protocolVersion: PROTOCOL_VERSION, configuration };
-  if (ctx.fault === 'configuration-with-effects') result.effects = [];
+  if (ctx.fault.is('configuration-with-effects')) result.effects = [];
   return { jsonrpc: '2.0', id, result };
 }

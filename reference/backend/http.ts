@@ -8,6 +8,7 @@
 //   /uploads: the content-upload receiver (upload.ts), with its own bearer token when given
 //   (--upload-token-env): the event endpoint's credentials never open it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { FaultProbe } from '../fault-probe.js';
 import { authorized } from './bearer.js';
 import type { FaultMode } from './faults.js';
 import { respond, type HandlerContext } from './handler.js';
@@ -42,9 +43,9 @@ type Refusal = { status: 400 | 401 | 403; challenge: string; text: string };
 type Guard = { kind: 'bearer'; token: string } | { kind: 'oauth'; oauth: OAuthProtection; resource: string };
 
 /** The Bearer challenge's parameters: the realm, or (OAuth) where the metadata is (RFC 9728 5.1). */
-function challengeOf(guard: Guard, fault: FaultMode | undefined, extra: string[] = []): string {
+function challengeOf(guard: Guard, fault: FaultProbe<FaultMode>, extra: string[] = []): string {
   const where =
-    guard.kind === 'bearer' || fault === 'oauth-no-metadata'
+    guard.kind === 'bearer' || fault.is('oauth-no-metadata')
       ? `realm="${REALM}"`
       : `resource_metadata="${metadataUrl(guard.resource, guard.oauth)}"`;
   return `Bearer ${[where, ...extra].join(', ')}`;
@@ -64,33 +65,43 @@ async function refusal(
   req: IncomingMessage,
   url: URL,
   guard: Guard,
-  fault: FaultMode | undefined,
+  fault: FaultProbe<FaultMode>,
 ): Promise<Refusal | undefined> {
   const lines = req.rawHeaders.filter((_, i) => i % 2 === 0 && req.rawHeaders[i]!.toLowerCase() === 'authorization');
   if (lines.length > 1 || url.searchParams.has('access_token'))
     return { status: 400, challenge: 'Bearer error="invalid_request"', text: 'credentials in more than one place' };
   const header = req.headers.authorization;
   if (header === undefined)
-    return fault === 'auth-anonymous'
+    return fault.is('auth-anonymous')
       ? undefined
       : { status: 401, challenge: challengeOf(guard, fault), text: 'unauthorized' };
-  if (fault === 'auth-any-token' && /^Bearer \S+$/.test(header)) return undefined;
-  const invalid: Refusal = {
+  const status = await tokenRefusal(header, guard, fault);
+  if (status === undefined) return undefined;
+  // The auth-any-token fault lets any one Bearer token through that would be refused here.
+  if (/^Bearer \S+$/.test(header) && fault.is('auth-any-token')) return undefined;
+  if (status === 403 && guard.kind === 'oauth')
+    return {
+      status: 403,
+      challenge: challengeOf(guard, fault, ['error="insufficient_scope"', `scope="${guard.oauth.scopes.join(' ')}"`]),
+      text: 'insufficient scope',
+    };
+  return {
     status: 401,
     challenge: challengeOf(guard, fault, ['error="invalid_token"']),
-    text: fault === 'auth-echo-token' ? `unauthorized: ${header} is not a valid credential` : 'unauthorized',
+    text: fault.is('auth-echo-token') ? `unauthorized: ${header} is not a valid credential` : 'unauthorized',
   };
-  if (guard.kind === 'bearer') return authorized(header, guard.token) ? undefined : invalid;
+}
+
+/** Whether the one Authorization header's token is refused: 401 (invalid), 403 (OAuth: a scope lacking) or undefined. */
+async function tokenRefusal(
+  header: string,
+  guard: Guard,
+  fault: FaultProbe<FaultMode>,
+): Promise<401 | 403 | undefined> {
+  if (guard.kind === 'bearer') return authorized(header, guard.token) ? undefined : 401;
   const m = /^Bearer ([A-Za-z0-9._~+/-]+=*)$/.exec(header);
-  if (!m) return invalid;
-  const why = await guard.oauth.verify(m[1]!, guard.resource, fault);
-  if (why === undefined) return undefined;
-  if (why.status === 401) return invalid;
-  return {
-    status: 403,
-    challenge: challengeOf(guard, fault, ['error="insufficient_scope"', `scope="${guard.oauth.scopes.join(' ')}"`]),
-    text: 'insufficient scope',
-  };
+  if (!m) return 401;
+  return (await guard.oauth.verify(m[1]!, guard.resource, fault))?.status;
 }
 
 const REALM = 'ahp-reference-backend';
@@ -137,7 +148,7 @@ export function createBackendServer(opts: HttpOptions): Server {
     if (guard?.kind === 'oauth' && url.pathname === guard.oauth.metadataPath(opts.path)) {
       req.resume();
       // Public, like the challenge that points here (RFC 9728 3); absent under the fault.
-      if (ctx.fault === 'oauth-no-metadata') return plain(res, 404, 'not found');
+      if (ctx.fault.is('oauth-no-metadata')) return plain(res, 404, 'not found');
       if (req.method !== 'GET') return plain(res, 405, 'method not allowed', { Allow: 'GET' });
       const text = JSON.stringify(guard.oauth.metadata(guard.resource));
       res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) });
@@ -164,7 +175,7 @@ export function createBackendServer(opts: HttpOptions): Server {
         res,
         refused.status,
         refused.text,
-        ctx.fault === 'auth-no-challenge' ? {} : { 'WWW-Authenticate': refused.challenge },
+        ctx.fault.is('auth-no-challenge') ? {} : { 'WWW-Authenticate': refused.challenge },
       );
     }
     const body = await readBody(req);
@@ -174,7 +185,7 @@ export function createBackendServer(opts: HttpOptions): Server {
     }
     const reply = respond(body, { ...ctx, authorization });
     if (reply === null) {
-      if (ctx.fault === 'observe-200-body') {
+      if (ctx.fault.is('observe-200-body')) {
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.end('{}');
         return;
@@ -184,9 +195,9 @@ export function createBackendServer(opts: HttpOptions): Server {
       return;
     }
     const text = JSON.stringify(reply);
-    const status = ctx.fault === 'error-status-400' && 'error' in reply ? 400 : 200;
+    const status = 'error' in reply && ctx.fault.is('error-status-400') ? 400 : 200;
     res.writeHead(status, {
-      'Content-Type': ctx.fault === 'text-content-type' ? 'text/plain' : 'application/json',
+      'Content-Type': ctx.fault.is('text-content-type') ? 'text/plain' : 'application/json',
       'Content-Length': String(Buffer.byteLength(text)),
     });
     res.end(text);

@@ -3,6 +3,7 @@
 // mode deliberately breaks one rule). See args.ts for the command line.
 import { randomBytes } from 'node:crypto';
 import { openSync, writeSync } from 'node:fs';
+import { faultProbe } from '../fault-probe.js';
 import { parseBackendArgs, type Options } from './args.js';
 import type { HandlerContext } from './handler.js';
 import { createBackendServer, listen } from './http.js';
@@ -66,7 +67,8 @@ async function main(): Promise<void> {
   }
   const ctx: HandlerContext = {
     policy: opts.policy,
-    fault: opts.fault,
+    // The one probe of this process: every fault effect asks it (reference/fault-probe.ts).
+    fault: faultProbe(opts.fault),
     snapshot: opts.snapshot,
     configuration: opts.configuration,
     seen: new Set<string>(),

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { get } from 'node:https';
 import { compactVerify, createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import type { FaultProbe } from '../fault-probe.js';
 import type { FaultMode } from './faults.js';
 
 export const PRM_PREFIX = '/.well-known/oauth-protected-resource';
@@ -24,7 +25,7 @@ export interface OAuthProtection {
   /** The metadata document for the resource identifier `resource`. */
   metadata(resource: string): Record<string, unknown>;
   /** Undefined when the token is good for `resource`. */
-  verify(token: string, resource: string, fault: FaultMode | undefined): Promise<TokenRefusal | undefined>;
+  verify(token: string, resource: string, fault: FaultProbe<FaultMode>): Promise<TokenRefusal | undefined>;
 }
 
 /** GET a JSON object over HTTPS, trusting only `ca` and following no redirect. */
@@ -89,16 +90,18 @@ export async function loadOAuth(issuer: string, caFile: string, scopes: readonly
     async verify(token, resource, fault) {
       let payload: Record<string, unknown>;
       try {
-        if (fault === 'oauth-any-audience') {
-          // The fault: the signature is checked, audience, expiry and issuer are not.
+        payload = (await jwtVerify(token, keys, { issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' }))
+          .payload;
+      } catch {
+        // The oauth-any-audience fault, asked only for a token refused here: the signature is
+        // checked, audience, expiry and issuer are not (a token jwtVerify takes, this takes too).
+        if (!fault.is('oauth-any-audience')) return { status: 401, error: 'invalid_token' };
+        try {
           const { payload: bytes } = await compactVerify(token, keys, { algorithms: ['ES256'] });
           payload = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
-        } else {
-          payload = (await jwtVerify(token, keys, { issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' }))
-            .payload;
+        } catch {
+          return { status: 401, error: 'invalid_token' };
         }
-      } catch {
-        return { status: 401, error: 'invalid_token' };
       }
       return lacksScope(payload) ? { status: 403, error: 'insufficient_scope' } : undefined;
     },

@@ -2,6 +2,7 @@
 //   persistent: answer each stdin line in order with at most one line; exit 0 on EOF.
 //   per_event:  read stdin to EOF, handle the whole input (minus one trailing LF) as one
 //               message, write at most one line, exit 0.
+import type { FaultProbe } from '../fault-probe.js';
 import type { FaultMode } from './faults.js';
 import { respond, type HandlerContext, type Reply } from './handler.js';
 
@@ -18,11 +19,11 @@ export interface StdioOptions {
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 const LF = 0x0a;
 
-function frame(reply: Reply, fault: FaultMode | undefined): string {
-  const text = (fault === 'pretty-print' ? JSON.stringify(reply, null, 2) : JSON.stringify(reply)) + '\n';
+function frame(reply: Reply, fault: FaultProbe<FaultMode>): string {
+  const text = (fault.is('pretty-print') ? JSON.stringify(reply, null, 2) : JSON.stringify(reply)) + '\n';
   // The log-errors-on-stdout fault: a diagnostic after every error reply, on the wrong stream.
   const error = reply.error as { code?: unknown } | undefined;
-  if (fault === 'log-errors-on-stdout' && error !== undefined)
+  if (error !== undefined && fault.is('log-errors-on-stdout'))
     return `${text}reference backend: answered with error ${String(error.code)}\n`;
   return text;
 }
@@ -36,7 +37,7 @@ export function runStdio(opts: StdioOptions): void {
   const { ctx } = opts;
   // A closed stdout means the harness has gone; there is nobody left to answer.
   process.stdout.on('error', () => process.exit(1));
-  if (ctx.fault === 'stdout-banner') process.stdout.write('reference backend ready\n');
+  if (ctx.fault.is('stdout-banner')) process.stdout.write('reference backend ready\n');
   if (opts.lifecycle === 'per_event') runPerEvent(ctx, opts.onExchange);
   else runPersistent(ctx, opts.onExchange);
 }
@@ -50,7 +51,7 @@ function runPerEvent(ctx: HandlerContext, onExchange: (() => void) | undefined):
     if (input.length > 0) onExchange?.();
     const reply = input.length === 0 ? null : respond(input, ctx);
     if (reply !== null) process.stdout.write(frame(reply, ctx.fault));
-    flushThenExit(ctx.fault === 'per-event-exit-1' ? 1 : 0);
+    flushThenExit(ctx.fault.is('per-event-exit-1') ? 1 : 0);
   });
   process.stdin.resume();
 }
@@ -68,7 +69,7 @@ function runPersistent(ctx: HandlerContext, onExchange: (() => void) | undefined
     const reply = respond(line, ctx);
     if (reply === null) return;
     process.stdout.write(frame(reply, ctx.fault));
-    if (ctx.fault === 'exit-after-first') {
+    if (ctx.fault.is('exit-after-first')) {
       stopped = true;
       process.stdin.pause();
       flushThenExit(0);

@@ -10,6 +10,7 @@
 // timing"): the event endpoint's token included.
 import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FaultProbe } from '../fault-probe.js';
 import { authorized } from './bearer.js';
 import type { FaultMode } from './faults.js';
 
@@ -39,19 +40,20 @@ export interface UploadCredentials {
 }
 
 /** Whether the upload carries the receiver's credentials (always, for an open receiver). */
-function permitted(req: IncomingMessage, fault: FaultMode | undefined, c: UploadCredentials): boolean {
-  if (c.uploadToken === undefined || fault === 'upload-receiver-anonymous') return true;
+function permitted(req: IncomingMessage, fault: FaultProbe<FaultMode>, c: UploadCredentials): boolean {
+  if (c.uploadToken === undefined) return true;
   const header = req.headers.authorization;
-  if (fault === 'upload-receiver-event-token' && c.eventToken !== undefined && authorized(header, c.eventToken))
-    return true;
-  return authorized(header, c.uploadToken);
+  if (authorized(header, c.uploadToken)) return true;
+  // Refused credentials: only here can the credential faults let the upload in.
+  if (fault.is('upload-receiver-anonymous')) return true;
+  return c.eventToken !== undefined && authorized(header, c.eventToken) && fault.is('upload-receiver-event-token');
 }
 
 /** Serve one request at UPLOAD_PATH. */
 export async function serveUpload(
   req: IncomingMessage,
   res: ServerResponse,
-  fault: FaultMode | undefined,
+  fault: FaultProbe<FaultMode>,
   credentials: UploadCredentials = {},
 ): Promise<void> {
   if (!permitted(req, fault, credentials)) {
@@ -59,7 +61,8 @@ export async function serveUpload(
     const challenge = `Bearer realm="ahp-reference-uploads"${req.headers.authorization === undefined ? '' : ', error="invalid_token"'}`;
     return answer(res, 401, undefined, { 'WWW-Authenticate': challenge });
   }
-  const lenient = fault === 'upload-lenient-receiver';
+  // The lenient fault is asked only where the framing or the size would refuse the upload.
+  const lenient = (): boolean => fault.is('upload-lenient-receiver');
   const length = req.headers['content-length'];
   const declared = length !== undefined && /^[0-9]+$/.test(length) ? Number(length) : undefined;
   const claimed = req.headers['ahp-content-sha256'];
@@ -71,11 +74,11 @@ export async function serveUpload(
     type === 'application/octet-stream' &&
     typeof claimed === 'string' &&
     SHA256_HEX.test(claimed);
-  if (!framed && !lenient) {
+  if (!framed && !lenient()) {
     req.resume();
     return answer(res, 400);
   }
-  if (declared !== undefined && declared > UPLOAD_MAX_BYTES && !lenient) {
+  if (declared !== undefined && declared > UPLOAD_MAX_BYTES && !lenient()) {
     req.resume();
     return answer(res, 413);
   }
@@ -84,14 +87,14 @@ export async function serveUpload(
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
     // (The lenient fault takes up to 16 times the limit: still bounded.)
-    if (size > UPLOAD_MAX_BYTES * (lenient ? 16 : 1)) return answer(res, 413);
+    if (size > UPLOAD_MAX_BYTES * 16 || (size > UPLOAD_MAX_BYTES && !lenient())) return answer(res, 413);
     chunks.push(chunk);
   }
   const bytes = Buffer.concat(chunks);
   const sha256 = createHash('sha256').update(bytes).digest('hex');
-  if ((sha256 !== claimed || bytes.length !== declared) && !lenient) return answer(res, 400);
+  if ((sha256 !== claimed || bytes.length !== declared) && !lenient()) return answer(res, 400);
   const ref = `ahp-ref-${randomBytes(12).toString('hex')}`;
   // upload-receipt-mismatch fault: the receipt names the digest of the reference, not of the bytes.
-  const digest = fault === 'upload-receipt-mismatch' ? createHash('sha256').update(ref).digest('hex') : sha256;
+  const digest = fault.is('upload-receipt-mismatch') ? createHash('sha256').update(ref).digest('hex') : sha256;
   return answer(res, 201, { ref, size: bytes.length, sha256: digest });
 }

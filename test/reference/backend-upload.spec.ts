@@ -10,6 +10,7 @@ import { createBackendServer, listen } from '../../reference/backend/http.js';
 import { DEFAULT_POLICY } from '../../reference/backend/policy.js';
 import { UPLOAD_MAX_BYTES, UPLOAD_PATH } from '../../reference/backend/upload.js';
 import type { FaultMode } from '../../reference/backend/faults.js';
+import { FaultProbe } from '../../reference/fault-probe.js';
 import { postRawUpload } from '../../drivers/upload-client.js';
 
 const sha = (b: Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -29,7 +30,7 @@ async function withReceiver(
     port: 0,
     path: '/hooks',
     ...tokens,
-    ctx: { policy: DEFAULT_POLICY, fault },
+    ctx: { policy: DEFAULT_POLICY, fault: new FaultProbe(fault) },
   });
   await listen(server, '127.0.0.1', 0);
   try {

@@ -18,6 +18,7 @@ import {
 } from '../../reference/backend/faults.js';
 import { DEFAULT_POLICY, parsePolicy } from '../../reference/backend/policy.js';
 import { parseBackendArgs } from '../../reference/backend/args.js';
+import { consultedModes, FaultProbe } from '../../reference/fault-probe.js';
 import { configurationOf } from '../../reference/backend/configuration.js';
 import { CHECKS, checkSpec } from '../../src/checks/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
@@ -116,7 +117,7 @@ function withUnknownFields(id: string): Obj {
 
 const ctxOf = (fault?: FaultMode, extra: Partial<HandlerContext> = {}): HandlerContext => ({
   policy: DEFAULT_POLICY,
-  fault,
+  fault: new FaultProbe(fault),
   seen: new Set<string>(),
   ...extra,
 });
@@ -376,7 +377,7 @@ test.describe('policy', () => {
     });
     expect(parsed.ok).toBe(true);
     if (!parsed.ok) return;
-    const ctx: HandlerContext = { policy: parsed.policy };
+    const ctx: HandlerContext = { policy: parsed.policy, fault: new FaultProbe<FaultMode>(undefined) };
     expectSuccess(send(intercept(toolBefore('c-1', 'git_push')), ctx), 'c-1', [
       { type: 'deny', reason: 'no pushing', code: 'com.example.git.push' },
     ]);
@@ -846,6 +847,64 @@ test.describe('draft@1d98c19: hooks/configuration and harness on every event', (
     const { harness: _h, ...bare } = toolBefore('e-bare', 'read_file');
     expectError(send(intercept(bare), ctxOf(undefined, NEW)), RPC_CODES.invalidParams, 'e-bare');
     expect(resultOf(send(intercept(bare), ctxOf()))).toEqual({ protocolVersion: 'draft', effects: [] });
+  });
+});
+
+// The fault matrix runs a mode only on the checks whose conforming run asked the probe about
+// it (reference/fault-probe.ts). Sound only if a mode changes nothing where it was not asked;
+// tight only if the asks stay where a mode can act.
+test.describe('the fault probe', () => {
+  /** The conforming corpus, each entry with its own traced probe (the state shared as in runCorpus). */
+  function tracedCorpus(): Map<string, { reply: Reply | null; asked: Set<string> }> {
+    const shared = ctxOf(undefined, { authorization: AUTH });
+    return new Map(
+      CORPUS.map(([name, msg]) => {
+        let told = '';
+        const fault = new FaultProbe<FaultMode>(undefined, true, (line) => void (told += line));
+        const reply = send(msg, { ...shared, fault });
+        return [name, { reply, asked: consultedModes(told) }];
+      }),
+    );
+  }
+  const TRACED = tracedCorpus();
+
+  test('tracing leaves the conforming replies alone', () => {
+    for (const [name, { reply }] of TRACED) expect(reply, name).toEqual(CONFORMING.get(name));
+  });
+
+  test('a mode changes only the replies whose conforming run asked about it', () => {
+    for (const mode of FAULT_MODES) {
+      const faulty = runCorpus(mode);
+      for (const [name] of CORPUS) {
+        if (JSON.stringify(faulty.get(name)) === JSON.stringify(CONFORMING.get(name))) continue;
+        expect([...TRACED.get(name)!.asked], `${mode} changed ${name}`).toContain(mode);
+      }
+    }
+  });
+
+  test('asks stay where a mode can act', () => {
+    const asked = (name: string): string[] => [...TRACED.get(name)!.asked].sort();
+    // A plain deny asks the reply-wide modes and the deny ones, not the repeat, version, leniency or unknown-member ones.
+    expect(asked('rm_rf')).toEqual(
+      [
+        'deny-code-not-reverse-dns',
+        'deny-empty-reason',
+        'deny-wrong-version',
+        'echo-authorization',
+        'no-jsonrpc-member',
+        'no-result-version',
+        'result-configuration',
+        'wrong-id',
+      ].sort(),
+    );
+    // Its repeat delivery is where the duplicate modes can act (deny-once answers a repeat alike).
+    expect(asked('rm_rf-again')).toEqual(
+      expect.arrayContaining(['duplicate-error', 'duplicate-silent', 'flaky-duplicates']),
+    );
+    expect(asked('rm_rf-again')).not.toContain('deny-once');
+    expect(asked('unknown-fields')).toEqual(expect.arrayContaining(['reject-unknown-fields', 'reject-unknown-nested']));
+    // A valid observation is asked about by ack-observe only.
+    expect(asked('observe-valid')).toEqual(['ack-observe']);
   });
 });
 

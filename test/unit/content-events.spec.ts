@@ -10,8 +10,11 @@ import { SNAPSHOT_IDS } from '../../src/protocol/snapshots.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { contentProbe, type ContentProbeOptions } from '../../suites/support/content-events.js';
 import { contentEffects } from '../../reference/backend/content.js';
+import type { FaultMode } from '../../reference/backend/faults.js';
+import { FaultProbe } from '../../reference/fault-probe.js';
 
 type Obj = Record<string, unknown>;
+const CONFORMING = new FaultProbe<FaultMode>(undefined);
 
 const OPTIONS: ContentProbeOptions[] = [
   { view: 'body' },
@@ -80,14 +83,19 @@ for (const snapshot of SNAPSHOT_IDS) {
     for (const b of BOUNDARIES) {
       const body = contentProbe({ event: b.event });
       const caps = (body.request.params as Obj).capabilities;
-      const effects = contentEffects(body.event as never, caps, b.target ? 'a note' : undefined, undefined);
+      const effects = contentEffects(body.event as never, caps, b.target ? 'a note' : undefined, CONFORMING);
       expect(effects.length, b.event).toBe(b.target ? 1 : 0);
       expect(() => applyModifyResponse(body.current, effects, { ...body.context, schemas }), b.event).not.toThrow();
       const hidden = contentProbe({ event: b.event }, { view: 'metadata' });
       const hiddenCaps = (hidden.request.params as Obj).capabilities;
-      expect(contentEffects(hidden.event as never, hiddenCaps, 'a note', undefined), b.event).toEqual([]);
+      expect(contentEffects(hidden.event as never, hiddenCaps, 'a note', CONFORMING), b.event).toEqual([]);
       // What the edit-hidden fault sends there, a harness rejects.
-      const faulty = contentEffects(hidden.event as never, hiddenCaps, 'a note', 'edit-hidden');
+      const faulty = contentEffects(
+        hidden.event as never,
+        hiddenCaps,
+        'a note',
+        new FaultProbe<FaultMode>('edit-hidden'),
+      );
       expect(faulty.length, b.event).toBe(1);
       expect(() => applyModifyResponse(hidden.current, faulty, { ...hidden.context, schemas }), b.event).toThrow(
         EditRejected,
