@@ -10,7 +10,9 @@
 // Cost: base.registration-validated starts the adapter once per invalid document (20
 // times); it runs in full for the conforming harness and for the mode that targets it.
 // The other modes change behaviour only after a registration was accepted, so that check
-// is left out of their runs (--grep-invert), which keeps this test at a few minutes.
+// is left out of their runs (--grep-invert), which keeps this test at a few minutes. In the
+// every-check scope the trace claims run it in full, so what that argument says is also
+// checked: a mode asked about during a refused registration would run it.
 import { test } from '@playwright/test';
 import { resolve } from 'node:path';
 import { BOUNDARY_EVENTS } from '../src/checks/boundaries.js';
