@@ -39,6 +39,8 @@ export const MATRIX_SCOPE: 'targets' | 'every-check' =
 
 /** Every-check scope: run every check for every mode, not only those whose code asked about it. */
 const BRUTE = process.env.AHP_MATRIX_BRUTE === '1';
+/** The every-check scope proving by causality (a matrix with trace claims); the trace then picks each mode's checks. */
+export const MATRIX_CAUSAL = MATRIX_SCOPE === 'every-check' && !BRUTE;
 
 /** How a matrix test says what it proves in this scope. */
 export const matrixClaim = (implementation: string): string =>
@@ -288,7 +290,7 @@ export function checkFaultMatrix(m: FaultMatrix): void {
       return file;
     };
     const allModes = m.runs.flatMap((r) => Object.keys(r.faults));
-    const causal = MATRIX_SCOPE === 'every-check' && !BRUTE && m.trace !== undefined;
+    const causal = MATRIX_CAUSAL && m.trace !== undefined;
     let conforming = false;
     let consults: Consults | undefined;
     if (causal) {
