@@ -219,7 +219,7 @@ const traceOf =
 test.describe.configure({ mode: 'serial' });
 
 test(matrixClaim('backend'), async () => {
-  test.setTimeout(20 * 60_000);
+  test.setTimeout(40 * 60_000);
   checkFaultMatrix({
     tempPrefix: 'ahp-faults-',
     runs: [
@@ -253,7 +253,7 @@ const NO_CONFIGURATION = 'no-configuration';
 
 test(`draft@1d98c19: ${matrixClaim('backend')}`, () => {
   test.skip(NEW_MODES.length + TOLERATED.length === 0, 'AHP_FAULT_MODES names no draft@1d98c19 mode');
-  test.setTimeout(20 * 60_000);
+  test.setTimeout(40 * 60_000);
   const clean = new Set<string>([...TOLERATED, NO_CONFIGURATION]);
   const yaml = (mode: FaultMode): string =>
     claimYaml(`fault-${mode}`, mode, [placement(mode)], kindOf(mode, 'draft@1d98c19'));

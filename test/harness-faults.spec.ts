@@ -194,7 +194,8 @@ const ONLY = process.env.AHP_HARNESS_FAULTS?.split(',')
 test.describe.configure({ mode: 'serial' });
 
 test(matrixClaim('harness'), async () => {
-  test.setTimeout(30 * 60_000);
+  // Two runs by causality (the traces, then the modes), each bounded by timeoutMs below.
+  test.setTimeout(60 * 60_000);
   const modes = ONLY ? FAULT_MODES.filter((m) => ONLY.includes(m)) : FAULT_MODES;
   const claims = (some: FaultMode[]): Record<string, string> =>
     Object.fromEntries(
@@ -235,7 +236,7 @@ test(matrixClaim('harness'), async () => {
     ],
     table: faultTable(byKey, alsoByKey),
     workers: 6,
-    timeoutMs: 25 * 60_000,
+    timeoutMs: 30 * 60_000,
     trace,
     // Every harness-role check in the catalogue is shown failing by some mode.
     ...(ONLY ? {} : { everyCheck: () => CHECKS.filter((c) => c.roles.includes('harness')).map((c) => c.id) }),
