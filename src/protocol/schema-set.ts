@@ -11,8 +11,8 @@ import { join, resolve } from 'node:path';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { isDateTime, isUri } from './formats.js';
 import { parseJsonBytes } from './json.js';
-import { kindEntry, kindInSnapshot, kindNotInSnapshot, kindsOf, type KindEntry } from './kinds.js';
-import { loadFastValidators, type FastValidators } from './precompiled.js';
+import { kindEntry, kindInSnapshot, kindNotInSnapshot, type KindEntry } from './kinds.js';
+import { fastValidatorGroups, loadFastValidators, type FastValidators } from './precompiled.js';
 import { schemaBase, wireSchemas } from './schema-build/index.js';
 import { snapshotOfSpecDir } from './snapshot-dir.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from './snapshots.js';
@@ -138,7 +138,7 @@ class CompiledSet implements SchemaSet {
   private at(uri: string, mode: Mode): ValidateFunction {
     const cached = this.cache[mode].get(uri);
     if (cached) return cached;
-    let fn: ValidateFunction | undefined = mode === 'fast' ? this.precompiled?.[uri] : undefined;
+    let fn: ValidateFunction | undefined = mode === 'fast' ? this.precompiled?.(uri) : undefined;
     if (fn) {
       this.cache[mode].set(uri, fn);
       return fn;
@@ -253,19 +253,21 @@ export function ourSchemas(snapshot: SnapshotId = OLDEST_SNAPSHOT): SchemaSet {
 }
 
 /**
- * The fast validators of every kind of a snapshot as one CommonJS module body (Ajv's
- * standalone code) that reads the custom formats from a variable `ahpFormats`. Compiled the
- * same way as at run time, so the precompiled functions give the same verdicts (a self-test
- * compares them).
+ * The fast validators of every kind of a snapshot, one CommonJS module body (Ajv's standalone
+ * code) per schema document holding kinds (fastValidatorGroups), each reading the custom
+ * formats from a variable `ahpFormats`. Compiled the same way as at run time, so the
+ * precompiled functions give the same verdicts (a self-test compares them).
  */
-export function fastValidatorsCode(snapshot: SnapshotId): string {
+export function fastValidatorsCode(snapshot: SnapshotId): Map<string, string> {
   const { _ } = require('ajv/dist/compile/codegen/index.js') as typeof import('ajv/dist/compile/codegen/index.js');
   const standalone = require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
   const ajv = newAjv(true, 'fast', { source: true, formats: _`ahpFormats` });
   for (const doc of Object.values(wireSchemas(snapshot))) ajv.addSchema(doc);
-  const uris = [...new Set(kindsOf(snapshot).map((k) => schemaBase(snapshot) + k.ours))];
-  // A CommonJS module whose default export TypeScript sees as the namespace.
-  return standalone.default(ajv, Object.fromEntries(uris.map((u) => [u, u])));
+  const code = new Map<string, string>();
+  for (const [document, uris] of fastValidatorGroups(snapshot))
+    // A CommonJS module whose default export TypeScript sees as the namespace.
+    code.set(document, standalone.default(ajv, Object.fromEntries(uris.map((u) => [u, u]))));
+  return code;
 }
 
 const snapshots = new Map<string, SchemaSet>();
