@@ -6,15 +6,17 @@
 // the time and the response size, and keep no sockets alive after a request.
 import type { ChildProcess } from 'node:child_process';
 import { Buffer } from 'node:buffer';
-import { connect as netConnect, isIPv4, isIPv6 } from 'node:net';
+import { connect as netConnect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { describeSpawnError, explainSpawnFailure, killTree, LaunchError, spawnTracked } from './processes.js';
 import { ByteTail, lastLine } from './tail.js';
+import { checkUrl } from './url-policy.js';
 import type { Transcript } from './transcript.js';
 import type { Confinement } from './containment.js';
 
 export { LaunchError } from './processes.js';
+export { checkUrl, isLoopbackHost } from './url-policy.js';
 
 export interface HttpReply {
   status: number;
@@ -40,47 +42,6 @@ export type HttpOutcome =
     };
 
 export const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
-
-/** 127.0.0.0/8, ::1 (any spelling, also IPv4-mapped 127/8) and localhost. Brackets are accepted. */
-export function isLoopbackHost(host: string): boolean {
-  let h = host.trim().toLowerCase();
-  if (h.startsWith('[') && h.endsWith(']')) h = h.slice(1, -1);
-  if (h.endsWith('.') && !isIPv4(h.slice(0, -1))) h = h.slice(0, -1);
-  if (h === 'localhost') return true;
-  if (isIPv4(h)) return h.split('.')[0] === '127';
-  if (isIPv6(h)) {
-    let canon: string;
-    try {
-      canon = new URL(`http://[${h}]/`).hostname; // WHATWG canonical (compressed) form
-    } catch {
-      return false;
-    }
-    canon = canon.slice(1, -1);
-    if (canon === '::1') return true;
-    // ::ffff:127.x.y.z is written ::ffff:7fxx:xxxx in canonical form
-    return /^::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}$/.test(canon);
-  }
-  return false;
-}
-
-/** http: only to loopback hosts; https: any host; any other scheme is refused. */
-export function checkUrl(url: string): { ok: true } | { ok: false; message: string } {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return { ok: false, message: `not a valid URL: ${url}` };
-  }
-  if (u.protocol === 'https:') return { ok: true };
-  if (u.protocol === 'http:') {
-    if (isLoopbackHost(u.hostname)) return { ok: true };
-    return {
-      ok: false,
-      message: `refusing plain http to non-loopback host ${u.hostname}: use https, or a loopback address (127.0.0.0/8, ::1, localhost)`,
-    };
-  }
-  return { ok: false, message: `unsupported URL scheme ${u.protocol} (only http to loopback, or https)` };
-}
 
 // One dispatcher for all requests: pipelining 0 disables keep-alive (undici then sends
 // 'connection: close' and destroys the socket after the response), so nothing lingers.

@@ -16,7 +16,7 @@ import type { ContentStep, ContentStepKind, ScenarioSession } from './config.js'
 import { envelope, newCallId, newEventId, type AhpEvent } from './events.js';
 
 export { boundaryCapabilities } from './events.js';
-import { NO_FAULT, type HarnessFault } from './faults.js';
+import type { HarnessFault } from './faults.js';
 import type { ContentView } from './registration.js';
 
 /** The boundary event each content step kind emits (contract v2 table). */

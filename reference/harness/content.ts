@@ -23,7 +23,7 @@ import {
   type ContentState,
 } from './content-events.js';
 import { dispatchedTo, type Recipient } from './dispatch.js';
-import { NO_FAULT, type HarnessFault } from './faults.js';
+import type { HarnessFault } from './faults.js';
 import type { ContentView } from './registration.js';
 import { effectsProblem, replyEffects, type Judgement } from './reply.js';
 import type { StepReport } from './report.js';

@@ -8,11 +8,14 @@
 // scope. Access tokens that are JWTs (RFC 9068) are also verified against the issuer's
 // JWKS for issuer, audience (= resource), expiry and scope; an opaque token is judged by the
 // token response alone. Every step runs inside the dispatch deadline it is given.
-// Tokens are cached per issuer, resource, client and scope set.
-import { Agent, request } from 'undici';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
-import { NO_FAULT, type HarnessFault } from './faults.js';
+// Tokens are cached per issuer, resource, client and scope set. jose is imported only when a
+// JWT is verified: it costs about 0.1 s of CPU to load, and most runs of this process never
+// get an OAuth token (the fault matrices start it thousands of times).
+import { Agent } from 'node:https';
+import type { JSONWebKeySet } from 'jose';
+import type { HarnessFault } from './faults.js';
 import type { Authentication } from './registration.js';
+import { exchange } from './transports/exchange.js';
 
 const MAX_BYTES = 256 * 1024;
 /** A token is not used in its last seconds: a request may take that long to arrive. */
@@ -54,6 +57,8 @@ export function metadataUrls(issuer: string): string[] {
 
 export class OAuthClient {
   private readonly agent: Agent;
+  /** The requests in flight, dropped by close(). */
+  private readonly live = new Set<AbortController>();
   private readonly cache = new Map<string, { token: string; until: number }>();
 
   constructor(
@@ -61,18 +66,21 @@ export class OAuthClient {
     trust: string | undefined,
     private readonly fault: HarnessFault,
   ) {
-    this.agent = new Agent({
+    // Every connection's TLS: the run's trust roots only (the system's when none are given).
+    const tls = {
       connect: {
         ...(trust !== undefined ? { ca: trust } : {}),
         rejectUnauthorized: !fault.is('oauth-trust-any-certificate'),
       },
-      keepAliveTimeout: 1,
-      keepAliveMaxTimeout: 1,
-    });
+    };
+    // No keep-alive: every request its own connection, nothing lingers after the run.
+    this.agent = new Agent({ ...tls.connect, keepAlive: false });
   }
 
   async close(): Promise<void> {
-    await this.agent.destroy().catch(() => {});
+    for (const controller of this.live) controller.abort();
+    this.live.clear();
+    this.agent.destroy();
   }
 
   /** A token for the preset within `deadlineMs`, or why there is none (never a secret in the reason). */
@@ -171,6 +179,7 @@ export class OAuthClient {
     const got = await this.fetchJson(jwksUri, 'GET', {}, undefined, leftMs);
     if (!got.ok || got.status !== 200 || !isObj(got.json) || !Array.isArray(got.json.keys))
       return { ok: false, failure: 'the issuer JWKS could not be read' };
+    const { createLocalJWKSet, jwtVerify } = await import('jose');
     try {
       const { payload } = await jwtVerify(token, createLocalJWKSet(got.json as unknown as JSONWebKeySet), {
         issuer: p.issuer,
@@ -199,44 +208,41 @@ export class OAuthClient {
     const bound = this.fault.is('oauth-unbounded-acquisition') ? 10 * 60_000 : timeoutMs;
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), bound);
+    this.live.add(controller);
+    const bytes = body !== undefined ? Buffer.from(body, 'utf8') : undefined;
     try {
-      // undici's request() follows no redirect: a 3xx is just a status here.
-      const res = await request(url, {
-        method,
-        headers: { accept: 'application/json', ...headers },
-        ...(body !== undefined ? { body } : {}),
-        dispatcher: this.agent,
-        signal: controller.signal,
-        headersTimeout: bound,
-        bodyTimeout: bound,
-      });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const c of res.body as AsyncIterable<Buffer>) {
-        size += c.length;
-        if (size > MAX_BYTES) {
-          res.body.destroy();
-          return { ok: false, failure: 'response too large' };
-        }
-        chunks.push(c);
-      }
+      // exchange() follows no redirect: a 3xx is just a status here.
+      const res = await exchange(
+        url,
+        {
+          method,
+          headers: {
+            accept: 'application/json',
+            ...headers,
+            ...(bytes !== undefined ? { 'content-length': String(bytes.length) } : {}),
+          },
+          agent: this.agent,
+          signal: controller.signal,
+        },
+        bytes,
+        MAX_BYTES,
+      );
+      if (res === 'too-large') return { ok: false, failure: 'response too large' };
       let json: unknown;
       try {
-        json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        json = JSON.parse(res.body.toString('utf8'));
       } catch {
         json = undefined;
       }
-      return { ok: true, status: res.statusCode, json };
+      return { ok: true, status: res.status, json };
     } catch (err) {
-      const c = (err as { code?: unknown }).code;
-      if (controller.signal.aborted || c === 'UND_ERR_HEADERS_TIMEOUT' || c === 'UND_ERR_BODY_TIMEOUT')
-        return { ok: false, failure: 'no answer within the deadline' };
+      if (controller.signal.aborted) return { ok: false, failure: 'no answer within the deadline' };
       // Only the code: messages can carry URLs.
-      const e = err as { code?: unknown; cause?: { code?: unknown } };
-      const code = typeof e.code === 'string' ? e.code : typeof e.cause?.code === 'string' ? e.cause.code : 'error';
-      return { ok: false, failure: `request failed (${code})` };
+      const c = (err as { code?: unknown }).code;
+      return { ok: false, failure: `request failed (${typeof c === 'string' ? c : 'error'})` };
     } finally {
       clearTimeout(timer);
+      this.live.delete(controller);
     }
   }
 }

@@ -3,7 +3,7 @@
 // flight are kept so the run can give them a bounded moment before it ends.
 import { dispatchedTo, type Recipient } from './dispatch.js';
 import type { AhpEvent } from './events.js';
-import { NO_FAULT, type HarnessFault } from './faults.js';
+import type { HarnessFault } from './faults.js';
 import { observeMessage } from './messages.js';
 import type { Hook } from './registration.js';
 import type { Transport } from './transports/types.js';

@@ -3,7 +3,7 @@
 // transport rule a schema cannot state (plain http only to loopback). A bearer variable
 // that is unset is deliberately NOT a load error: it is resolved per request, and its
 // absence is an operational failure that sends nothing (transports/http.ts).
-import { checkUrl } from '../../drivers/http.js';
+import { checkUrl } from '../../drivers/url-policy.js';
 import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { OLDEST_SNAPSHOT, snapshotOf, type SnapshotId } from '../../src/protocol/snapshots.js';

@@ -2,7 +2,7 @@
 // hook (created on first use, so nothing starts before the first message), the pending
 // observations, and the local audit log (stderr, one line each, never a secret).
 import type { ScenarioSession } from './config.js';
-import { NO_FAULT, type HarnessFault } from './faults.js';
+import type { HarnessFault } from './faults.js';
 import { Observations } from './observe.js';
 import type { Hook } from './registration.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../../src/protocol/snapshots.js';

@@ -14,7 +14,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isObject, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
 import type { Recipient } from './dispatch.js';
-import { NO_FAULT, type HarnessFault } from './faults.js';
+import type { HarnessFault } from './faults.js';
 import type { Authentication, FailurePolicy, UploadBinding } from './registration.js';
 
 export type UploadResult = { ok: true; ref: string } | { ok: false; reason: string };

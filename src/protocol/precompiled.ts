@@ -2,31 +2,49 @@
 // scripts/precompile-validators.ts after tsc). Compiling the intercept-request schema alone
 // costs about half a second of CPU, and every Playwright worker and every reference
 // implementation process would pay it; loading the generated code costs a few
-// milliseconds. One file per snapshot; each carries a digest of what it was compiled from
-// (that snapshot's schemas, the Ajv version and this module's format of the file); when it
-// is missing or stale the validators are compiled at run time as before: slower, never different.
+// milliseconds. One file per schema document of a snapshot, holding the validators of the
+// kinds in that document: a process reads only those of the kinds it validates (all of them
+// in one file were 2.4 MB, about 80 ms of CPU to parse at every start of the reference harness,
+// which validates a registration and effects). Each carries a digest of what it was compiled
+// from (that snapshot's schemas, the Ajv version and this module's format of the file); when
+// any is missing or stale the validators are compiled at run time as before: slower, never different.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { isDateTime, isUri } from './formats.js';
-import { wireSchemas } from './schema-build/index.js';
+import { kindsOf } from './kinds.js';
+import { schemaBase, wireSchemas } from './schema-build/index.js';
 import type { SnapshotId } from './snapshots.js';
 
-/** Our fast validate functions by absolute schema URI. */
-export type FastValidators = Record<string, ValidateFunction>;
+/** Our fast validate function at an absolute schema URI (undefined: none precompiled there). */
+export type FastValidators = (uri: string) => ValidateFunction | undefined;
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outDir = basename(dirname(dirname(here))) === 'dist' ? here : join(here, '..', '..', 'dist', 'src', 'protocol');
-/** In the build output: beside dist/src/protocol/precompiled.js, also when the self-tests run this module from src/. */
-export const fastValidatorsFileOf = (snapshot: SnapshotId): string =>
-  join(outDir, `fast-validators.${snapshot.replace('@', '-')}.cjs`);
+/**
+ * The file of a schema document's validators, in the build output: beside
+ * dist/src/protocol/precompiled.js, also when the self-tests run this module from src/.
+ */
+export const fastValidatorsFileOf = (snapshot: SnapshotId, document: string): string =>
+  join(outDir, `fast-validators.${snapshot.replace('@', '-')}.${document.replace(/\.schema\.json$/, '')}.cjs`);
+
+/** The absolute URIs of a snapshot's kinds, by the schema document (file name) they are in: one file each. */
+export function fastValidatorGroups(snapshot: SnapshotId): Map<string, string[]> {
+  const base = schemaBase(snapshot);
+  const groups = new Map<string, string[]>();
+  for (const location of new Set(kindsOf(snapshot).map((k) => k.ours))) {
+    const document = location.split('#')[0]!;
+    groups.set(document, [...(groups.get(document) ?? []), base + location]);
+  }
+  return groups;
+}
 
 const require = createRequire(import.meta.url);
-// Bump when the file's shape (below) changes.
-const FILE_FORMAT = 1;
+// Bump when the files' shape or grouping changes.
+const FILE_FORMAT = 2;
 
 /** What the precompiled code depends on: the snapshot's schemas, the Ajv version and the file format. */
 export function fastValidatorsDigest(snapshot: SnapshotId): string {
@@ -54,19 +72,59 @@ export function fastValidatorsFile(snapshot: SnapshotId, standaloneCode: string)
   ].join('\n');
 }
 
-/** A snapshot's precompiled validators when the file exists and matches its schemas, else undefined. */
-export function loadFastValidators(snapshot: SnapshotId): FastValidators | undefined {
-  const file = fastValidatorsFileOf(snapshot);
-  if (!existsSync(file)) return undefined;
+/** The digest a file says it was compiled from (its second line), undefined when it cannot be read. */
+function digestOf(file: string): string | undefined {
+  try {
+    const fd = openSync(file, 'r');
+    try {
+      const head = Buffer.alloc(512);
+      const n = readSync(fd, head, 0, head.length, 0);
+      return /^exports\.digest = "([0-9a-f]{64})";$/m.exec(head.subarray(0, n).toString('utf8'))?.[1];
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** One file's validate functions by URI, undefined when it does not run or is not the expected one. */
+function runFile(file: string, digest: string): Record<string, ValidateFunction> | undefined {
   try {
     // Read and run the text rather than `require` it: a Playwright worker's require hook would
-    // transform all 2 MB of it through Babel first (seconds of CPU per worker).
-    const mod = { exports: {} as { digest?: string; create?: (formats: Record<string, unknown>) => FastValidators } };
+    // transform it through Babel first (seconds of CPU per worker for all of them).
+    const mod = {
+      exports: {} as {
+        digest?: string;
+        create?: (formats: Record<string, unknown>) => Record<string, ValidateFunction>;
+      },
+    };
     new Function('exports', 'require', 'module', readFileSync(file, 'utf8'))(mod.exports, require, mod);
-    const { digest, create } = mod.exports;
-    if (digest !== fastValidatorsDigest(snapshot) || !create) return undefined;
+    const { digest: said, create } = mod.exports;
+    if (said !== digest || !create) return undefined;
     return create({ uri: isUri, 'date-time': isDateTime });
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A snapshot's precompiled validators when every file of it exists and was compiled from its
+ * schemas (all or nothing, so the self-tests know what they compare), else undefined. A file
+ * is read and run only when one of its validators is first asked for.
+ */
+export function loadFastValidators(snapshot: SnapshotId): FastValidators | undefined {
+  const groups = fastValidatorGroups(snapshot);
+  const digest = fastValidatorsDigest(snapshot);
+  for (const document of groups.keys())
+    if (digestOf(fastValidatorsFileOf(snapshot, document)) !== digest) return undefined;
+  const base = schemaBase(snapshot);
+  const loaded = new Map<string, Record<string, ValidateFunction> | undefined>();
+  return (uri) => {
+    if (!uri.startsWith(base)) return undefined;
+    const document = uri.slice(base.length).split('#')[0]!;
+    if (!groups.has(document)) return undefined;
+    if (!loaded.has(document)) loaded.set(document, runFile(fastValidatorsFileOf(snapshot, document), digest));
+    return loaded.get(document)?.[uri];
+  };
 }

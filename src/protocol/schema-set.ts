@@ -1,20 +1,26 @@
 // A compiled set of JSON Schemas: ours (built in memory from the catalogue) or an
 // upstream snapshot's published ones (`--spec <dir>`). Each schema is compiled once
 // per process and per set; validate functions are cached by location.
+//
+// Ajv itself is loaded on first use (about 0.1 s of CPU): with our precompiled fast
+// validators (precompiled.ts) a process that meets only valid values never needs it, and the
+// reference implementations, started thousands of times by the fault matrices, mostly do not.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import standalone from 'ajv/dist/standalone/index.js';
-import { _ } from 'ajv/dist/compile/codegen/index.js';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { isDateTime, isUri } from './formats.js';
 import { parseJsonBytes } from './json.js';
-import { kindEntry, kindInSnapshot, kindNotInSnapshot, kindsOf, type KindEntry } from './kinds.js';
-import { loadFastValidators, type FastValidators } from './precompiled.js';
+import { kindEntry, kindInSnapshot, kindNotInSnapshot, type KindEntry } from './kinds.js';
+import { fastValidatorGroups, loadFastValidators, type FastValidators } from './precompiled.js';
 import { schemaBase, wireSchemas } from './schema-build/index.js';
 import { snapshotOfSpecDir } from './snapshot-dir.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from './snapshots.js';
 
 type AjvInstance = InstanceType<typeof Ajv2020>;
+
+const require = createRequire(import.meta.url);
+const ajvClass = (): typeof Ajv2020 => (require('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020;
 
 export class SchemaSetError extends Error {}
 
@@ -62,7 +68,8 @@ function indexNodes(index: NodeIndex, node: unknown, uri: string, pointer: strin
 type Mode = 'fast' | 'explain';
 
 function newAjv(strict: boolean, mode: Mode, code: Record<string, unknown> = {}): AjvInstance {
-  return new Ajv2020({
+  const Ajv = ajvClass();
+  return new Ajv({
     // Our own documents are checked against the meta-schema by the self-tests, not at every start.
     validateSchema: !strict,
     allErrors: mode === 'explain',
@@ -87,31 +94,51 @@ function newAjv(strict: boolean, mode: Mode, code: Record<string, unknown> = {})
 }
 
 class CompiledSet implements SchemaSet {
-  private readonly ajv: Record<Mode, AjvInstance>;
+  /** Created on first use when the fast validators are precompiled, else at once (as an upstream set's schemas are checked when added). */
+  private ajvs: Record<Mode, AjvInstance> | undefined;
+  /** The documents added so far, for instances created later. */
+  private readonly docs: Record<string, unknown>[] = [];
   private readonly cache: Record<Mode, Map<string, ValidateFunction>> = { fast: new Map(), explain: new Map() };
-  private readonly nodes: NodeIndex = new WeakMap();
+  /** Built on first use: only explaining an invalid value needs it. */
+  private nodeIndex: NodeIndex | undefined;
   constructor(
     readonly label: string,
     readonly snapshot: SnapshotId | undefined,
-    strict: boolean,
+    private readonly strict: boolean,
     private readonly base: string,
     private readonly side: 'ours' | 'upstream',
     private readonly precompiled?: FastValidators,
   ) {
-    this.ajv = { fast: newAjv(strict, 'fast'), explain: newAjv(strict, 'explain') };
+    if (!precompiled) this.ajvs = { fast: newAjv(strict, 'fast'), explain: newAjv(strict, 'explain') };
+  }
+
+  private get ajv(): Record<Mode, AjvInstance> {
+    if (!this.ajvs) {
+      this.ajvs = { fast: newAjv(this.strict, 'fast'), explain: newAjv(this.strict, 'explain') };
+      for (const doc of this.docs) for (const mode of ['fast', 'explain'] as const) this.ajvs[mode].addSchema(doc);
+    }
+    return this.ajvs;
   }
 
   add(doc: Record<string, unknown>): void {
-    this.ajv.fast.addSchema(doc);
-    this.ajv.explain.addSchema(doc);
-    indexNodes(this.nodes, doc, String(doc.$id), '');
+    this.docs.push(doc);
+    if (this.ajvs) for (const mode of ['fast', 'explain'] as const) this.ajvs[mode].addSchema(doc);
+    if (this.nodeIndex) indexNodes(this.nodeIndex, doc, String(doc.$id), '');
+  }
+
+  private get nodes(): NodeIndex {
+    if (!this.nodeIndex) {
+      this.nodeIndex = new WeakMap();
+      for (const doc of this.docs) indexNodes(this.nodeIndex, doc, String(doc.$id), '');
+    }
+    return this.nodeIndex;
   }
 
   /** The compiled function at an absolute schema URI (compiled once, then cached). */
   private at(uri: string, mode: Mode): ValidateFunction {
     const cached = this.cache[mode].get(uri);
     if (cached) return cached;
-    let fn: ValidateFunction | undefined = mode === 'fast' ? this.precompiled?.[uri] : undefined;
+    let fn: ValidateFunction | undefined = mode === 'fast' ? this.precompiled?.(uri) : undefined;
     if (fn) {
       this.cache[mode].set(uri, fn);
       return fn;
@@ -226,17 +253,21 @@ export function ourSchemas(snapshot: SnapshotId = OLDEST_SNAPSHOT): SchemaSet {
 }
 
 /**
- * The fast validators of every kind of a snapshot as one CommonJS module body (Ajv's
- * standalone code) that reads the custom formats from a variable `ahpFormats`. Compiled the
- * same way as at run time, so the precompiled functions give the same verdicts (a self-test
- * compares them).
+ * The fast validators of every kind of a snapshot, one CommonJS module body (Ajv's standalone
+ * code) per schema document holding kinds (fastValidatorGroups), each reading the custom
+ * formats from a variable `ahpFormats`. Compiled the same way as at run time, so the
+ * precompiled functions give the same verdicts (a self-test compares them).
  */
-export function fastValidatorsCode(snapshot: SnapshotId): string {
+export function fastValidatorsCode(snapshot: SnapshotId): Map<string, string> {
+  const { _ } = require('ajv/dist/compile/codegen/index.js') as typeof import('ajv/dist/compile/codegen/index.js');
+  const standalone = require('ajv/dist/standalone/index.js') as typeof import('ajv/dist/standalone/index.js');
   const ajv = newAjv(true, 'fast', { source: true, formats: _`ahpFormats` });
   for (const doc of Object.values(wireSchemas(snapshot))) ajv.addSchema(doc);
-  const uris = [...new Set(kindsOf(snapshot).map((k) => schemaBase(snapshot) + k.ours))];
-  // A CommonJS module whose default export TypeScript sees as the namespace.
-  return standalone.default(ajv, Object.fromEntries(uris.map((u) => [u, u])));
+  const code = new Map<string, string>();
+  for (const [document, uris] of fastValidatorGroups(snapshot))
+    // A CommonJS module whose default export TypeScript sees as the namespace.
+    code.set(document, standalone.default(ajv, Object.fromEntries(uris.map((u) => [u, u]))));
+  return code;
 }
 
 const snapshots = new Map<string, SchemaSet>();

@@ -1,25 +1,27 @@
 // HTTP binding: each message is a new POST of one compact JSON object to the registered
 // URL exactly as given. An intercept succeeds only with status 200, a JSON media type and
 // one JSON object as the body; every other status is an operational failure, and
-// redirects are never followed (undici's request() does not follow them; only the
-// follow-redirects fault does, by hand). The bearer token is read from its variable per
-// request and goes into exactly one Authorization header, nowhere else. An oauth preset
-// gets its token from oauth.ts inside the intercept's deadline; when that fails nothing is
-// sent (no unauthenticated fallback). A 401 is an operational failure: without a client
-// identity configured for the endpoint there is nothing to obtain a token with.
-import { Agent, request } from 'undici';
+// redirects are never followed (exchange.ts does not follow them; only the follow-redirects
+// fault does, by hand). The bearer token is read from its variable per request and goes
+// into exactly one Authorization header, nowhere else. An oauth preset gets its token from
+// oauth.ts inside the intercept's deadline; when that fails nothing is sent (no
+// unauthenticated fallback). A 401 is an operational failure: without a client identity
+// configured for the endpoint there is nothing to obtain a token with. Every request has a
+// connection of its own (no agent, `connection: close`): nothing lingers after the run, and
+// no stale socket can reset a request.
 import type { OAuthClient } from '../oauth.js';
 import { parseJsonBytes } from '../../../src/protocol/json.js';
-import { NO_FAULT, type HarnessFault } from '../faults.js';
+import type { HarnessFault } from '../faults.js';
 import { httpBody, type Message } from '../messages.js';
 import type { Authentication, HttpTransportConfig } from '../registration.js';
 import type { Deadline } from './deadline.js';
+import { exchange } from './exchange.js';
 import { fail, type Exchange, type Transport } from './types.js';
 
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 const MAX_REDIRECTS_FOLLOWED = 3; // follow-redirects fault only
 /** Connection refused or reset: the request may not have been processed; worth one retry. */
-const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+const RETRYABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE']);
 
 type Posted =
   | { ok: true; status: number; contentType: string | undefined; location: string | undefined; body: Buffer }
@@ -33,10 +35,8 @@ function header(h: Record<string, string | string[] | undefined>, name: string):
 }
 
 function errorCode(err: unknown): string | undefined {
-  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
-  if (typeof e?.code === 'string') return e.code;
-  if (typeof e?.cause?.code === 'string') return e.cause.code;
-  return undefined;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** application/json, parameters (e.g. charset) allowed. */
@@ -45,8 +45,8 @@ export function isJsonMediaType(value: string | undefined): boolean {
 }
 
 export class HttpTransport implements Transport {
-  // No keep-alive: nothing lingers after the run, and no stale socket can reset a request.
-  private readonly agent = new Agent({ pipelining: 0, keepAliveTimeout: 1, keepAliveMaxTimeout: 1, connections: 64 });
+  /** The requests in flight, dropped by close(). */
+  private readonly live = new Set<AbortController>();
 
   constructor(
     private readonly cfg: HttpTransportConfig,
@@ -100,7 +100,8 @@ export class HttpTransport implements Transport {
 
   async close(): Promise<void> {
     // Every request has its own deadline and the run is over: drop whatever is left.
-    await this.agent.destroy().catch(() => {});
+    for (const controller of this.live) controller.abort();
+    this.live.clear();
   }
 
   // ------------------------------------------------------------------ internals
@@ -161,37 +162,31 @@ export class HttpTransport implements Transport {
       timedOut = true;
       controller.abort();
     }, timeoutMs);
+    this.live.add(controller);
+    const bytes = Buffer.from(body, 'utf8');
     try {
-      const res = await request(url, {
-        method: 'POST',
-        headers,
-        body,
-        dispatcher: this.agent,
-        signal: controller.signal,
-        reset: true,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
-          res.body.destroy();
-          return { ok: false, failure: 'response body exceeds the size limit', retryable: false };
-        }
-        chunks.push(chunk);
-      }
+      const res = await exchange(
+        url,
+        {
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(bytes.length), connection: 'close' },
+          agent: false,
+          signal: controller.signal,
+        },
+        bytes,
+        MAX_BODY_BYTES,
+      );
+      if (res === 'too-large') return { ok: false, failure: 'response body exceeds the size limit', retryable: false };
       return {
         ok: true,
-        status: res.statusCode,
+        status: res.status,
         contentType: header(res.headers, 'content-type'),
         location: header(res.headers, 'location'),
-        body: Buffer.concat(chunks),
+        body: res.body,
       };
     } catch (err) {
       const code = errorCode(err);
-      if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+      if (timedOut) {
         return { ok: false, failure: 'no reply within the deadline', retryable: false };
       }
       // Only the error code: messages can carry URLs, and a URL may carry credentials.
@@ -202,6 +197,7 @@ export class HttpTransport implements Transport {
       };
     } finally {
       clearTimeout(timer);
+      this.live.delete(controller);
     }
   }
 }

@@ -4,7 +4,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { killTree, spawnTracked } from '../../../drivers/processes.js';
-import { NO_FAULT, type HarnessFault } from '../faults.js';
+import type { HarnessFault } from '../faults.js';
 import type { StdioTransportConfig } from '../registration.js';
 
 function environment(): Record<string, string> {

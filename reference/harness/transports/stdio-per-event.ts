@@ -5,7 +5,7 @@
 // reaped in the background.
 import type { ChildProcess } from 'node:child_process';
 import { describeSpawnError } from '../../../drivers/processes.js';
-import { NO_FAULT, type HarnessFault } from '../faults.js';
+import type { HarnessFault } from '../faults.js';
 import { stdioFrame, type Message } from '../messages.js';
 import type { StdioTransportConfig } from '../registration.js';
 import type { Deadline } from './deadline.js';

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { describeSpawnError } from '../../../drivers/processes.js';
 import type { JsonValue } from '../../../src/protocol/json.js';
-import { NO_FAULT, type HarnessFault } from '../faults.js';
+import type { HarnessFault } from '../faults.js';
 import { stdioFrame, type Message } from '../messages.js';
 import type { StdioTransportConfig } from '../registration.js';
 import type { Deadline } from './deadline.js';
