@@ -211,6 +211,7 @@ const traceOf =
     const kind = kindOf(mode, snapshot);
     const shape = shapeOf(mode);
     return {
+      mode,
       shape: JSON.stringify({ where, kind, shape }),
       yaml: (name) => claimYaml(name, undefined, where, kind, shape, true),
     };
@@ -234,6 +235,7 @@ test(matrixClaim('backend'), async () => {
     workers: 4,
     timeoutMs: 19 * 60_000,
     trace: traceOf(OLDEST_SNAPSHOT),
+    modeNames: FAULT_MODES,
     // Every check that applies to a backend (those the conforming claim ran) is shown failing by some mode.
     ...(MODES.length === FAULT_MODES.length
       ? {
@@ -286,6 +288,7 @@ test(`draft@1d98c19: ${matrixClaim('backend')}`, () => {
     },
     workers: 4,
     trace: traceOf('draft@1d98c19'),
+    modeNames: FAULT_MODES,
     timeoutMs: 19 * 60_000,
     // The checks of 1d98c19 rules are each shown failing by some 1d98c19 mode.
     ...(NEW_MODES.length === FAULT_MODES.filter((m) => snapshotOfMode(m) === 'draft@1d98c19').length

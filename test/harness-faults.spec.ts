@@ -212,6 +212,7 @@ test(matrixClaim('harness'), async () => {
     const where = [placement(mode)];
     const shape = shapeOf(mode);
     return {
+      mode,
       shape: JSON.stringify({ snapshot, where, shape }),
       yaml: (name) => claimYaml(name, undefined, where, snapshot, shape, true),
     };
@@ -238,6 +239,7 @@ test(matrixClaim('harness'), async () => {
     workers: 6,
     timeoutMs: 30 * 60_000,
     trace,
+    modeNames: FAULT_MODES,
     // Every harness-role check in the catalogue is shown failing by some mode.
     ...(ONLY ? {} : { everyCheck: () => CHECKS.filter((c) => c.roles.includes('harness')).map((c) => c.id) }),
   });

@@ -171,6 +171,8 @@ export interface MatrixRun {
 export interface TraceClaim {
   /** Modes whose claims have the same shape share one trace (same key). */
   readonly shape: string;
+  /** The mode the entry's claim turns on (an entry's key may name a mode under another snapshot). */
+  readonly mode: string;
   /** The claim YAML, named `name`, with AHP_REFERENCE_FAULT_TRACE=1 in the implementation's env. */
   readonly yaml: (name: string) => string;
 }
@@ -190,6 +192,8 @@ export interface FaultMatrix {
    * check runs for that entry.
    */
   readonly trace?: (mode: string) => TraceClaim | undefined;
+  /** With `trace`: every mode name of the reference (a traced name outside it means a cut line). */
+  readonly modeNames?: readonly string[];
   /** Only for a run of every mode: the checks some mode must catch, given the conforming results. */
   readonly everyCheck?: (conforming: ClaimResults) => readonly string[];
 }
@@ -252,7 +256,7 @@ function traceConsults(
     files.push(write(name, t.yaml(name)));
   }
   runClaims(m, files, reports, ['--full-transcripts'], 0);
-  const known = new Set(m.table.modes);
+  const known = new Set(m.modeNames ?? m.table.modes);
   const results = resultsReader(reports);
   const consults: Consults = new Map();
   for (const [shape, name] of shapes) {
@@ -310,7 +314,7 @@ export function checkFaultMatrix(m: FaultMatrix): void {
       const checksOf = (mode: string): string[] | undefined => {
         const t = m.trace!(mode);
         if (t === undefined) return undefined;
-        return [...new Set([...ownChecks(m.table, mode), ...(consults?.get(t.shape)?.get(mode) ?? [])])];
+        return [...new Set([...ownChecks(m.table, mode), ...(consults?.get(t.shape)?.get(t.mode) ?? [])])];
       };
       const scope =
         MATRIX_SCOPE === 'targets'
