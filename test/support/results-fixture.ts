@@ -5,6 +5,12 @@ import type { CheckStatus } from '../../src/results/model.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
 import { snapshotSummary } from '../../src/results/snapshot.js';
+import type { RecordedPlan } from '../../src/results/run-record.js';
+import type { TestCase } from '@playwright/test/reporter';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './paths.js';
 
 export function resultsWith(
   statuses: Record<string, CheckResult['status']>,
@@ -113,3 +119,38 @@ export function checkResult(
     durationMs: 1,
   };
 }
+
+/** The plan a reporter unit test records: one claim, one backend/http target. */
+export function reporterPlan(extra: Partial<RecordedPlan> = {}): RecordedPlan {
+  return {
+    runnerVersion: '0',
+    digest: 'd',
+    claims: [
+      {
+        claim: {
+          file: 'c.yaml',
+          implementation: { name: 'acme', version: '1' },
+          snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
+          role: 'backend',
+          transports: ['http'],
+          profiles: [],
+        },
+        targets: [{ role: 'backend', transport: 'http' }],
+        digest: 'c'.repeat(64),
+      },
+    ],
+    ...extra,
+  };
+}
+
+/** A test of that plan's target, as the reporter sees it. */
+export const reporterTestCase = {
+  id: 't1',
+  annotations: [],
+  parent: { project: () => ({ metadata: { target: { claimIndex: 0, role: 'backend', transport: 'http' } } }) },
+} as unknown as TestCase;
+
+/** schemas/results.schema.json, compiled. */
+export const validResults = new Ajv2020({ strict: false, logger: false }).compile(
+  JSON.parse(readFileSync(join(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
+);

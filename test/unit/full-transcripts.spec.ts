@@ -3,52 +3,25 @@
 // (the plan travels in the blobs' metadata), shards of both kinds are not one run, and
 // results.json and `verify` say the transcripts are whole.
 import { test, expect } from '@playwright/test';
-import type { FullConfig, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, TestResult } from '@playwright/test/reporter';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadClaim } from '../../src/claims/load.js';
 import { plannedProjects, type RunPlan } from '../../src/engine/plan.js';
 import { recordPlan } from '../../src/engine/shards.js';
 import { ANNOTATION, ATTACHMENT } from '../../src/results/annotations.js';
 import ResultsReporter, { PASS_TRANSCRIPT_ENTRIES } from '../../src/results/reporter.js';
 import { runMetadata, type RecordedPlan, type RunOutcome } from '../../src/results/run-record.js';
-import { snapshotSummary } from '../../src/results/snapshot.js';
 import { verifyClaimFolder } from '../../src/results/verify.js';
 import { writeClaimResults } from '../../src/results/write.js';
 import { ROOT } from '../support/paths.js';
+import { reporterPlan, reporterTestCase, validResults } from '../support/results-fixture.js';
 import { tempFolders } from '../support/temp.js';
 
-const validResults = new Ajv2020({ strict: false, logger: false }).compile(
-  JSON.parse(readFileSync(join(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
-);
 const workspace = tempFolders('ahp-full-transcripts-');
 
-const plan = (fullTranscripts: boolean): RecordedPlan => ({
-  runnerVersion: '0',
-  digest: 'd',
-  claims: [
-    {
-      claim: {
-        file: 'c.yaml',
-        implementation: { name: 'acme', version: '1' },
-        snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
-        role: 'backend',
-        transports: ['http'],
-        profiles: [],
-      },
-      targets: [{ role: 'backend', transport: 'http' }],
-      digest: 'c'.repeat(64),
-    },
-  ],
-  ...(fullTranscripts ? { fullTranscripts: true } : {}),
-});
-
-const testCase = {
-  id: 't1',
-  annotations: [],
-  parent: { project: () => ({ metadata: { target: { claimIndex: 0, role: 'backend', transport: 'http' } } }) },
-} as unknown as TestCase;
+const plan = (fullTranscripts: boolean): RecordedPlan => reporterPlan(fullTranscripts ? { fullTranscripts: true } : {});
+const testCase = reporterTestCase;
 
 /** A passing check whose transcript has `entries` entries (stderr lines, as the fault matrix reads them). */
 function passed(entries: number): TestResult {

@@ -2,47 +2,19 @@
 // a pass on a retry is flaky (and failed under --certify), and the terminal's failure block
 // keeps the end of a long transcript, where the replies are.
 import { test, expect } from '@playwright/test';
-import type { FullConfig, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, TestResult } from '@playwright/test/reporter';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ResultsReporter from '../../src/results/reporter.js';
 import { ANNOTATION } from '../../src/results/annotations.js';
-import { runMetadata, type RecordedPlan, type RunOutcome } from '../../src/results/run-record.js';
+import { runMetadata, type RunOutcome } from '../../src/results/run-record.js';
 import { transcriptBlock, TRANSCRIPT_HEAD, TRANSCRIPT_TAIL } from '../../src/results/progress.js';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ROOT } from '../support/paths.js';
+import { reporterPlan, reporterTestCase, validResults } from '../support/results-fixture.js';
 import { claimPage } from '../../src/results/html/claim-page.js';
-import { snapshotSummary } from '../../src/results/snapshot.js';
 
-const validResults = new Ajv2020({ strict: false, logger: false }).compile(
-  JSON.parse(readFileSync(join(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
-);
-
-const plan: RecordedPlan = {
-  runnerVersion: '0',
-  digest: 'd',
-  claims: [
-    {
-      claim: {
-        file: 'c.yaml',
-        implementation: { name: 'acme', version: '1' },
-        snapshot: snapshotSummary('draft@2b5da580', 'draft@2b5da580'),
-        role: 'backend',
-        transports: ['http'],
-        profiles: [],
-      },
-      targets: [{ role: 'backend', transport: 'http' }],
-      digest: 'c'.repeat(64),
-    },
-  ],
-};
-
-const testCase = {
-  id: 't1',
-  annotations: [],
-  parent: { project: () => ({ metadata: { target: { claimIndex: 0, role: 'backend', transport: 'http' } } }) },
-} as unknown as TestCase;
+const plan = reporterPlan();
+const testCase = reporterTestCase;
 
 function attempt(retry: number, status: 'passed' | 'failed', message = ''): TestResult {
   return {
