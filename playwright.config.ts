@@ -54,13 +54,16 @@ const progress: ReporterDescription =
       ];
 const results: ResultsReporterOptions = {
   outcomeFile: folder.outcome,
-  mode: merging ? 'merge' : 'run',
+  mode: merging ? 'merge' : shard ? 'shard' : 'run',
   flakyFails: process.env[FLAKY_FAILS_ENV] === '1',
 };
 
+// Every run, a shard's too, has the results reporter: it records the runner's own errors
+// (exit 3, no verdict), whatever else it records.
 const reporter: ReporterDescription[] = shard
   ? [
       progress,
+      ['./src/results/reporter.js', results],
       ['blob', { outputDir: join(reportsDir, 'blob', shardLabel(shard)), fileName: `shard-${shardLabel(shard)}.zip` }],
     ]
   : [

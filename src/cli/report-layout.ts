@@ -112,6 +112,26 @@ function removeIf(dir: string, marker: string): void {
   if (ours) removeTree(dir);
 }
 
+/** Where a Playwright report's page stands before a run: compared after it, to tell whether the run wrote it. */
+export const reportStamp = (dir: string): string | undefined => {
+  try {
+    const st = lstatSync(join(dir, 'index.html'));
+    return st.isFile() ? `${st.ino}:${st.mtimeMs}:${st.size}` : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * A run that judged nothing (an internal error) leaves no report of its own: the
+ * Playwright report it wrote (its page differs from `before`) is removed, and one it never
+ * reached stays as the earlier run left it.
+ */
+export function removeReportWritten(dir: string, before: string | undefined): void {
+  const after = reportStamp(dir);
+  if (after !== undefined && after !== before) removeIf(dir, 'index.html');
+}
+
 /**
  * After a run's claims are written: remove what earlier runs left where this run did not
  * write (Playwright's report at the other place, a partial run beside a new full one), and

@@ -17,7 +17,7 @@ import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../res
 import { readRunOutcome, recordedClaimPath, type RunOutcome } from '../results/run-record.js';
 import { writeClaimResults } from '../results/write.js';
 import { requestedSnapshot, snapshotName, snapshotSummary } from '../results/snapshot.js';
-import { finishReports, reportContext, viewsFolder } from './report-layout.js';
+import { finishReports, removeReportWritten, reportContext, reportStamp, viewsFolder } from './report-layout.js';
 import { makeRunFolder, playwrightReportDir, removeRunFolder, RUN_FOLDER_ENV } from '../engine/run-folder.js';
 import { claimsWritten, lockReports } from './run-lock.js';
 import { UsageError } from './args.js';
@@ -283,6 +283,15 @@ async function runPlan(
   return { ...result, warnings: left ? [left] : [] };
 }
 
+/**
+ * An error of the runner itself (a module that did not load, a worker that died, a reporter
+ * that threw): one line and exit 3, whatever else the run printed; it judged nothing.
+ */
+function internalError(message: string, io: Io): number {
+  io.err(terminalLine(`ahp-conformance: internal error: ${message} (no verdict written)`));
+  return EXIT.internal;
+}
+
 /** Each claim's results with the run's warnings (a clean-up that failed), said once on stderr too. */
 function withWarnings(claims: ClaimResults[], warnings: readonly string[], io: Io): ClaimResults[] {
   for (const w of warnings) io.err(terminalLine(`ahp-conformance: warning: ${w}`));
@@ -351,20 +360,24 @@ async function runShard(
   if (!release) return EXIT.badInput;
   let code: number;
   let warnings: string[] = [];
+  let outcome: RunOutcome | undefined;
   try {
     rmSync(blob, { force: true });
     io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
     if (plan.claims.some((c) => c.timeoutMsOverride)) io.out(overrideLine(plan));
     // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
     // A shard may get no check (more shards than checks): it still leaves its (empty) blob.
-    ({ code, warnings } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
+    ({ code, warnings, outcome } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
       ...progressEnv(options),
       [SHARD_ENV]: `${shard.current}/${shard.total}`,
     }));
+    // A blob of a run that broke is no shard of a run: merge never sees it.
+    if (outcome?.internalError !== undefined) rmSync(blob, { force: true });
   } finally {
     release();
   }
   withWarnings([], warnings, io);
+  if (outcome?.internalError !== undefined) return internalError(outcome.internalError, io);
   if (!existsSync(blob)) {
     io.err(
       terminalLine(
@@ -489,35 +502,44 @@ async function runLocked(
   const contextFor = (dir: string) => reportContext(reportsDir, viewsDir, playwrightDir, dir);
   let exit: number = EXIT.ok;
   const written: { results: ClaimResults; dir: string }[] = [];
-  for (const o of outcomes) {
-    if (o.kind !== 'incomplete') continue;
-    const results = { ...incompleteResults(o), run: { certification: criteria.certification } };
-    const dir = join(viewsDir, results.claim.implementation.name);
-    // Nothing of an incomplete claim runs, so Playwright's report has nothing of it to link to.
-    writeClaimResults(dir, results, {}, undefined, { ...contextFor(dir), playwrightHref: undefined });
-    written.push({ results, dir });
-    io.out(terminalLine(`${o.file}: incomplete claim: ${o.reason}`));
-    io.out(summaryLine(results, show(dir)));
-    exit = EXIT.badInput;
-  }
+  // Written after the run, which may end in the runner's own error: then nothing is written.
+  const writeIncomplete = (): void => {
+    for (const o of outcomes) {
+      if (o.kind !== 'incomplete') continue;
+      const results = { ...incompleteResults(o), run: { certification: criteria.certification } };
+      const dir = join(viewsDir, results.claim.implementation.name);
+      // Nothing of an incomplete claim runs, so Playwright's report has nothing of it to link to.
+      writeClaimResults(dir, results, {}, undefined, { ...contextFor(dir), playwrightHref: undefined });
+      written.push({ results, dir });
+      io.out(terminalLine(`${o.file}: incomplete claim: ${o.reason}`));
+      io.out(summaryLine(results, show(dir)));
+      exit = EXIT.badInput;
+    }
+  };
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   if (claims.length === 0) {
+    writeIncomplete();
     finishReports(reportsDir, viewsDir, playwrightDir, written);
     return exit;
   }
   const plan = newPlan(claims, options, viewsDir, reportsDir, timeoutMs);
   io.out(terminalLine(certifying(plan, 'certifying')));
   if (timeoutMs !== undefined) io.out(overrideLine(plan));
+  const before = reportStamp(playwrightDir);
   const { code, outcome, warnings } = await runPlan(plan, args, progressEnv(options));
-  const recorded = withWarnings(outcome?.claims ?? [], warnings, io);
-  if (!outcome || outcome.claims.length !== plan.claims.length) {
-    io.err(
-      terminalLine(
-        `ahp-conformance: no results were recorded (Playwright exited with ${code}${outcome?.error ? `: ${outcome.error}` : ''})`,
-      ),
-    );
-    return Math.max(exit, EXIT.internal);
+  const failure =
+    outcome?.internalError ??
+    (!outcome || outcome.claims.length !== plan.claims.length
+      ? `no results were recorded (Playwright exited with ${code}${outcome?.error ? `: ${outcome.error}` : ''})`
+      : undefined);
+  if (failure !== undefined) {
+    // The runner broke, not the implementation: no verdict, and no report of this run (docs/cli.md).
+    withWarnings([], warnings, io);
+    removeReportWritten(playwrightDir, before);
+    return internalError(failure, io);
   }
+  writeIncomplete();
+  const recorded = withWarnings(outcome!.claims, warnings, io);
   exit = Math.max(
     exit,
     conclude(

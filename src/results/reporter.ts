@@ -1,7 +1,7 @@
 // Playwright reporter that records conformance tests as each claim's results, from the
 // annotations and attachments the suites record, into the run outcome file (one per run or
 // merge). It judges and renders nothing: the CLI does that once (src/results/run-record.ts).
-import type { FullConfig, FullResult, Reporter, TestCase, TestResult } from '@playwright/test/reporter';
+import type { FullConfig, FullResult, Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
 import { ANNOTATION, ATTACHMENT, type AnnotatedStatus } from './annotations.js';
 import {
@@ -29,8 +29,11 @@ import { checkTitle } from './check-title.js';
 export interface ResultsReporterOptions {
   /** Where the outcome goes (src/engine/run-folder.ts). */
   outcomeFile: string;
-  /** `merge`: the claims come from the shards' metadata, and every shard must be present. */
-  mode: 'run' | 'merge';
+  /**
+   * `merge`: the claims come from the shards' metadata, and every shard must be present.
+   * `shard`: a shard's blob is its outcome; this records only the runner's own errors.
+   */
+  mode: 'run' | 'merge' | 'shard';
   /** `--certify`: a check that passed only on a retry is failed (a certificate takes no flaky pass). */
   flakyFails?: boolean;
 }
@@ -113,6 +116,9 @@ export default class ResultsReporter implements Reporter {
   private stoppedEarly = false;
   /** The plan's --full-transcripts: every check keeps its whole transcript. */
   private fullTranscripts = false;
+  /** Errors of the runner itself, each one line: any makes the outcome an internal error (exit 3). */
+  private readonly internal: string[] = [];
+  private ended = false;
 
   constructor(private readonly options: ResultsReporterOptions) {}
 
@@ -139,10 +145,51 @@ export default class ResultsReporter implements Reporter {
     ];
   }
 
+  /**
+   * An error outside every check: a test file or module that did not load (in this process
+   * or a worker), a worker that exited or whose teardown failed, a reporter that threw
+   * (Playwright hands every reporter's error to every reporter, this one's included).
+   */
+  onError(error: TestError): void {
+    const text = (error.message ?? String(error.value ?? 'unknown error')).replace(ANSI, '');
+    // Two errors Playwright reports that are no fault of the runner: --max-failures reached
+    // (the checks that did not run make the claim partial), and a --grep that selected
+    // nothing (no check ran: incomplete). Their wording is Playwright's (1.65).
+    if (/^\s*(Error: )?(Testing stopped early after \d+ maximum allowed failures|No tests found)/.test(text)) return;
+    this.internalError(text);
+  }
+
+  private internalError(text: string): void {
+    const line = text.replace(ANSI, '').trim().split('\n')[0]!.trim() || 'unknown error';
+    if (!this.internal.includes(line)) this.internal.push(line);
+    // A reporter after this one (the HTML report) may throw in its own onEnd, after this one wrote.
+    if (this.ended) this.writeOutcome({ claims: [] });
+  }
+
+  /** The outcome, or the runner's own error instead of it. */
+  private writeOutcome(outcome: RunOutcome): void {
+    const internalError = this.internal.length
+      ? `${this.internal[0]}${this.internal.length > 1 ? ` (and ${this.internal.length - 1} more)` : ''}`
+      : undefined;
+    writeRunOutcome(this.options.outcomeFile, internalError ? { claims: [], internalError } : outcome);
+  }
+
   onTestEnd(test: TestCase, result: TestResult): void {
     const id = annotation(test, result, ANNOTATION.check);
     const target = test.parent.project()?.metadata?.target as Target | undefined;
     if (!id || !target) return;
+    // A worker that ran the check returns the check's own annotations with its result. A
+    // failure without them never reached the check: Playwright failed it from outside (its
+    // file or a fixture did not load in the worker, the worker died). That is the runner's
+    // error, never a finding about the implementation; the checks skipped with it are not run.
+    if (
+      (result.status === 'failed' || result.status === 'timedOut') &&
+      !result.annotations.some((a) => a.type === ANNOTATION.check)
+    ) {
+      const err = result.errors[0] ?? result.error;
+      this.internalError(`${id} did not run in its worker: ${err?.message ?? `Playwright ended it ${result.status}`}`);
+      return;
+    }
     const annotated = annotation(test, result, ANNOTATION.status) as AnnotatedStatus | undefined;
     let status: CheckStatus;
     let message = annotation(test, result, ANNOTATION.message) ?? '';
@@ -213,11 +260,16 @@ export default class ResultsReporter implements Reporter {
   }
 
   onEnd(result: FullResult): void {
+    this.ended = true;
     this.timing = { startedAt: result.startTime.toISOString(), durationMs: Math.round(result.duration) };
+    if (this.options.mode === 'shard') {
+      this.writeOutcome({ claims: [] });
+      return;
+    }
     if (this.options.mode === 'merge') {
       const coverage = mergeCoverage(this.metadata);
       if (coverage.kind === 'error') {
-        writeRunOutcome(this.options.outcomeFile, { claims: [], error: coverage.message });
+        this.writeOutcome({ claims: [], error: coverage.message });
         return;
       }
       const { total, present, missing } = coverage;
@@ -225,7 +277,7 @@ export default class ResultsReporter implements Reporter {
       const absent = missing.length
         ? `shard${missing.length > 1 ? 's' : ''} ${missing.map((m) => `${m}/${total}`).join(', ')} missing from the merge (merged: ${present.map((m) => `${m}/${total}`).join(', ')})`
         : undefined;
-      writeRunOutcome(this.options.outcomeFile, {
+      this.writeOutcome({
         claims: this.claims(coverage.plan, this.why(coverage.plan, result.status, absent), absent),
         shards: { total, present, missing },
       });
@@ -235,7 +287,7 @@ export default class ResultsReporter implements Reporter {
     const outcome: RunOutcome = plan
       ? { claims: this.claims(plan, this.why(plan, result.status)) }
       : { claims: [], error: 'the run recorded no plan' };
-    writeRunOutcome(this.options.outcomeFile, outcome);
+    this.writeOutcome(outcome);
   }
 
   /**

@@ -179,6 +179,12 @@ export interface RunOutcome {
   shards?: { total: number; present: number[]; missing: number[] };
   /** A merge that could not be judged (shards of different runs, no plan). */
   error?: string;
+  /**
+   * An error of the runner itself (a module that did not load in a worker, a reporter that
+   * threw, a worker that died): the run judged nothing, so the CLI writes no verdict and
+   * exits 3 (docs/cli.md). One line.
+   */
+  internalError?: string;
 }
 
 export function writeRunOutcome(file: string, outcome: RunOutcome): void {
