@@ -10,7 +10,7 @@
 // (The self-tests of this tool use test/playwright.config.ts.)
 import { defineConfig, type ReporterDescription } from '@playwright/test';
 import { join } from 'node:path';
-import { plannedProjects, readPlan, type RunPlan } from './src/engine/plan.js';
+import { plannedProjects, readPlan, selectedProjects, type RunPlan } from './src/engine/plan.js';
 import { defaultWorkers } from './src/engine/playwright.js';
 import { playwrightReportDir, runFolder, RUN_FOLDER_ENV } from './src/engine/run-folder.js';
 import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV } from './src/engine/shards.js';
@@ -34,7 +34,10 @@ const parsed = shardText ? parseShard(shardText) : undefined;
 const shard = typeof parsed === 'object' ? parsed : undefined;
 
 const all = plan ? plannedProjects(plan) : [];
-const projects = shard ? shardProjects(all, shard) : all;
+// --grep and --grep-invert select here, by check title (src/results/check-title.ts), not by
+// Playwright's title path; the CLI does not pass them to Playwright.
+const chosen = plan ? selectedProjects(all, plan.selection) : [];
+const projects = shard ? shardProjects(chosen, shard) : chosen;
 const longestDeadline = Math.max(2000, ...(plan?.claims.map((c) => c.claim.timeoutMs) ?? []));
 const reportsDir = merging ?? plan!.reportsDir;
 // One claim: its Playwright report sits beside its results; several, or a merge (the
@@ -56,6 +59,7 @@ const results: ResultsReporterOptions = {
   outcomeFile: folder.outcome,
   mode: merging ? 'merge' : shard ? 'shard' : 'run',
   flakyFails: process.env[FLAKY_FAILS_ENV] === '1',
+  expectsChecks: projects.length > 0,
 };
 
 // Every run, a shard's too, has the results reporter: it records the runner's own errors
@@ -88,8 +92,9 @@ export default defineConfig<SuiteOptions>({
     name: p.name,
     testDir: `./suites/${p.target.role}`,
     grep: new RegExp(checkGrep(p.checks)),
-    // The reporter reads the target here (blob reports keep project metadata).
-    metadata: { target: p.target },
+    // The reporter reads the target here (blob reports keep project metadata), and the
+    // checks the project must collect (a suite that did not load is the runner's error).
+    metadata: { target: p.target, checks: p.checks },
     use: {
       claim: plan!.claims[p.target.claimIndex]!.claim,
       snapshot: plan!.claims[p.target.claimIndex]!.claim.snapshot,

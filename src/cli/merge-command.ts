@@ -3,7 +3,8 @@
 // (from one machine or many) with Playwright's `merge-reports`, into the same reports one
 // unsharded run writes, then judge them exactly as `run` does.
 import { copyFileSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, join, resolve, sep } from 'node:path';
+import { packageRoot } from '../package-root.js';
 import { runPlaywright } from '../engine/playwright.js';
 import { MERGE_ENV, SHARD_ENV } from '../engine/shards.js';
 import { makeRunFolder, playwrightReportDir, removeRunFolder, RUN_FOLDER_ENV } from '../engine/run-folder.js';
@@ -11,7 +12,7 @@ import { lockReports } from './run-lock.js';
 import type { ClaimResults } from '../results/model.js';
 import { readRunOutcome } from '../results/run-record.js';
 import { FLAKY_FAILS_ENV } from '../results/reporter.js';
-import { finishReports, reportContext } from './report-layout.js';
+import { finishReports, removeReportWritten, reportContext, reportStamp } from './report-layout.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { conclude, prepareAcceptance, show, type AcceptanceCriteria } from './acceptance.js';
@@ -52,6 +53,18 @@ export function findBlobs(paths: readonly string[]): string[] {
   return unique;
 }
 
+/**
+ * The first error line of a merge that failed because the runner's own install did (its
+ * config or a module of it did not load: the error names a file of the package), not
+ * because of the blobs it was given.
+ */
+function brokenInstall(output: string): string | undefined {
+  const root = `${packageRoot()}${sep}`;
+  const lines = output.split('\n').map((l) => l.trim());
+  const error = lines.find((l) => /^[A-Za-z]*Error\b/.test(l));
+  return error !== undefined && (error.includes(root) || /Cannot find module/.test(error)) ? error : undefined;
+}
+
 export async function mergeCommand(paths: string[], options: Record<string, string>, io: Io): Promise<number> {
   if (paths.length === 0) throw new UsageError('merge needs the blob reports of the shards (folders or .zip files)');
   const blobs = findBlobs(paths);
@@ -80,6 +93,9 @@ async function mergeLocked(
   const folder = makeRunFolder();
   let result: { code: number; output: string };
   let merged;
+  // The config puts a merge's Playwright report in the reports folder, whatever the claims.
+  const playwrightDir = playwrightReportDir(reportsDir, undefined);
+  const before = reportStamp(playwrightDir);
   try {
     const staging = join(folder.root, 'blobs');
     mkdirSync(staging);
@@ -99,6 +115,17 @@ async function mergeLocked(
     removeRunFolder(folder);
   }
   const code = result.code;
+  if (merged?.internalError !== undefined) {
+    // The runner broke (a reporter threw, a shard's blob replays the error of a run that
+    // broke): no verdict, and no report of this merge (docs/cli.md).
+    removeReportWritten(playwrightDir, before);
+    io.err(terminalLine(`ahp-conformance: internal error: ${merged.internalError} (no verdict written)`));
+    return EXIT.internal;
+  }
+  if (!merged && brokenInstall(result.output)) {
+    io.err(terminalLine(`ahp-conformance: internal error: ${brokenInstall(result.output)} (no verdict written)`));
+    return EXIT.internal;
+  }
   if (!merged) {
     // One line of Playwright's error, not its stack.
     const why = result.output
@@ -126,8 +153,6 @@ async function mergeLocked(
     ),
   );
   const written: { results: ClaimResults; dir: string }[] = [];
-  // The config puts a merge's Playwright report in the reports folder, whatever the claims.
-  const playwrightDir = playwrightReportDir(reportsDir, undefined);
   const exit = conclude(
     merged.claims.map((results) => ({ results, reportDir: join(reportsDir, results.claim.implementation.name) })),
     criteria,

@@ -30,7 +30,8 @@ import {
   weakContainmentRefusal,
   type AcceptanceCriteria,
 } from './acceptance.js';
-import { terminalLine } from '../terminal.js';
+import { terminalLine, terminalText } from '../terminal.js';
+import { selectionRegExp } from '../results/check-title.js';
 import { canonicalPath, cleanUp } from '../safe-fs.js';
 
 export { summaryLine };
@@ -167,12 +168,10 @@ function newPlan(
   };
 }
 
-/** A user's regular expression as Playwright's CLI compiles it (`/re/` with g or i, else the text with gi). */
+/** A user's regular expression as the run compiles it (src/results/check-title.ts), refused when it does not compile. */
 function checkRegExp(option: string, text: string): void {
-  const m = /^\/(.*)\/([gi]*)$/.exec(text);
   try {
-    if (m) new RegExp(m[1]!, m[2]);
-    else new RegExp(text, 'gi');
+    selectionRegExp(text);
   } catch (e) {
     throw new UsageError(
       `--${option} ${JSON.stringify(text)} is not a regular expression: ${(e as Error).message.replace(/^Invalid regular expression: /, '')}`,
@@ -214,9 +213,9 @@ function playwrightArgs(options: Record<string, string>): string[] {
     throw new UsageError(`--reporter takes ${REPORTERS.join(', ')} (got "${options.reporter}")`);
   if (options.reporter !== undefined && options.quiet)
     throw new UsageError('--quiet prints no progress: pass it or --reporter');
+  // --grep and --grep-invert are not Playwright's here: the plan records them and the
+  // config selects the checks by their titles (src/engine/plan.ts, selectedProjects).
   return [
-    ...(options.grep ? ['--grep', options.grep] : []),
-    ...(options['grep-invert'] ? ['--grep-invert', options['grep-invert']] : []),
     ...(workers ? ['--workers', workers] : []),
     ...(options.retries ? ['--retries', options.retries] : []),
     ...(maxFailures ? ['--max-failures', maxFailures] : []),
@@ -263,9 +262,9 @@ async function runPlan(
   plan: RunPlan,
   args: string[],
   env: NodeJS.ProcessEnv,
-): Promise<{ code: number; outcome?: RunOutcome; warnings: string[] }> {
+): Promise<{ code: number; outcome?: RunOutcome; warnings: string[]; stderr: string }> {
   const folder = makeRunFolder();
-  let result: { code: number; outcome?: RunOutcome };
+  let result: { code: number; outcome?: RunOutcome; stderr: string };
   let left: string | undefined;
   try {
     plan.workDir = folder.root;
@@ -273,9 +272,9 @@ async function runPlan(
     const childEnv: NodeJS.ProcessEnv = { ...process.env, ...env, [RUN_FOLDER_ENV]: folder.root };
     delete childEnv[MERGE_ENV];
     // Ctrl+C or a SIGTERM ends Playwright first, so that this run still removes its folder and lock.
-    const { code } = await runPlaywright('test', args, childEnv, false, true);
+    const { code, output } = await runPlaywright('test', args, childEnv, false, true, true);
     const outcome = readRunOutcome(folder.outcome);
-    result = { code, ...(outcome ? { outcome } : {}) };
+    result = { code, stderr: output, ...(outcome ? { outcome } : {}) };
   } finally {
     // Never throws: what the implementations left that cannot be removed is a warning of the run.
     left = removeRunFolder(folder);
@@ -290,6 +289,31 @@ async function runPlan(
 function internalError(message: string, io: Io): number {
   io.err(terminalLine(`ahp-conformance: internal error: ${message} (no verdict written)`));
   return EXIT.internal;
+}
+
+/** The first error line of what Playwright printed on stderr (its stack is not shown). */
+const firstErrorLine = (stderr: string): string | undefined =>
+  stderr
+    .split('\n')
+    .map((l) => l.trim())
+    .find((l) => /^[A-Za-z]*Error\b/.test(l));
+
+/** Playwright's stderr of a run that did not break, relayed when it ended (runPlaywright keeps it). */
+function relayStderr(stderr: string): void {
+  if (stderr && !process.stderr.destroyed) process.stderr.write(terminalText(stderr));
+}
+
+/** Why a Playwright run judged nothing, when it did not: the runner's own error. */
+function runFailure(
+  outcome: RunOutcome | undefined,
+  code: number,
+  stderr: string,
+  claims?: number,
+): string | undefined {
+  if (outcome?.internalError !== undefined) return outcome.internalError;
+  if (outcome && (claims === undefined || outcome.claims.length === claims)) return undefined;
+  const why = firstErrorLine(stderr) ?? outcome?.error;
+  return `no results were recorded (Playwright exited with ${code}${why ? `: ${why}` : ''})`;
 }
 
 /** Each claim's results with the run's warnings (a clean-up that failed), said once on stderr too. */
@@ -360,24 +384,28 @@ async function runShard(
   if (!release) return EXIT.badInput;
   let code: number;
   let warnings: string[] = [];
-  let outcome: RunOutcome | undefined;
+  let failure: string | undefined;
   try {
     rmSync(blob, { force: true });
     io.out(terminalLine(`${certifying(plan, 'certifying')}, shard ${shard.current}/${shard.total}`));
     if (plan.claims.some((c) => c.timeoutMsOverride)) io.out(overrideLine(plan));
     // The plan deals the checks to shards by cost (src/engine/shards.ts): Playwright's own --shard is not used.
     // A shard may get no check (more shards than checks): it still leaves its (empty) blob.
-    ({ code, warnings, outcome } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
+    let outcome: RunOutcome | undefined;
+    let stderr: string;
+    ({ code, warnings, outcome, stderr } = await runPlan(plan, [...playwrightArgs(options), '--pass-with-no-tests'], {
       ...progressEnv(options),
       [SHARD_ENV]: `${shard.current}/${shard.total}`,
     }));
+    failure = runFailure(outcome, code, stderr);
+    if (failure === undefined) relayStderr(stderr);
     // A blob of a run that broke is no shard of a run: merge never sees it.
-    if (outcome?.internalError !== undefined) rmSync(blob, { force: true });
+    else rmSync(blob, { force: true });
   } finally {
     release();
   }
   withWarnings([], warnings, io);
-  if (outcome?.internalError !== undefined) return internalError(outcome.internalError, io);
+  if (failure !== undefined) return internalError(failure, io);
   if (!existsSync(blob)) {
     io.err(
       terminalLine(
@@ -421,13 +449,15 @@ async function listRun(
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   if (claims.length === 0) return exit;
   const plan = newPlan(claims, options, reportsDir, reportsDir, timeoutOverride(options));
-  const grep = ['grep', 'grep-invert'].flatMap((o) => (options[o] ? [`--${o}`, options[o]] : []));
-  const { code, warnings } = await runPlan(plan, [...grep, '--list', '--reporter', 'list'], {});
+  // The plan carries --grep and --grep-invert (newPlan): the config selects by them.
+  // A selection that leaves nothing lists nothing (Playwright would call it an error).
+  const { code, warnings, stderr } = await runPlan(plan, ['--list', '--reporter', 'list', '--pass-with-no-tests'], {});
   withWarnings([], warnings, io);
   if (code !== 0) {
-    io.err(terminalLine(`ahp-conformance: listing the checks failed (Playwright exited with ${code})`));
-    return EXIT.internal;
+    const why = firstErrorLine(stderr);
+    return internalError(`listing the checks failed (Playwright exited with ${code}${why ? `: ${why}` : ''})`, io);
   }
+  relayStderr(stderr);
   return exit;
 }
 
@@ -526,13 +556,10 @@ async function runLocked(
   io.out(terminalLine(certifying(plan, 'certifying')));
   if (timeoutMs !== undefined) io.out(overrideLine(plan));
   const before = reportStamp(playwrightDir);
-  const { code, outcome, warnings } = await runPlan(plan, args, progressEnv(options));
-  const failure =
-    outcome?.internalError ??
-    (!outcome || outcome.claims.length !== plan.claims.length
-      ? `no results were recorded (Playwright exited with ${code}${outcome?.error ? `: ${outcome.error}` : ''})`
-      : undefined);
-  if (failure !== undefined) {
+  const { code, outcome, warnings, stderr } = await runPlan(plan, args, progressEnv(options));
+  const failure = runFailure(outcome, code, stderr, plan.claims.length);
+  if (failure === undefined) relayStderr(stderr);
+  else {
     // The runner broke, not the implementation: no verdict, and no report of this run (docs/cli.md).
     withWarnings([], warnings, io);
     removeReportWritten(playwrightDir, before);

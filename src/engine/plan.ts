@@ -13,6 +13,7 @@ import type { ContainmentState } from '../../drivers/containment.js';
 import { projectName, type Target } from '../results/model.js';
 import type { DeclaredNotApplicable } from '../results/run-record.js';
 import type { RunInfo } from '../results/model.js';
+import { selected } from '../results/check-title.js';
 
 export interface PlannedClaim {
   claim: ResolvedClaim;
@@ -144,6 +145,22 @@ export function plannedProjects(plan: Pick<RunPlan, 'claims'>): PlannedProject[]
       return { name: projectName(claim.implementation.name, target), target, checks, notApplicable };
     }),
   );
+}
+
+/**
+ * The projects as `--grep` and `--grep-invert` leave them (src/results/check-title.ts:
+ * matched against each check's title, not Playwright's title path); a project left with no
+ * check is left out. The whole plan stays what the claims need (a partial run says so).
+ */
+export function selectedProjects(
+  projects: readonly PlannedProject[],
+  selection: RunPlan['selection'],
+): PlannedProject[] {
+  if (!selection) return [...projects];
+  return projects.flatMap((p) => {
+    const checks = p.checks.filter((id) => selected(selection, p.name, id, checkSpec(id).title));
+    return checks.length ? [{ ...p, checks }] : [];
+  });
 }
 
 export function writePlan(plan: RunPlan, file: string): void {

@@ -27,7 +27,7 @@ export const defaultWorkers = (): number => Math.max(2, availableParallelism());
 export interface PlaywrightExit {
   /** 130 when killed by a signal, -1 when it could not start. */
   code: number;
-  /** With `quiet`: the end of what it printed. */
+  /** With `quiet`: the end of what it printed; with `keepStderr`: the end of its stderr. */
   output: string;
 }
 
@@ -38,6 +38,12 @@ export async function runPlaywright(
   quiet = false,
   /** Pass SIGINT and SIGTERM on and end with the child (a server that runs until stopped). */
   forwardSignals = false,
+  /**
+   * Relay stdout (the progress) but keep stderr: where Playwright fails before our reporter
+   * (a config or reporter module that did not load) it prints a stack there, and the run says
+   * one line instead (src/cli/run-command.ts); otherwise the caller relays it at the end.
+   */
+  keepStderr = false,
 ): Promise<PlaywrightExit> {
   const root = packageRoot();
   const cli = createRequire(join(root, 'package.json')).resolve('@playwright/test/cli');
@@ -52,6 +58,9 @@ export async function runPlaywright(
     });
     if (quiet) {
       child.stdout?.on('data', (c: Buffer) => output.push(c));
+      child.stderr?.on('data', (c: Buffer) => output.push(c));
+    } else if (keepStderr) {
+      relay(child.stdout!, process.stdout);
       child.stderr?.on('data', (c: Buffer) => output.push(c));
     } else {
       relay(child.stdout!, process.stdout);

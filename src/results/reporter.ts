@@ -1,11 +1,20 @@
 // Playwright reporter that records conformance tests as each claim's results, from the
 // annotations and attachments the suites record, into the run outcome file (one per run or
 // merge). It judges and renders nothing: the CLI does that once (src/results/run-record.ts).
-import type { FullConfig, FullResult, Reporter, TestCase, TestError, TestResult } from '@playwright/test/reporter';
+import type {
+  FullConfig,
+  FullResult,
+  Reporter,
+  Suite,
+  TestCase,
+  TestError,
+  TestResult,
+} from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
 import { ANNOTATION, ATTACHMENT, type AnnotatedStatus } from './annotations.js';
 import {
   buildClaimResults,
+  projectName,
   targetKey,
   type CheckResult,
   type CheckStatus,
@@ -17,13 +26,14 @@ import {
 import {
   declaredResults,
   mergeCoverage,
+  type DeclaredNotApplicable,
   recordedPlan,
   writeRunOutcome,
   type RecordedPlan,
   type RunOutcome,
 } from './run-record.js';
 import { readSnapshot } from './snapshot.js';
-import { checkTitle } from './check-title.js';
+import { selected } from './check-title.js';
 
 /** What the config gives this reporter. */
 export interface ResultsReporterOptions {
@@ -36,6 +46,8 @@ export interface ResultsReporterOptions {
   mode: 'run' | 'merge' | 'shard';
   /** `--certify`: a check that passed only on a retry is failed (a certificate takes no flaky pass). */
   flakyFails?: boolean;
+  /** The config gave Playwright checks to run: "No tests found" is then the runner's error, not an empty --grep. */
+  expectsChecks?: boolean;
 }
 
 /** Set by `run --certify` and `merge --certify` for playwright.config.ts: {@link ResultsReporterOptions.flakyFails}. */
@@ -84,17 +96,13 @@ function transcriptOf(result: TestResult, bound?: number): TranscriptLine[] | un
   ];
 }
 
-/** What results.json says about a check from the catalogue. */
 /**
- * Is a declared not-applicable check within the run's --grep / --grep-invert? Playwright
- * selects the checks that ran by their titles; the declared ones never reach it, so the
- * same selection is applied to the same titles here.
+ * Is a declared not-applicable check within the run's --grep / --grep-invert? The declared
+ * ones never reach Playwright, so the selection that picked the checks that ran
+ * (src/results/check-title.ts) is applied to them here.
  */
-function selected(id: string, selection: RecordedPlan['selection']): boolean {
-  if (!selection) return true;
-  const title = checkTitle(id, checkSpec(id).title);
-  if (selection.grep !== undefined && !new RegExp(selection.grep).test(title)) return false;
-  return selection.grepInvert === undefined || !new RegExp(selection.grepInvert).test(title);
+function inSelection(claim: string, d: DeclaredNotApplicable, selection: RecordedPlan['selection']): boolean {
+  return selected(selection, projectName(claim, d), d.id, checkSpec(d.id).title);
 }
 
 function specResult(id: string): Pick<CheckResult, 'id' | 'title' | 'level' | 'profile' | 'requirements'> {
@@ -122,10 +130,31 @@ export default class ResultsReporter implements Reporter {
 
   constructor(private readonly options: ResultsReporterOptions) {}
 
-  onBegin(config: FullConfig): void {
+  onBegin(config: FullConfig, suite: Suite): void {
     this.metadata = config.metadata ?? {};
     this.maxFailures = config.maxFailures ?? 0;
     this.fullTranscripts = recordedPlan(this.metadata)?.fullTranscripts === true;
+    if (this.options.mode !== 'merge') this.collected(config, suite);
+  }
+
+  /**
+   * Every check the config gave a project (its metadata) must be among the tests Playwright
+   * collected for it. A suite file missing from the install is no error to Playwright, which
+   * collects what it finds: the checks it held would not run, and the run would read as
+   * partial or incomplete. That is the runner's error.
+   */
+  private collected(config: FullConfig, suite: Suite): void {
+    for (const project of config.projects) {
+      const expected = project.metadata?.checks as unknown;
+      if (!Array.isArray(expected)) continue;
+      const tests = suite.suites.find((s) => s.project()?.name === project.name)?.allTests() ?? [];
+      const got = new Set(tests.map((t) => t.annotations.find((a) => a.type === ANNOTATION.check)?.description));
+      const missing = expected.filter((id) => !got.has(id as string));
+      if (missing.length)
+        this.internalError(
+          `${missing.length} check${missing.length === 1 ? '' : 's'} of ${project.name} never loaded (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}): a suite of the runner is missing`,
+        );
+    }
   }
 
   /** Why checks the plan needs may not have run in this run (said only where some did not). */
@@ -154,8 +183,10 @@ export default class ResultsReporter implements Reporter {
     const text = (error.message ?? String(error.value ?? 'unknown error')).replace(ANSI, '');
     // Two errors Playwright reports that are no fault of the runner: --max-failures reached
     // (the checks that did not run make the claim partial), and a --grep that selected
-    // nothing (no check ran: incomplete). Their wording is Playwright's (1.65).
-    if (/^\s*(Error: )?(Testing stopped early after \d+ maximum allowed failures|No tests found)/.test(text)) return;
+    // nothing (no check ran: incomplete), where the config gave it no check at all. Their
+    // wording is Playwright's (1.65).
+    if (/^\s*(Error: )?Testing stopped early after \d+ maximum allowed failures/.test(text)) return;
+    if (/^\s*(Error: )?No tests found/.test(text) && !this.options.expectsChecks) return;
     this.internalError(text);
   }
 
@@ -310,7 +341,9 @@ export default class ResultsReporter implements Reporter {
           ...ran,
           ...declaredResults(
             (notApplicable ?? []).filter(
-              (d) => ran.some((c) => targetKey(c) === targetKey(d)) && selected(d.id, plan.selection),
+              (d) =>
+                ran.some((c) => targetKey(c) === targetKey(d)) &&
+                inSelection(claim.implementation.name, d, plan.selection),
             ),
             specResult,
           ),
