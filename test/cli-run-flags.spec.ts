@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ClaimResults } from '../src/results/model.js';
 import { PASS_TRANSCRIPT_ENTRIES } from '../src/results/reporter.js';
+import { checkGrep } from '../src/results/check-title.js';
 import { ROOT } from './support/paths.js';
 import { tempFolders } from './support/temp.js';
 
@@ -36,6 +37,28 @@ test('--list lists the checks the run would run and runs nothing', () => {
   expect(r.out).not.toContain('stdio.framing');
   expect(r.out).toMatch(/Total: 4 tests/);
   expect(existsSync(join(r.reports, 'faulty-backend'))).toBe(false);
+});
+
+test('--grep matches the check title, the check id first (docs/cli.md): ^ anchors at the id; a target-named grep still works', () => {
+  // Playwright's own --grep matched the title path (project, file, title), where ^ti\. matched nothing.
+  const r = run('--list', '--grep', '^ti\\.', '--grep-invert', 'DENY|modify');
+  expect(r.code, r.err).toBe(0);
+  const listed = [...r.out.matchAll(/› (\S+): /g)].map((m) => m[1]!);
+  expect(listed.length).toBeGreaterThan(0);
+  for (const id of listed) expect(id).toMatch(/^ti\./);
+  // Case-insensitive, as Playwright's: DENY left out ti.deny-samples.
+  expect(listed).not.toContain('ti.deny-samples');
+  expect(listed).not.toContain('ti.modify-samples');
+  expect(listed).toContain('ti.response-id');
+  // The report's rerun command names one check of one target.
+  const one = run('--list', '--grep', checkGrep(['ti.response-id'], 'faulty-backend:backend:http'));
+  expect(one.code, one.err).toBe(0);
+  expect(one.out).toMatch(/\[faulty-backend:backend:http\] › \S+ › ti\.response-id: /);
+  expect(one.out).toMatch(/Total: 1 test in 1 file/);
+  // A grep that selects nothing lists nothing: no error of the runner.
+  const none = run('--list', '--grep', '^no-such-check');
+  expect(none.code, none.err).toBe(0);
+  expect(none.out).toMatch(/Total: 0 tests/);
 });
 
 test('a failure block: the message and the replies of the transcript, no runner code, no error-context', () => {

@@ -9,8 +9,10 @@ export const checkTitle = (id: string, title: string): string => `${id}: ${title
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
- * A grep for these checks, optionally of one project. Playwright matches a grep against the
- * test's title path joined by spaces: project name, file, describe titles, test title.
+ * A grep for these checks, optionally of one project. Playwright matches a project's grep
+ * against the test's title path joined by spaces: project name, file, describe titles, test
+ * title; `run --grep` matches the same form against the title behind the target's name
+ * ({@link selected}), so the report's rerun command selects one check of one target.
  */
 export const checkGrep = (ids: readonly string[], project?: string): string =>
   `${project === undefined ? '' : `(^| )${escapeRegExp(project)} .*`}(^| )(${ids.map(escapeRegExp).join('|')}): `;

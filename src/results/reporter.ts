@@ -130,11 +130,11 @@ export default class ResultsReporter implements Reporter {
 
   constructor(private readonly options: ResultsReporterOptions) {}
 
-  onBegin(config: FullConfig, suite: Suite): void {
+  onBegin(config: FullConfig, suite?: Suite): void {
     this.metadata = config.metadata ?? {};
     this.maxFailures = config.maxFailures ?? 0;
     this.fullTranscripts = recordedPlan(this.metadata)?.fullTranscripts === true;
-    if (this.options.mode !== 'merge') this.collected(config, suite);
+    if (this.options.mode !== 'merge' && suite) this.collected(config, suite);
   }
 
   /**
