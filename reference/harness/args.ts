@@ -1,7 +1,8 @@
 // Command line of the reference harness:
 //   --config <path> [--fault <mode>] [--snapshot <draft@commit>] [--trace <file>]
 // --snapshot: the upstream snapshot whose rules the harness follows (src/protocol/snapshots.ts;
-// default draft@2b5da580, the snapshot the bundled claim pins; plain `draft` is the newest).
+// plain `draft` is the newest). Without it, the config's `snapshot` (the claim's, which the
+// runner hands every adapter), else draft@2b5da580, the snapshot the bundled claim pins.
 // --trace is a bench instrument (scripts/bench.ts), not part of the harness's behaviour: it
 // appends the run's process start and exit times to <file>.
 // The fault may also come from $AHP_REFERENCE_HARNESS_FAULT (the runner sets it when it
@@ -13,7 +14,8 @@ import { OLDEST_SNAPSHOT, resolveSnapshot, type SnapshotId } from '../../src/pro
 const FAULT_ENV = 'AHP_REFERENCE_HARNESS_FAULT';
 
 export type HarnessArgs =
-  { ok: true; config: string; snapshot: SnapshotId; fault?: FaultMode; trace?: string } | { ok: false; error: string };
+  | { ok: true; config: string; snapshot: SnapshotId; snapshotGiven: boolean; fault?: FaultMode; trace?: string }
+  | { ok: false; error: string };
 
 export function parseHarnessArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): HarnessArgs {
   let values: {
@@ -43,7 +45,8 @@ export function parseHarnessArgs(argv: readonly string[], env: NodeJS.ProcessEnv
   const snapshot = values.snapshot === undefined ? OLDEST_SNAPSHOT : resolveSnapshot(values.snapshot)?.id;
   if (snapshot === undefined) return { ok: false, error: `unknown snapshot ${JSON.stringify(values.snapshot)}` };
   const fault = values.fault ?? (env[FAULT_ENV] || undefined);
-  if (fault === undefined) return { ok: true, config: values.config, snapshot, ...trace };
+  const snapshotGiven = values.snapshot !== undefined;
+  if (fault === undefined) return { ok: true, config: values.config, snapshot, snapshotGiven, ...trace };
   if (!isFaultMode(fault)) return { ok: false, error: `unknown fault mode ${JSON.stringify(fault)}` };
-  return { ok: true, config: values.config, snapshot, fault, ...trace };
+  return { ok: true, config: values.config, snapshot, snapshotGiven, fault, ...trace };
 }

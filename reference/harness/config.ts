@@ -4,6 +4,7 @@
 // The registration is passed on untouched: judging it is registration.ts's job.
 import { readFileSync } from 'node:fs';
 import { isObject, parseJsonBytes, type JsonObject, type JsonValue } from '../../src/protocol/json.js';
+import { resolveSnapshot, type SnapshotId } from '../../src/protocol/snapshots.js';
 
 export type HostPolicy = 'allow' | 'ask-refuse' | 'deny';
 export type SessionOutcome = 'completed' | 'cancelled' | 'error' | 'unknown';
@@ -58,6 +59,8 @@ export type Step =
 
 export interface AdapterConfig {
   readonly adapterContract: 1 | 2;
+  /** The snapshot the claim is judged by (docs/harness-adapter.md section 2); absent from an earlier runner's config. */
+  readonly snapshot?: SnapshotId;
   readonly registration: JsonValue;
   readonly sentinel: { readonly tool: string };
   readonly scenario: { readonly session: ScenarioSession; readonly steps: readonly Step[] };
@@ -114,8 +117,15 @@ function checkConfig(value: JsonValue): AdapterConfig {
   const steps = scenario.steps.map((s, i) => checkStep(s, `scenario.steps[${i}]`, seen, true));
   const tls = value.tls;
   need(tls === undefined || (isObject(tls) && nonEmpty(tls.caFile)), 'tls.caFile must be a non-empty path');
+  // Only a snapshot this harness knows by its full name: plain `draft` never comes from the runner.
+  const snapshot =
+    typeof value.snapshot === 'string' && value.snapshot.startsWith('draft@')
+      ? resolveSnapshot(value.snapshot)?.id
+      : undefined;
+  need(value.snapshot === undefined || snapshot !== undefined, 'snapshot must name a snapshot this harness knows');
   return {
     ...(isObject(tls) ? { tls: { caFile: tls.caFile as string } } : {}),
+    ...(snapshot ? { snapshot } : {}),
     adapterContract: value.adapterContract,
     registration: value.registration as JsonValue,
     sentinel: { tool: value.sentinel.tool },

@@ -66,7 +66,9 @@ async function main(): Promise<number> {
   if (args.fault) say(`fault mode ${args.fault} is on`);
   const fault = faultProbe(args.fault);
 
-  const { rules } = snapshotOf(args.snapshot);
+  // --snapshot wins; else the claim's snapshot, which the runner puts in the config.
+  const snapshot = args.snapshotGiven ? args.snapshot : (config.snapshot ?? args.snapshot);
+  const { rules } = snapshotOf(snapshot);
   let trust: string | undefined;
   if (config.tls) {
     try {
@@ -82,7 +84,7 @@ async function main(): Promise<number> {
       : config.registration,
     fault,
     rules.configuration,
-    args.snapshot,
+    snapshot,
   );
   if (!registration.ok) {
     say(`registration refused: ${registration.reason}`);
@@ -90,7 +92,7 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, fault, args.snapshot, trust);
+  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, fault, snapshot, trust);
   try {
     // Before any event: backends registered without subscriptions are asked for them.
     await configureHooks(run);

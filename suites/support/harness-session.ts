@@ -608,6 +608,10 @@ export class HarnessSession {
       const config = {
         // Version 2 only where a content step needs it: a version 1 adapter keeps working.
         adapterContract: contentIds.length ? ADAPTER_CONTRACT_CONTENT : ADAPTER_CONTRACT,
+        // The snapshot the claim is judged by: whether the registration is valid (and which
+        // invalid ones the harness must refuse) depends on it. An added member, in either
+        // contract version (docs/harness-adapter.md section 2).
+        snapshot: this.snapshot,
         registration,
         sentinel: { tool: SENTINEL_TOOL },
         scenario: { session: { id: `ahp-session-${n}`, cwd: runDir }, steps },

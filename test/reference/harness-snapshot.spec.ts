@@ -6,6 +6,12 @@ import { parseHarnessArgs } from '../../reference/harness/args.js';
 import { judgeConfiguration } from '../../reference/harness/configuration.js';
 import { judgeReply } from '../../reference/harness/reply.js';
 import type { JsonObject, JsonValue } from '../../src/protocol/json.js';
+import { loadConfig } from '../../reference/harness/config.js';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from '../support/paths.js';
 
 const SUB = {
   events: ['tool.before'],
@@ -61,4 +67,77 @@ test('a configuration reply is used only when valid; the lenient fault keeps wha
   expect(
     judgeConfiguration(reply({ protocolVersion: 'draft', configuration: { subscriptions: [lacking] } }), 'c1', true),
   ).toMatchObject({ ok: true, subscriptions: [{ events: ['tool.before'], mode: 'intercept' }] });
+});
+
+test('without --snapshot the harness follows the config snapshot, which the runner sets to the claim’s', () => {
+  test.setTimeout(120_000);
+  // A 1d98c19 claim whose harness is started without --snapshot: ti.no-effects-result (a
+  // 1d98c19 rule: a result without effects is no effect) passes only if the harness took the
+  // snapshot from its adapter config (docs/harness-adapter.md section 2).
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-harness-snapshot-'));
+  try {
+    const claim = join(dir, 'claim.yaml');
+    writeFileSync(
+      claim,
+      [
+        'implementation: { name: snapshot-from-config, version: 0.0.0 }',
+        'snapshot: draft@1d98c19',
+        'role: harness',
+        'transports: [http]',
+        'profiles: [tool-interception]',
+        'harness:',
+        `  command: ${JSON.stringify(process.execPath)}`,
+        `  args: [${JSON.stringify(join(ROOT, 'dist', 'reference', 'harness', 'main.js'))}, --config, "{config}"]`,
+        '',
+      ].join('\n'),
+    );
+    const r = spawnSync(
+      process.execPath,
+      [
+        join(ROOT, 'bin', 'ahp-conformance.js'),
+        'run',
+        claim,
+        '--reports',
+        join(dir, 'r'),
+        '--grep',
+        '^ti\\.no-effects-result:',
+      ],
+      { cwd: dir, encoding: 'utf8', timeout: 110_000, env: { ...process.env, AHP_PROGRESS: 'line' } },
+    );
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(
+      /snapshot-from-config 0\.0\.0: partial: ran 1 of \d+ checks the claim needs \(1 passed, 0 failed/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the adapter config’s snapshot: a known one is used, anything else refused', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-harness-config-'));
+  try {
+    const write = (snapshot: unknown): string => {
+      const file = join(dir, 'config.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          adapterContract: 1,
+          ...(snapshot === undefined ? {} : { snapshot }),
+          registration: {},
+          sentinel: { tool: 'ahp_sentinel' },
+          scenario: { session: { id: 's' }, steps: [] },
+          report: join(dir, 'report.json'),
+        }),
+      );
+      return file;
+    };
+    expect(loadConfig(write('draft@1d98c19'))).toMatchObject({ ok: true, config: { snapshot: 'draft@1d98c19' } });
+    const without = loadConfig(write(undefined));
+    expect(without.ok && without.config.snapshot).toBeUndefined();
+    expect(loadConfig(write('draft')).ok).toBe(false);
+    expect(loadConfig(write('draft@ffffffff')).ok).toBe(false);
+    expect(loadConfig(write(7)).ok).toBe(false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

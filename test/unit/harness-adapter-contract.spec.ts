@@ -60,3 +60,15 @@ test('version 2: content steps need a version 2 config; delivered is a version 2
   expect(report({ ...base, adapterContract: 1, steps: [{ id: 'c1', outcome: 'delivered' }] })).toBe(false);
   expect(report({ ...base, adapterContract: 2, steps: [{ id: 't1', outcome: 'executed' }] })).toBe(true);
 });
+
+test('the config names the claim’s snapshot, in both contract versions: a resolved snapshot, never plain draft', () => {
+  const config = ajv.getSchema(`${id}#/$defs/config`)!;
+  const configs = examples.filter((e) => 'scenario' in e);
+  for (const e of configs) expect(e.snapshot, 'every config example shows it').toMatch(/^draft@[0-9a-f]{7,}$/);
+  const v1 = configs.find((e) => e.adapterContract === 1)!;
+  expect(config({ ...v1, snapshot: 'draft@1d98c19' })).toBe(true);
+  expect(config({ ...v1, snapshot: 'draft' })).toBe(false);
+  // Added, not required: a config an earlier runner wrote is still a config.
+  const { snapshot: _snapshot, ...earlier } = v1;
+  expect(config(earlier)).toBe(true);
+});
