@@ -840,7 +840,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     uploads: true,
     title: 'A badly framed or oversized upload is rejected without a receipt',
     expectation:
-      'uploads with a wrong, uppercase or missing AHP-Content-SHA256, a Content-Type other than application/octet-stream, a chunked body without Content-Length, or one byte more than the claimed maxBytes each get a 4xx status (400, or 413 for the size) and no receipt',
+      "uploads with a wrong, uppercase or missing AHP-Content-SHA256, a Content-Type other than application/octet-stream (a JSON-wrapped body too), a chunked body without Content-Length, or one byte more than the claimed maxBytes each get a 4xx status and no receipt (judged: any other status, or a ref in the answer, fails); the binding table's status is preferred, 400 for the framing and 413 for the size, and another 4xx passes with a warning",
   }),
   // A receiver that requires its own bearer token (`backend.upload.auth`): upload credentials
   // are separate from the event endpoint's and never inherited (capability-auth.md@40d064d,

@@ -210,6 +210,9 @@ test.describe('upload (backend)', () => {
         if (a === undefined) silent.push(c.what);
         else if (acceptedUpload(a))
           accepted.push(`${c.what} got ${a.status}${a.status === 201 ? ' with a receipt' : ''}`);
+        // Judged: a 4xx without a receipt (a sender fails any upload without a 201 receipt,
+        // so no other 4xx lets a bad upload through). The binding's receiver table (400
+        // framing, 413 size) is preferred, a warning otherwise (docs/claims.md says both).
         else if (c.status !== undefined && a.status !== c.status)
           judge.warn(`${c.what} got ${a.status}; the binding's table gives ${c.status}`);
       }
