@@ -301,7 +301,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     lifecycles: ['persistent'],
     title: 'Earlier decisions in the same process do not change later answers',
     expectation:
-      "in one process, a harmless call, the claim's deny and modify samples, each asked again as a new call after the others were decided, get the same effect types as the first time",
+      "in one process, a harmless call, the claim's deny and modify samples, each asked again as a new call after the others were decided, get the same effect types as the first time; then the deny sample with only allow advertised and the modify sample with only allow and deny advertised, each asked again as a new call, get only effects their own request advertises (none, allow, or deny for the modify sample; a JSON-RPC error is no effect)",
   }),
   // ---------------------------------------------------------------- lifecycle observation (backend side)
   check({

@@ -119,6 +119,7 @@ const ctxOf = (fault?: FaultMode, extra: Partial<HandlerContext> = {}): HandlerC
   policy: DEFAULT_POLICY,
   fault: new FaultProbe(fault),
   seen: new Set<string>(),
+  decisions: new Map(),
   ...extra,
 });
 const send = (msg: Obj | string | Uint8Array, ctx: HandlerContext = ctxOf()): Reply | null =>
@@ -720,6 +721,22 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   // The OAuth modes too (reference/backend/oauth.ts; test/reference/backend-oauth.spec.ts).
   'oauth-no-metadata': { changes: [] },
   'oauth-any-audience': { changes: [] },
+  'oauth-any-typ': { changes: [] },
+  'oauth-no-aud-accepted': { changes: [] },
+  'oauth-trust-jwk': { changes: [] },
+  'oauth-trust-jku': { changes: [] },
+  'oauth-trust-x5c': { changes: [] },
+  // write_file {path: "a"} was merged first: the replace-only and deny-only requests get that merge again.
+  'replay-decision': {
+    changes: ['write-replace', 'write-deny-only'],
+    check: (f, c) => {
+      expect(effectsOf(c)).not.toEqual(effectsOf(CONFORMING.get('write-merge')!));
+      expect(f).toEqual({
+        ...c,
+        result: { ...(c!.result as Obj), effects: effectsOf(CONFORMING.get('write-merge')!) },
+      });
+    },
+  },
   'text-content-type': { changes: [] },
   'observe-200-body': { changes: [] },
   'error-status-400': { changes: [] },
