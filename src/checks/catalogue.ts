@@ -771,7 +771,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     auth: 'claimed',
     title: 'A wrong or duplicated credential is refused unprocessed',
     expectation:
-      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token (for OAuth also a JWT for the endpoint signed by a key the issuer never published) gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
+      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token (for OAuth also JWTs for the endpoint signed by a key the issuer never published: plain, and pointing at their own key through a jwk header, a jku URL whose key set the runner serves, or an x5c self-signed certificate) gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
   }),
   check({
     id: 'auth.refusal-challenge',
@@ -804,9 +804,9 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
     transports: ['http'],
     auth: 'oauth',
-    title: 'Tokens for another audience, expired, of another issuer or without the scope are refused',
+    title: 'Tokens for another audience or none, expired, of another issuer or type, or without the scope are refused',
     expectation:
-      'intercepts with a token of the runner\'s issuer for another resource (aud), an expired one, one whose iss is another issuer, and (where the claim names scopes) one without a required scope each get a 4xx and no JSON-RPC result; 401 with error="invalid_token" (403 error="insufficient_scope" for the scope) is recommended (a warning note otherwise)',
+      'intercepts with a token of the runner\'s issuer for another resource (aud), one without aud, an expired one, one whose iss is another issuer, one whose JOSE header typ is "JWT" (RFC 9068 takes at+jwt or application/at+jwt only), and (where the claim names scopes) one without a required scope each get a 4xx and no JSON-RPC result; 401 with error="invalid_token" (403 error="insufficient_scope" for the scope) is recommended (a warning note otherwise)',
   }),
   hcheck({
     id: 'http.bearer',
