@@ -101,7 +101,7 @@ export const FAULTS = {
   'oauth-any-audience': {
     targets: ['auth.token-binding'],
     description:
-      "with --auth oauth, a token's signature and scope are checked, its audience, expiry and issuer are not",
+      "with --auth oauth, a token's signature and scope are checked, its audience, expiry, issuer and typ are not",
     transport: 'http',
     oauth: true,
   },

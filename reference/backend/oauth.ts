@@ -78,6 +78,9 @@ export async function loadOAuth(issuer: string, caFile: string, scopes: readonly
   const jwks = await getJson(meta.jwks_uri, ca);
   if (!Array.isArray(jwks.keys)) throw new Error('the JWKS has no keys');
   const keys = createLocalJWKSet(jwks as unknown as JSONWebKeySet);
+  // RFC 9068 4: typ at+jwt (jose compares it as a media type: application/at+jwt and any
+  // case pass); the audience must name this resource; only the issuer's keys verify.
+  const checksFor = (resource: string) => ({ issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' });
   /**
    * What the OAuth faults make of a token refused above (each asked only where its leniency
    * could let this token through), or undefined: still refused.
@@ -88,7 +91,7 @@ export async function loadOAuth(issuer: string, caFile: string, scopes: readonly
     resource: string,
     fault: FaultProbe<FaultMode>,
   ): Promise<Record<string, unknown> | undefined> => {
-    const checks = { issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' };
+    const checks = checksFor(resource);
     const { claim, reason } = refused as { claim?: string; reason?: string };
     let header: Record<string, unknown> = {};
     try {
@@ -151,12 +154,9 @@ export async function loadOAuth(issuer: string, caFile: string, scopes: readonly
       ...(scopes.length ? { scopes_supported: [...scopes] } : {}),
     }),
     async verify(token, resource, fault) {
-      // RFC 9068 4: typ at+jwt (jose compares it as a media type: application/at+jwt and any
-      // case pass); the audience must name this resource; only the issuer's keys verify.
-      const checks = { issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' };
       let payload: Record<string, unknown>;
       try {
-        payload = (await jwtVerify(token, keys, checks)).payload;
+        payload = (await jwtVerify(token, keys, checksFor(resource))).payload;
       } catch (e) {
         const faulty = await faultyPayload(token, e, resource, fault);
         if (!faulty) return { status: 401, error: 'invalid_token' };
