@@ -23,6 +23,7 @@ import { canonicalPath, isWithin } from '../safe-fs.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 import type { BoundaryEvent, ContentSample } from '../checks/boundaries.js';
 import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS, type SnapshotId } from '../protocol/snapshots.js';
+import type { AuthMechanism } from '../protocol/catalogue.js';
 
 export interface Sample {
   event: 'tool.before';
@@ -87,6 +88,12 @@ export interface HarnessLaunch {
    * subscription's `upload`): the upload checks run (docs/harness-adapter.md "Upload steps"); default false.
    */
   uploads: boolean;
+  /**
+   * The endpoint authentication mechanisms the claim says the harness supports (its
+   * manifest's `authentication`). Absent: the claim does not say, and the checks that need
+   * to know read the manifest of the harness's session.start (suites/support/oauth-declaration.ts).
+   */
+  authentication?: AuthMechanism[];
 }
 
 /** In `harness.args`: replaced by the adapter config file's path (also in env AHP_ADAPTER_CONFIG). */
@@ -403,6 +410,7 @@ interface RawHarness {
   lifecycle?: RawLifecycles;
   boundaries?: BoundaryEvent[];
   uploads?: boolean;
+  authentication?: AuthMechanism[];
 }
 
 /** `lifecycles` or its other spelling `lifecycle`, one value or a list (docs/claims.md). */
@@ -671,6 +679,7 @@ export function loadClaim(file: string): ClaimOutcome {
         lifecycles,
         boundaries: h.boundaries ?? [],
         uploads: h.uploads ?? false,
+        ...(h.authentication !== undefined ? { authentication: h.authentication } : {}),
       };
     problems.push(...checkPlaceholders('harness', h, transports));
   }
