@@ -285,6 +285,8 @@ function schemaProblems(
           ? `${name} is ${shownValue(e.data)}; it must be one of ${allowed.join(', ')}, or a list of them`
           : `${name} ${String(e.message)}`,
       );
+    } else if (e.keyword === 'uniqueItems' && Array.isArray(e.data)) {
+      add(at, `${name} lists ${shownValue(e.data[Number(e.params.j)])} twice; give each once`);
     } else if (e.keyword === 'type') {
       add(at, `${name} ${typeProblem(String(e.params.type), e.data, parsed.sourceAt(path))}`);
     } else if (e.keyword === 'pattern' && name === 'snapshot' && typeof e.data === 'string') {

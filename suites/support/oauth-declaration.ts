@@ -187,16 +187,20 @@ export async function oauthOrRefusal(
         : 'the registration refused or the failure policy applied';
   const refusal = `it refused the oauth binding${runs.length > 1 ? 's' : ''} (no request to the authorization server, nothing delivered to an oauth-bound hook, ${how})`;
   const evidence = { received: { ...received, declaration: declared }, expected: spec.expectation };
-  if (judgesDeclaration && declared.conflict)
-    judge.fail(`${declared.conflict}, and ${refusal}: a declaration the harness does not keep`, evidence);
   if (declared.oauth === true) {
     if (judgesDeclaration)
-      judge.fail(`${declared.source} declares oauth support, yet ${refusal}: support it does not have`, evidence);
+      judge.fail(
+        `${declared.source} declares oauth support, yet ${refusal}: support it does not have${declared.conflict ? ` (and ${declared.conflict})` : ''}`,
+        evidence,
+      );
     judge.incomplete(
       `${declared.source} declares oauth support, yet ${refusal}, so its OAuth client could not be judged here (auth.oauth-client-credentials reports the declaration)`,
       evidence,
     );
   }
+  // The claim says no oauth, the manifest says oauth: the manifest declares what the harness refuses.
+  if (judgesDeclaration && declared.conflict)
+    judge.fail(`${declared.conflict}, and ${refusal}: a declaration the harness does not keep`, evidence);
   if (declared.oauth === undefined)
     judge.incomplete(
       `${refusal}, and ${declared.source} says whether it supports OAuth: a harness without OAuth may refuse, one that declares it may not (give harness.authentication in the claim)`,
