@@ -5,7 +5,9 @@
 // `ahp-conformance run`s (below). Claims pin their snapshot: the conforming harness is
 // judged by draft@1d98c19 (every check applies), each mode by the snapshots its row names
 // (`snapshot`, default draft@2b5da580; ALSO_UNDER adds more), with the reference harness
-// started under the same snapshot.
+// started under the same snapshot. The modes of a harness without OAuth (BEARER_ONLY_MODES)
+// start it bearer-only (--authentication bearer), and so does their trace claim: the
+// conforming bearer-only reference passes every check of its target.
 //
 // Cost: base.registration-validated starts the adapter once per invalid document (20
 // times); it runs in full for the conforming harness and for the mode that targets it.
