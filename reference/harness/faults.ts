@@ -215,6 +215,25 @@ export const FAULTS = {
       "token acquisition waits up to 10 minutes for the authorization server, whatever the intercept's deadline",
     transport: 'http',
   },
+  // ---- issue 24: a bearer-only harness (--authentication bearer; the fault matrix runs these
+  // modes in that shape). A harness without OAuth is judged by its refusal of oauth bindings.
+  'unsupported-oauth-unauthenticated': {
+    targets: [
+      'auth.oauth-client-credentials',
+      'auth.token-validation',
+      'auth.no-fallback',
+      'auth.acquisition-deadline',
+    ],
+    description:
+      'bearer-only: a hook bound with oauth (which it does not support) is used without authentication: its events are sent with no Authorization header',
+    transport: 'http',
+  },
+  'oauth-declared-unsupported': {
+    targets: ['auth.oauth-client-credentials'],
+    description:
+      'bearer-only: the session.start manifest lists authentication [bearer, oauth], yet oauth bindings are refused (nothing is sent for them)',
+    transport: 'http',
+  },
   // ---- issue 10: faults that earlier checks let pass
   'chain-original-input': {
     targets: ['ti.modify-input'],

@@ -949,9 +949,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
     transports: ['http'],
+    launches: 2, // the run, and for a harness that refuses the binding the typical session (its manifest)
     title: 'An oauth preset gets a resource-bound token by client credentials',
     expectation:
-      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and neither the client secret nor the access token appears in a body or the adapter's output",
+      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and neither the client secret nor the access token appears in a body or the adapter's output; a harness that never asks the authorization server (it refuses the oauth binding) passes only when it does not declare oauth (the claim's harness.authentication, else its session.start manifest, which must agree with the claim), nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies (fail-closed: the calls do not run); with no declaration known it is incomplete",
   }),
   hcheck({
     id: 'auth.challenge',
@@ -969,10 +970,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001', 'AHP-FAIL-001'],
     transports: ['http'],
-    launches: 6, // one run per misbehaviour of the authorization server
+    launches: 6, // one run per misbehaviour of the authorization server, and the manifest's for a refusal
     title: 'Untrusted issuers and unusable tokens are refused',
     expectation:
-      'with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a narrower scope (token response scope), an expired token (expires_in 0), or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); a token for another audience is not judged here (a client sees it only inside the token)',
+      "with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a narrower scope (token response scope), an expired token (expires_in 0), or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); a token for another audience is not judged here (a client sees it only inside the token); a harness that never asks the authorization server (it refuses the oauth binding) is judged by that refusal where it does not declare oauth (the claim's harness.authentication, else its session.start manifest): nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies; where it declares oauth, or nothing says, the check is incomplete",
   }),
   hcheck({
     id: 'auth.no-fallback',
@@ -980,9 +981,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-FAIL-001'],
     transports: ['http'],
+    launches: 2, // the run, and for a harness that refuses the binding the typical session (its manifest)
     title: 'No unauthenticated fallback and no identity switch',
     expectation:
-      'when the authorization server refuses the client, no request reaches the hook endpoints (neither without Authorization nor with another credential) and the failure policy applies (fail-closed: the call does not run)',
+      "when the authorization server refuses the client, no request reaches the hook endpoints (neither without Authorization nor with another credential) and the failure policy applies (fail-closed: the call does not run); a harness that never asks the authorization server (it refuses the oauth binding) is judged by that refusal where it does not declare oauth (the claim's harness.authentication, else its session.start manifest): nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies; where it declares oauth, or nothing says, the check is incomplete",
   }),
   hcheck({
     id: 'auth.acquisition-deadline',
@@ -990,9 +992,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-FAIL-002'],
     transports: ['http'],
+    launches: 2, // the run, and for a harness that refuses the binding the typical session (its manifest)
     title: 'Token acquisition is bounded by the dispatch deadline',
     expectation:
-      "when the token endpoint stalls, the failure policy applies within the interceptor's deadline plus the tolerance measured in the run (fail-open: the next interceptor is called and the call runs)",
+      "when the token endpoint stalls, the failure policy applies within the interceptor's deadline plus the tolerance measured in the run (fail-open: the next interceptor is called and the call runs); a harness that never asks the authorization server (it refuses the oauth binding) is judged by that refusal where it does not declare oauth (the claim's harness.authentication, else its session.start manifest): nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies (fail-open: the other interceptors are called and the calls run); where it declares oauth, or nothing says, the check is incomplete",
   }),
 ];
 
