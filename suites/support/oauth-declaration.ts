@@ -10,6 +10,8 @@
 //   refusal passes where the harness does not declare oauth; where it declares oauth it has
 //   declared support it does not have (auth.oauth-client-credentials fails; the other checks
 //   cannot see its OAuth client: incomplete); where nothing says, incomplete (never failed).
+//   A claim that leaves oauth out decides even against a manifest listing it (noted): the runner
+//   drives only client_credentials, and a harness may support only interactive flows.
 // The declaration: the claim's `harness.authentication` when given, else the manifest of the
 // harness's own session.start, read from the typical session (a run other checks of the
 // target share: a harness that uses OAuth never pays for it).
@@ -29,7 +31,7 @@ export interface Declaration {
   oauth?: boolean;
   /** Where the answer comes from, in words. */
   source: string;
-  /** The claim and the manifest disagree about oauth: a declaration the harness does not keep. */
+  /** The claim and the manifest disagree about oauth (the claim decides; said in the evidence). */
   conflict?: string;
 }
 
@@ -198,9 +200,14 @@ export async function oauthOrRefusal(
       evidence,
     );
   }
-  // The claim says no oauth, the manifest says oauth: the manifest declares what the harness refuses.
+  // The claim leaves oauth out while the manifest lists it: the vendor tells the certifier not to
+  // judge an OAuth client. That is not a false declaration: the runner drives only the
+  // client_credentials flow, and a harness whose OAuth is interactive only (authorization_code_pkce)
+  // may refuse it, flow selection being client policy. The refusal itself was judged above.
   if (judgesDeclaration && declared.conflict)
-    judge.fail(`${declared.conflict}, and ${refusal}: a declaration the harness does not keep`, evidence);
+    judge.note(
+      `${declared.conflict}; the claim decides (a harness whose OAuth flows the runner cannot drive says so this way)`,
+    );
   if (declared.oauth === undefined)
     judge.incomplete(
       `${refusal}, and ${declared.source} says whether it supports OAuth: a harness without OAuth may refuse, one that declares it may not (give harness.authentication in the claim)`,

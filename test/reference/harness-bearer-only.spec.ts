@@ -2,8 +2,8 @@
 // (--authentication bearer) refuses oauth bindings before delivery and says so in its
 // manifest, and the auth checks that bind hooks with an oauth preset judge that refusal by what
 // the harness declares (suites/support/oauth-declaration.ts): conformant where it does not
-// declare oauth, a failure of auth.oauth-client-credentials where it declares oauth or where the
-// claim and the manifest disagree. One `ahp-conformance run` of four claims, each narrowed to the
+// declare oauth, a failure of auth.oauth-client-credentials where it declares oauth (a claim
+// leaving oauth out decides against a manifest listing it). One `ahp-conformance run` of four claims, each narrowed to the
 // checks it is here for.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
@@ -114,7 +114,7 @@ test('the auth checks judge a bearer-only harness by its refusal and its declara
       ],
       { encoding: 'utf8', cwd: ROOT, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, AHP_PROGRESS: 'line' } },
     );
-    // Exit 1: two claims are nonconformant.
+    // Exit 1: one claim (overclaimed) is nonconformant.
     expect(r.status, `${r.stderr}${r.stdout.slice(-3000)}`).toBe(1);
     const results = resultsReader(reports);
     const statuses = (name: string): Record<string, string> =>
@@ -138,11 +138,10 @@ test('the auth checks judge a bearer-only harness by its refusal and its declara
     expect(results('overclaimed').verdict).toBe('nonconformant');
 
     const disagreeing = statuses('disagreeing');
-    expect(disagreeing['auth.oauth-client-credentials']).toMatch(
-      /^failed: the claim's harness\.authentication \[bearer\] and the session\.start manifest's authentication \[bearer, oauth\] disagree about oauth/,
-    );
+    // The claim decides (an OAuth client with interactive flows only says so this way); noted.
+    expect(disagreeing['auth.oauth-client-credentials']).toMatch(/^passed: /);
     expect(disagreeing['auth.no-fallback']).toMatch(/^passed: the claim's harness\.authentication \[bearer\]/);
-    expect(results('disagreeing').verdict).toBe('nonconformant');
+    expect(results('disagreeing').verdict).toBe('partial'); // narrowed by --grep
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
