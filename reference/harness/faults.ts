@@ -361,6 +361,13 @@ export const FAULTS = {
     description: 'text and JSON attachments are uploaded as well (they are still carried inline as text)',
     transport: 'http',
   },
+  // ---- issue 24: content and upload faults the earlier checks let pass
+  'upload-twice': {
+    targets: ['upload.request'],
+    description:
+      "each media attachment is uploaded twice: after the first POST is confirmed, the same bytes are POSTed again and the second receipt's ref is used",
+    transport: 'http',
+  },
 } as const satisfies Record<string, FaultSpec>;
 
 export type FaultMode = keyof typeof FAULTS;

@@ -872,7 +872,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     uploads: true,
     title: 'An upload is one raw POST to the exact endpoint with exact framing',
     expectation:
-      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes',
+      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes, in one POST (never again after a confirmed upload)',
   }),
   hcheck({
     id: 'upload.no-redirect',
