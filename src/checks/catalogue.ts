@@ -1002,7 +1002,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
 // applicability is the claim's (`boundary`), declared, never decided at run time.
 /** What the edits checks judge after a deny or a fail-closed stop (observation disposition, spec-events 9). */
 const STOPPED_CHAIN =
-  'after a deny or a fail-closed stop, the observer and each interceptor not yet called get the event once as hooks/observe with the content as the accepted responses left it (in their own view), and the interceptors already called no second copy';
+  'after a deny or a fail-closed stop, the observer and each interceptor not yet called get the event as hooks/observe with the content as the accepted responses left it (in their own view), and the interceptors already called no second copy';
 
 function harnessContentChecks(x: Boundary): CheckSpec[] {
   const at = `at ${x.label}`;
