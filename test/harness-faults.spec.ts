@@ -98,6 +98,8 @@ const CONTENT_MODES: ReadonlySet<FaultMode> = new Set([
   'hidden-text-leak',
   'non-atomic-edits',
   'elicitation-request-modify',
+  'modify-any-target',
+  'short-circuit-unobserved',
 ]);
 
 type Where = { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };

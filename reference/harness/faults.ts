@@ -380,6 +380,23 @@ export const FAULTS = {
     description: 'text and JSON attachments are uploaded as well (they are still carried inline as text)',
     transport: 'http',
   },
+  // ---- issue 24: content and upload faults the earlier checks let pass
+  'modify-any-target': {
+    targets: CONTENT_CHECKS('edits', true),
+    description:
+      "at a content boundary, a modify naming a target the intercept did not advertise is applied to the boundary's own target (the rest of its response with it)",
+  },
+  'short-circuit-unobserved': {
+    targets: CONTENT_CHECKS('edits'),
+    description:
+      'after a deny or a fail-closed stop at a content boundary, the interceptors not yet called get no hooks/observe of the event (observers still do)',
+  },
+  'upload-twice': {
+    targets: ['upload.request'],
+    description:
+      "each media attachment is uploaded twice: after the first POST is confirmed, the same bytes are POSTed again and the second receipt's ref is used",
+    transport: 'http',
+  },
 } as const satisfies Record<string, FaultSpec>;
 
 export type FaultMode = keyof typeof FAULTS;

@@ -872,7 +872,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     uploads: true,
     title: 'An upload is one raw POST to the exact endpoint with exact framing',
     expectation:
-      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes',
+      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes, in one POST (never again after a confirmed upload)',
   }),
   hcheck({
     id: 'upload.no-redirect',
@@ -1003,6 +1003,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
 // The seed's eight canonical content and edit checks, live, per boundary and role
 // (issue 14). Base profile: AHP-CONTENT-001/002 and AHP-EDIT-001 are base requirements;
 // applicability is the claim's (`boundary`), declared, never decided at run time.
+/** What the edits checks judge after a deny or a fail-closed stop (observation disposition, spec-events 9). */
+const STOPPED_CHAIN =
+  'after a deny or a fail-closed stop, the observer and each interceptor not yet called get the event as hooks/observe with the content as the accepted responses left it (in their own view), and the interceptors already called no second copy';
+
 function harnessContentChecks(x: Boundary): CheckSpec[] {
   const at = `at ${x.label}`;
   const edits: CheckSpec = x.target
@@ -1011,18 +1015,18 @@ function harnessContentChecks(x: Boundary): CheckSpec[] {
         boundary: x.event,
         level: 'MUST',
         profile: 'base',
-        requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
+        requirements: ['AHP-EDIT-001', 'AHP-CAP-001', 'AHP-REG-002'],
         title: `Edits ${at} are applied exactly, atomically and in order`,
-        expectation: `every intercept advertises modify of ${x.target} with replace and merge; the ${x.receiver} sentinel gets the ${x.target} our applyModifyResponse computes from the answers under what the harness advertised and the hook's view: replace substitutes, list merge appends in order without deduplication, object merge is shallow and keeps a literal null, two interceptors' edits chain serially (the second is sent the value as the first left it), a response with an invalid later effect is rejected whole while the earlier accepted response stays, and a value of the wrong kind for ${x.target} changes nothing (seed edit checks 4, 5, 7)`,
+        expectation: `every intercept advertises modify of ${x.target} with replace and merge; the ${x.receiver} sentinel gets the ${x.target} our applyModifyResponse computes from the answers under what the harness advertised and the hook's view: replace substitutes, list merge appends in order without deduplication, object merge is shallow and keeps a literal null, two interceptors' edits chain serially (the second is sent the value as the first left it), a response with an invalid later effect or a modify of a target the intercept did not advertise is rejected whole while the earlier accepted response stays, and a value of the wrong kind for ${x.target} changes nothing (seed edit checks 4, 5, 7); ${STOPPED_CHAIN}`,
       })
     : hcheck({
         id: contentCheckId(x, 'edits'),
         boundary: x.event,
         level: 'MUST',
         profile: 'base',
-        requirements: ['AHP-EDIT-001', 'AHP-CONTENT-001'],
+        requirements: ['AHP-EDIT-001', 'AHP-CONTENT-001', 'AHP-REG-002'],
         title: `No modification is applied ${at}`,
-        expectation: `${x.event} advertises no modify target and a modify effect in an answer is not applied: the ${x.receiver} sentinel gets the request unchanged (seed edit check 8)`,
+        expectation: `${x.event} advertises no modify target and a modify effect in an answer is not applied: the ${x.receiver} sentinel gets the request unchanged (seed edit check 8); ${STOPPED_CHAIN}`,
       });
   return [
     hcheck({
@@ -1045,8 +1049,8 @@ function harnessContentChecks(x: Boundary): CheckSpec[] {
         x.family === 'workspace'
           ? `a workspace change is an object, not parts: the view decides only whether a hook may edit it, so edits answered from metadata and omit views are not applied, nor a value that is no object, while a valid edit beside it is (seed edit checks 4, 6)`
           : x.target
-            ? `a hook subscribed with a metadata or omit view gets parts without text or body, selected as its view, and neither the hidden text nor an attachment reference anywhere else in its frame; edits answered from those views (a list merge, a whole-list replacement), edits of attachment bytes and unauthorized attachment references (or values the target does not take) are not applied, while a valid edit beside them is (seed edit checks 2, 3, 6)`
-            : `a hook subscribed with a metadata or omit view gets ${x.path} without text or body, selected as its view, and the hidden request text nowhere else in its frame (seed edit checks 2, 8)`,
+            ? `a hook subscribed with a metadata or omit view gets parts without text or body, selected as its view, and neither the hidden text nor an attachment reference anywhere else in its frame (intercepts, and observations after a stopped chain); edits answered from those views (a list merge, a whole-list replacement), edits of attachment bytes and unauthorized attachment references (or values the target does not take) are not applied, while a valid edit beside them is (seed edit checks 2, 3, 6)`
+            : `a hook subscribed with a metadata or omit view gets ${x.path} without text or body, selected as its view, and the hidden request text nowhere else in its frame (intercepts, and observations after a stopped chain) (seed edit checks 2, 8)`,
     }),
     edits,
   ];
