@@ -52,6 +52,10 @@ const ALSO_FAILS: Partial<Record<FaultMode, { checks: string[]; why: string }>> 
     checks: ['ti.advertised-effects'],
     why: 'its harmless call gets a result without effects, a reply draft@2b5da580 does not accept as a whole',
   },
+  'ignore-capabilities': {
+    checks: ['ti.state-independent'],
+    why: 'its last round asks the deny and modify samples again without their effect advertised, where capability gating is judged after history: the mode sends the unadvertised effect there too',
+  },
 };
 
 /** The draft@1d98c19 matrix's overlaps, as ALSO_FAILS. */

@@ -5,7 +5,9 @@
 // `ahp-conformance run`s (below). Claims pin their snapshot: the conforming harness is
 // judged by draft@1d98c19 (every check applies), each mode by the snapshots its row names
 // (`snapshot`, default draft@2b5da580; ALSO_UNDER adds more), with the reference harness
-// started under the same snapshot.
+// started under the same snapshot. The modes of a harness without OAuth (BEARER_ONLY_MODES)
+// start it bearer-only (--authentication bearer), and so does their trace claim: the
+// conforming bearer-only reference passes every check of its target.
 //
 // Cost: base.registration-validated starts the adapter once per invalid document (20
 // times); it runs in full for the conforming harness and for the mode that targets it.
@@ -96,6 +98,8 @@ const CONTENT_MODES: ReadonlySet<FaultMode> = new Set([
   'hidden-text-leak',
   'non-atomic-edits',
   'elicitation-request-modify',
+  'modify-any-target',
+  'short-circuit-unobserved',
 ]);
 
 type Where = { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
@@ -114,13 +118,25 @@ function placement(mode: FaultMode): Where {
 interface Shape {
   readonly boundaries: boolean;
   readonly uploads: boolean;
+  /** The reference is started bearer-only (--authentication bearer): it refuses oauth bindings. */
+  readonly bearerOnly?: boolean;
 }
 const shapeOf = (mode: FaultMode | undefined): Shape => ({
   boundaries: mode === undefined || CONTENT_MODES.has(mode),
   // The upload checks run where the claim says the harness uploads (the conforming entry and the upload modes).
   uploads: mode === undefined || UPLOAD_MODES.has(mode),
+  ...(mode !== undefined && BEARER_ONLY_MODES.has(mode) ? { bearerOnly: true } : {}),
 });
 const UPLOAD_MODES: ReadonlySet<FaultMode> = new Set(FAULT_MODES.filter((m) => m.startsWith('upload-')));
+/**
+ * The modes of a harness without OAuth (issue 24): their claims, and their trace claims, start
+ * the reference bearer-only, so the auth checks judge its refusal of oauth bindings and its
+ * manifest (which then says authentication [bearer]).
+ */
+const BEARER_ONLY_MODES: ReadonlySet<FaultMode> = new Set([
+  'unsupported-oauth-unauthenticated',
+  'oauth-declared-unsupported',
+]);
 
 /** `traced`: the reference tells which fault modes its code asks about (the causal matrix's trace claims). */
 function claimYaml(
@@ -142,7 +158,7 @@ function claimYaml(
     'profiles: [tool-interception, lifecycle-observation]',
     'harness:',
     `  command: ${JSON.stringify(process.execPath)}`,
-    `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${mode ? `, --fault, ${mode}` : ''}]`,
+    `  args: [${JSON.stringify(MAIN)}, --config, "{config}", --snapshot, ${snapshot}${shape.bearerOnly ? ', --authentication, bearer' : ''}${mode ? `, --fault, ${mode}` : ''}]`,
     ...(lifecycles.length ? [`  lifecycles: [${lifecycles.join(', ')}]`] : []),
     ...(shape.boundaries ? [`  boundaries: [${BOUNDARY_EVENTS.join(', ')}]`] : []),
     ...(shape.uploads ? ['  uploads: true'] : []),

@@ -7,9 +7,9 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SignJWT, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { SignJWT, exportJWK, generateKeyPair, type JWK, type JWTHeaderParameters } from 'jose';
 import type { RunCa } from './ca.js';
-import { createRunCa } from './ca.js';
+import { createRunCa, selfSignedDer } from './ca.js';
 
 export type Misbehaviour =
   | 'untrusted-certificate' // served with a certificate of another CA (not the run's)
@@ -48,11 +48,18 @@ export interface AsOptions {
   onToken?: (token: string) => void;
 }
 
+/**
+ * Where a forged token says its verification key is (RFC 7515 4.1.2, 4.1.3, 4.1.6): in its
+ * `jwk` header, at its `jku` URL (a key set served by the forger), or in its `x5c` chain (a
+ * self-signed certificate). A resource server trusts only its issuer's published keys.
+ */
+export type OwnKey = 'jwk' | 'jku' | 'x5c';
+
 /** One request the server received. Secrets are left out: only how the client authenticated. */
 export interface AsRecord {
   t: number;
-  /** `main`, or `redirect-target` (the other origin a `redirect` points to). */
-  server: 'main' | 'redirect-target';
+  /** `main`, `redirect-target` (the other origin a `redirect` points to) or `key-set` (a forger's jku origin). */
+  server: 'main' | 'redirect-target' | 'key-set';
   method: string;
   path: string;
   /** token endpoint: how the client authenticated, and whether it was right. */
@@ -102,6 +109,8 @@ export class AuthorizationServer {
   private readonly open = new Set<ServerResponse>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private redirectTarget?: Server;
+  /** The forger's key-set origin (`forgeWithOwnKey('jku')`), started on first use; its key sets by path. */
+  private keySet?: { server: Server; origin: string; sets: Map<string, unknown> };
   /** The issuer identifier: the origin, no path (kept: the server's address is gone once closed). */
   issuer = '';
 
@@ -153,17 +162,25 @@ export class AuthorizationServer {
    * checks, which need tokens the client-credentials grant would not give (another
    * audience, expired, another `iss`). Registered like an issued token (redaction, leaks).
    */
-  async mint(claims: { aud: string; scope: string; expS?: number; iss?: string }): Promise<string> {
+  async mint(claims: {
+    /** null: no `aud` claim at all. */
+    aud: string | null;
+    scope: string;
+    expS?: number;
+    iss?: string;
+    /** The JOSE header `typ` (default `at+jwt`, RFC 9068 2.1). */
+    typ?: string;
+  }): Promise<string> {
     const nowS = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
-      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: this.keys.jwk.kid })
+    const jwt = new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
+      .setProtectedHeader({ alg: 'ES256', typ: claims.typ ?? 'at+jwt', kid: this.keys.jwk.kid })
       .setIssuer(claims.iss ?? this.issuer)
       .setSubject(this.opts.clientId)
-      .setAudience(claims.aud)
       .setIssuedAt(Math.min(nowS, (claims.expS ?? nowS) - 60))
       .setExpirationTime(claims.expS ?? nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
-      .setJti(randomBytes(12).toString('hex'))
-      .sign(this.keys.privateKey);
+      .setJti(randomBytes(12).toString('hex'));
+    if (claims.aud !== null) jwt.setAudience(claims.aud);
+    const token = await jwt.sign(this.keys.privateKey);
     this.tokens.push(token);
     this.opts.onToken?.(token);
     return token;
@@ -190,11 +207,56 @@ export class AuthorizationServer {
     return token;
   }
 
+  /**
+   * A token that names this issuer, the resource and every scope, signed by a fresh key it
+   * points to itself (`how`): the key-confusion forgery (RFC 8725 3.10). For `jku` the key
+   * set is really served, over HTTPS with a certificate of the run CA on another loopback
+   * origin, so a resource server that fetches it would verify the signature.
+   */
+  async forgeWithOwnKey(how: OwnKey, claims: { aud: string; scope: string }): Promise<string> {
+    const keys = await generateKeyPair('ES256', { extractable: true });
+    const kid = randomBytes(8).toString('hex');
+    const jwk = { ...(await exportJWK(keys.publicKey)), alg: 'ES256', use: 'sig', kid };
+    const header: JWTHeaderParameters = { alg: 'ES256', typ: 'at+jwt', kid };
+    if (how === 'jwk') header.jwk = { kty: jwk.kty!, crv: jwk.crv!, x: jwk.x!, y: jwk.y! };
+    else if (how === 'x5c') header.x5c = [await selfSignedDer(keys as CryptoKeyPair)];
+    else {
+      const ks = await this.keySetServer();
+      const path = `/keys/${kid}.json`;
+      ks.sets.set(path, { keys: [jwk] });
+      header.jku = `${ks.origin}${path}`;
+    }
+    const nowS = Math.floor(Date.now() / 1000);
+    const token = await new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
+      .setProtectedHeader(header)
+      .setIssuer(this.issuer)
+      .setSubject(this.opts.clientId)
+      .setAudience(claims.aud)
+      .setIssuedAt(nowS)
+      .setExpirationTime(nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
+      .setJti(randomBytes(12).toString('hex'))
+      .sign(keys.privateKey);
+    this.tokens.push(token);
+    this.opts.onToken?.(token);
+    return token;
+  }
+
+  /** The forger's key-set origin, started on first use. */
+  private async keySetServer(): Promise<NonNullable<AuthorizationServer['keySet']>> {
+    if (this.keySet) return this.keySet;
+    const identity = await this.opts.ca.issueServer();
+    const server = createServer({ cert: identity.cert, key: identity.key });
+    server.on('request', (req, res) => this.handle(req, res, 'key-set'));
+    await listen(server);
+    this.keySet = { server, origin: `https://127.0.0.1:${(server.address() as AddressInfo).port}`, sets: new Map() };
+    return this.keySet;
+  }
+
   async close(): Promise<void> {
     for (const t of this.timers) clearTimeout(t);
     for (const res of this.open) res.destroy();
     await Promise.all(
-      [this.server, this.redirectTarget].flatMap((s) =>
+      [this.server, this.redirectTarget, this.keySet?.server].flatMap((s) =>
         s ? [new Promise<void>((resolve) => (s.closeAllConnections(), s.close(() => resolve())))] : [],
       ),
     );
@@ -256,6 +318,12 @@ export class AuthorizationServer {
     body: string,
     record: AsRecord,
   ): Promise<void> {
+    if (record.server === 'key-set') {
+      const set = req.method === 'GET' ? this.keySet?.sets.get(url.pathname) : undefined;
+      if (!set) return this.send(res, record, 404, { error: 'not_found' });
+      record.note = "the forger's key set was fetched";
+      return this.send(res, record, 200, set);
+    }
     if (record.server === 'redirect-target') {
       record.note = 'the client followed the redirect to another origin';
       return this.send(res, record, 400, { error: 'invalid_request' });

@@ -81,3 +81,21 @@ export async function createRunCa(name = 'ahp-conformance run CA'): Promise<RunC
     },
   };
 }
+
+/**
+ * A self-signed certificate for `keys` (base64 DER, as a JOSE x5c entry carries it): what a
+ * forger puts in a token's x5c header. It chains to no trusted root.
+ */
+export async function selfSignedDer(keys: CryptoKeyPair, name = 'ahp-conformance forger'): Promise<string> {
+  const now = Date.now();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: `CN=${name} ${randomBytes(4).toString('hex')}`,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + DAY_MS),
+    keys,
+    signingAlgorithm: ALG,
+    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+  });
+  return Buffer.from(cert.rawData).toString('base64');
+}

@@ -101,7 +101,7 @@ export const FAULTS = {
   'oauth-any-audience': {
     targets: ['auth.token-binding'],
     description:
-      "with --auth oauth, a token's signature and scope are checked, its audience, expiry and issuer are not",
+      "with --auth oauth, a token's signature and scope are checked, its audience, expiry, issuer and typ are not",
     transport: 'http',
     oauth: true,
   },
@@ -299,6 +299,47 @@ export const FAULTS = {
     targets: ['upload.receiver-auth'],
     description: "the upload receiver also takes the event endpoint's bearer token as upload credentials",
     transport: 'http',
+  },
+  // ---- issue 24: OAuth tokens a resource server must refuse, and decisions replayed across requests
+  'oauth-any-typ': {
+    targets: ['auth.token-binding'],
+    description:
+      'with --auth oauth, the JOSE header typ is not checked: a token of the trusted issuer typed "JWT" (not an access token) is accepted',
+    transport: 'http',
+    oauth: true,
+  },
+  'oauth-no-aud-accepted': {
+    targets: ['auth.token-binding'],
+    description:
+      'with --auth oauth, a token of the trusted issuer without an aud claim is accepted (one naming another audience is not)',
+    transport: 'http',
+    oauth: true,
+  },
+  'oauth-trust-jwk': {
+    targets: ['auth.refuses-wrong-credentials'],
+    description:
+      "with --auth oauth, a token the issuer's keys refuse is verified with the public key in its own jwk header",
+    transport: 'http',
+    oauth: true,
+  },
+  'oauth-trust-jku': {
+    targets: ['auth.refuses-wrong-credentials'],
+    description:
+      "with --auth oauth, a token the issuer's keys refuse is verified with the key set fetched from its own jku header (over HTTPS trusting the CA file)",
+    transport: 'http',
+    oauth: true,
+  },
+  'oauth-trust-x5c': {
+    targets: ['auth.refuses-wrong-credentials'],
+    description:
+      "with --auth oauth, a token the issuer's keys refuse is verified with the key of the first certificate in its own x5c header (no chain to a trusted root)",
+    transport: 'http',
+    oauth: true,
+  },
+  'replay-decision': {
+    targets: ['ti.state-independent'],
+    description:
+      'the effects last returned for a tool call (event type, tool name and input) are returned again for a later request with the same call whose answer would differ, even where that request does not advertise them',
   },
 } as const satisfies Record<string, BackendFaultSpec>;
 

@@ -1,9 +1,10 @@
 // The reference backend's message handler, shared by both transports: one incoming
 // message (text or raw bytes) in, the reply to send (or null for none) out. It keeps no
-// state of its own; the only memory is `ctx.seen` and `ctx.counts`, used by the faults
-// that carry state across requests (flaky-duplicates, duplicate-*, deny-once, wrong-id-late).
-// Both are kept whether or not a fault is on, so the fault probe (ctx.fault) is asked only
-// where a repeat or a count makes a difference, not on every request.
+// state of its own; the only memory is `ctx.seen`, `ctx.counts` and `ctx.decisions`, used by
+// the faults that carry state across requests (flaky-duplicates, duplicate-*, deny-once,
+// wrong-id-late, replay-decision). All are kept whether or not a fault is on, so the fault
+// probe (ctx.fault) is asked only where a repeat or a count makes a difference, not on every
+// request.
 //
 // Order of judgement for one message:
 //   1. strict JSON (UTF-8, no duplicate keys)          else -32700, id null
@@ -40,6 +41,8 @@ export interface HandlerContext {
   readonly seen?: Set<string>;
   /** Success replies sent so far by this process (wrong-id-late only). */
   readonly counts?: { successes: number };
+  /** The effects last returned per tool call (event type, tool name and input; replay-decision only). */
+  readonly decisions?: Map<string, JsonObject[]>;
   /** The request's Authorization header (HTTP only); never copied into a reply unless the echo fault is on. */
   readonly authorization?: string | undefined;
   /** The snapshot whose rules the backend follows (default draft@2b5da580). */
@@ -262,6 +265,14 @@ function decide(event: Record<string, unknown>, capabilities: unknown, ctx: Hand
   // The fault sends the policy's preferred effect where the advertisement rules all out.
   if (effects.length === 0 && offered.length > 0 && fault.is('ignore-capabilities'))
     effects = offered.slice(0, 1).map((p) => shape(p, ctx));
+  if (ctx.decisions && isObject(event.tool)) {
+    // replay-decision, asked only where this call got other effects before: the earlier
+    // decision is sent again, whatever this request advertises.
+    const call = JSON.stringify([event.type, event.tool.name ?? null, event.tool.input ?? null]);
+    const before = ctx.decisions.get(call);
+    if (before && JSON.stringify(before) !== JSON.stringify(effects) && fault.is('replay-decision')) effects = before;
+    else if (effects.length > 0) ctx.decisions.set(call, effects);
+  }
   if (ctx.seen) {
     const key = JSON.stringify([event.source ?? null, event.id ?? null]);
     if (!ctx.seen.has(key)) ctx.seen.add(key);

@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     configuration: opts.configuration,
     seen: new Set<string>(),
     counts: { successes: 0 },
+    decisions: new Map(),
   };
   const onExchange = tracer(opts);
 

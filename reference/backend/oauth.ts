@@ -2,10 +2,12 @@
 // resource in the sense of RFC 9728 and RFC 6750, whose one trusted issuer is named in
 // the environment. At start it discovers the issuer (RFC 8414 metadata) and fetches its
 // JWKS over HTTPS trusting only the CA file it is given, then accepts a request only with a
-// JWT access token signed by that issuer, for this resource (RFC 8707 `aud`), unexpired, and
+// JWT access token (typ at+jwt, RFC 9068) signed by one of that issuer's published keys
+// (never a key the token names itself), for this resource (RFC 8707 `aud`), unexpired, and
 // with every required scope. JWT handling is jose's, imported only here when --auth oauth is
 // given: it costs about 0.1 s of CPU to load, and the fault matrices start this backend
 // thousands of times, mostly without OAuth.
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { get } from 'node:https';
 import type { JSONWebKeySet } from 'jose';
@@ -64,7 +66,7 @@ function getJson(url: string, ca: string): Promise<Record<string, unknown>> {
 
 /** Discover the issuer and its keys; rejects (the backend then refuses to start) on any doubt. */
 export async function loadOAuth(issuer: string, caFile: string, scopes: readonly string[]): Promise<OAuthProtection> {
-  const { compactVerify, createLocalJWKSet, jwtVerify } = await import('jose');
+  const { compactVerify, createLocalJWKSet, decodeProtectedHeader, EmbeddedJWK, jwtVerify } = await import('jose');
   const ca = readFileSync(caFile, 'utf8');
   const u = new URL(issuer);
   // RFC 8414 3: the well-known segment goes between the host and the issuer's path.
@@ -76,6 +78,67 @@ export async function loadOAuth(issuer: string, caFile: string, scopes: readonly
   const jwks = await getJson(meta.jwks_uri, ca);
   if (!Array.isArray(jwks.keys)) throw new Error('the JWKS has no keys');
   const keys = createLocalJWKSet(jwks as unknown as JSONWebKeySet);
+  // RFC 9068 4: typ at+jwt (jose compares it as a media type: application/at+jwt and any
+  // case pass); the audience must name this resource; only the issuer's keys verify.
+  const checksFor = (resource: string) => ({ issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' });
+  /**
+   * What the OAuth faults make of a token refused above (each asked only where its leniency
+   * could let this token through), or undefined: still refused.
+   */
+  const faultyPayload = async (
+    token: string,
+    refused: unknown,
+    resource: string,
+    fault: FaultProbe<FaultMode>,
+  ): Promise<Record<string, unknown> | undefined> => {
+    const checks = checksFor(resource);
+    const { claim, reason } = refused as { claim?: string; reason?: string };
+    let header: Record<string, unknown> = {};
+    try {
+      header = decodeProtectedHeader(token) as Record<string, unknown>;
+    } catch {
+      return undefined;
+    }
+    const attempt = async (
+      key: Parameters<typeof jwtVerify>[1],
+      options: Record<string, unknown>,
+    ): Promise<Record<string, unknown> | undefined> => {
+      try {
+        return (await jwtVerify(token, key as never, options)).payload;
+      } catch {
+        return undefined;
+      }
+    };
+    // oauth-any-audience: the signature is checked, audience, expiry, issuer and typ are not.
+    if (fault.is('oauth-any-audience')) {
+      try {
+        const { payload: bytes } = await compactVerify(token, keys, { algorithms: ['ES256'] });
+        return JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
+      } catch {
+        return undefined;
+      }
+    }
+    if (claim === 'typ' && fault.is('oauth-any-typ')) return attempt(keys, { ...checks, typ: undefined });
+    if (claim === 'aud' && reason === 'missing' && fault.is('oauth-no-aud-accepted'))
+      return attempt(keys, { ...checks, audience: undefined });
+    // The key-confusion faults: the key the token points to stands in for the issuer's.
+    if (header.jwk !== undefined && fault.is('oauth-trust-jwk')) return attempt(EmbeddedJWK, checks);
+    if (typeof header.jku === 'string' && fault.is('oauth-trust-jku')) {
+      try {
+        return attempt(createLocalJWKSet((await getJson(header.jku, ca)) as unknown as JSONWebKeySet), checks);
+      } catch {
+        return undefined;
+      }
+    }
+    if (Array.isArray(header.x5c) && typeof header.x5c[0] === 'string' && fault.is('oauth-trust-x5c')) {
+      try {
+        return attempt(new X509Certificate(Buffer.from(header.x5c[0], 'base64')).publicKey, checks);
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  };
   const lacksScope = (payload: Record<string, unknown>): boolean => {
     const granted = new Set(typeof payload.scope === 'string' ? payload.scope.split(' ') : []);
     return scopes.some((s) => !granted.has(s));
@@ -93,18 +156,11 @@ export async function loadOAuth(issuer: string, caFile: string, scopes: readonly
     async verify(token, resource, fault) {
       let payload: Record<string, unknown>;
       try {
-        payload = (await jwtVerify(token, keys, { issuer, audience: resource, algorithms: ['ES256'], typ: 'at+jwt' }))
-          .payload;
-      } catch {
-        // The oauth-any-audience fault, asked only for a token refused here: the signature is
-        // checked, audience, expiry and issuer are not (a token jwtVerify takes, this takes too).
-        if (!fault.is('oauth-any-audience')) return { status: 401, error: 'invalid_token' };
-        try {
-          const { payload: bytes } = await compactVerify(token, keys, { algorithms: ['ES256'] });
-          payload = JSON.parse(new TextDecoder().decode(bytes)) as Record<string, unknown>;
-        } catch {
-          return { status: 401, error: 'invalid_token' };
-        }
+        payload = (await jwtVerify(token, keys, checksFor(resource))).payload;
+      } catch (e) {
+        const faulty = await faultyPayload(token, e, resource, fault);
+        if (!faulty) return { status: 401, error: 'invalid_token' };
+        payload = faulty;
       }
       return lacksScope(payload) ? { status: 403, error: 'insufficient_scope' } : undefined;
     },

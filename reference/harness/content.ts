@@ -89,6 +89,12 @@ export async function runContentStep(run: Run, given: ContentStep): Promise<Step
   }
   // Observers get the content as it settled, each in its own view.
   run.observations.publishViews(type, (r) => content.event(chain.value, viewOf(r)));
+  // After a deny or a fail-closed stop, each interceptor not yet called observes the settled
+  // event once, in its own view (spec-events 9, observation disposition; the ones called get
+  // no second copy). short-circuit-unobserved fault: they get nothing.
+  const uncalled = interceptors.slice(chain.called);
+  if (chain.verdict !== 'allowed' && uncalled.length > 0 && !run.fault.is('short-circuit-unobserved'))
+    run.observations.publishTo(uncalled, (r) => content.event(chain.value, viewOf(r)));
   return report;
 }
 
@@ -168,12 +174,19 @@ export function judgeContentReply(
   if (problem !== undefined) return rejected(problem);
 
   const modifies = (effects as Record<string, unknown>[]).filter((e) => e.type === 'modify');
+  // modify-any-target fault: a modify naming a target this intercept did not advertise is
+  // applied to the boundary's own target (the edit engine rejects the whole response: R6/R7).
+  const target = content.boundary.target;
+  const applied =
+    target !== undefined && modifies.some((m) => m.target !== target) && run.fault.is('modify-any-target')
+      ? modifies.map((m) => ({ ...m, target }))
+      : modifies;
   let next = state;
   if (modifies.length > 0) {
     if (requestModify) next = modifyRequestLoosely(state, modifies);
     else {
       try {
-        next = applyModifyResponse(state, modifies, ctx);
+        next = applyModifyResponse(state, applied, ctx);
       } catch (e) {
         if (!(e instanceof EditRejected)) throw e;
         return rejected(`modify rejected (${e.rule}): ${e.message.slice(0, 160)}`);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../../src/protocol/json.js';
 import { BOUNDARIES, type Boundary } from '../../src/checks/boundaries.js';
-import { eventSpec } from '../../src/protocol/catalogue.js';
+import { AUTH_MECHANISMS, eventSpec, type AuthMechanism } from '../../src/protocol/catalogue.js';
 import type { ScenarioSession, SessionOutcome } from './config.js';
 import { NO_FAULT, type HarnessFault } from './faults.js';
 
@@ -47,7 +47,7 @@ export const newEventId = (): string => `evt-${randomUUID()}`;
 export const newCallId = (): string => `call-${randomUUID()}`;
 const now = (): string => new Date().toISOString();
 
-/** The manifest session.start carries: what this harness emits and can intercept. */
+/** The manifest session.start carries: what this harness emits and can intercept, and how it authenticates. */
 export const MANIFEST = {
   events: [
     { event: 'tool.before', modes: ['intercept', 'observe'], capabilities: TOOL_BEFORE_CAPABILITIES },
@@ -63,13 +63,26 @@ export const MANIFEST = {
   ],
   gaps: [],
   transports: ['stdio', 'http'],
-  authentication: ['bearer'],
+  // What this harness supports (oauth: reference/harness/oauth.ts); a bearer-only run: manifestFor.
+  authentication: [...AUTH_MECHANISMS] as AuthMechanism[],
   toolPaths: [],
   contentCategories: [],
   limits: { minTimeoutMs: 1, maxTimeoutMs: 30000 },
   managedPolicy: { scopes: ['user'], disableable: true },
   correlationIdentityFields: ['session.id', 'call.id'],
 };
+
+/**
+ * The manifest of a harness supporting `authentication` (--authentication). The
+ * oauth-declared-unsupported fault: a harness without OAuth lists it anyway.
+ */
+export function manifestFor(authentication: readonly AuthMechanism[], fault: HarnessFault = NO_FAULT): typeof MANIFEST {
+  const listed =
+    !authentication.includes('oauth') && fault.is('oauth-declared-unsupported')
+      ? [...authentication, 'oauth' as const]
+      : [...authentication];
+  return { ...MANIFEST, authentication: listed };
+}
 
 function sessionOf(session: ScenarioSession): JsonObject {
   return session.cwd !== undefined ? { id: session.id, cwd: session.cwd } : { id: session.id };
@@ -89,12 +102,16 @@ export function envelope(type: string, session: ScenarioSession, fault: HarnessF
   return event;
 }
 
-export function sessionStartEvent(session: ScenarioSession, fault: HarnessFault = NO_FAULT): AhpEvent {
+export function sessionStartEvent(
+  session: ScenarioSession,
+  fault: HarnessFault = NO_FAULT,
+  authentication: readonly AuthMechanism[] = AUTH_MECHANISMS,
+): AhpEvent {
   return {
     ...envelope('session.start', session, fault),
     trigger: 'startup',
     permissionMode: 'default',
-    manifest: MANIFEST,
+    manifest: manifestFor(authentication, fault),
     items: [],
   };
 }

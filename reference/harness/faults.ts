@@ -215,6 +215,25 @@ export const FAULTS = {
       "token acquisition waits up to 10 minutes for the authorization server, whatever the intercept's deadline",
     transport: 'http',
   },
+  // ---- issue 24: a bearer-only harness (--authentication bearer; the fault matrix runs these
+  // modes in that shape). A harness without OAuth is judged by its refusal of oauth bindings.
+  'unsupported-oauth-unauthenticated': {
+    targets: [
+      'auth.oauth-client-credentials',
+      'auth.token-validation',
+      'auth.no-fallback',
+      'auth.acquisition-deadline',
+    ],
+    description:
+      'bearer-only: a hook bound with oauth (which it does not support) is used without authentication: its events are sent with no Authorization header',
+    transport: 'http',
+  },
+  'oauth-declared-unsupported': {
+    targets: ['auth.oauth-client-credentials'],
+    description:
+      'bearer-only: the session.start manifest lists authentication [bearer, oauth], yet oauth bindings are refused (nothing is sent for them)',
+    transport: 'http',
+  },
   // ---- issue 10: faults that earlier checks let pass
   'chain-original-input': {
     targets: ['ti.modify-input'],
@@ -359,6 +378,23 @@ export const FAULTS = {
   'upload-all-attachments': {
     targets: ['upload.media'],
     description: 'text and JSON attachments are uploaded as well (they are still carried inline as text)',
+    transport: 'http',
+  },
+  // ---- issue 24: content and upload faults the earlier checks let pass
+  'modify-any-target': {
+    targets: CONTENT_CHECKS('edits', true),
+    description:
+      "at a content boundary, a modify naming a target the intercept did not advertise is applied to the boundary's own target (the rest of its response with it)",
+  },
+  'short-circuit-unobserved': {
+    targets: CONTENT_CHECKS('edits'),
+    description:
+      'after a deny or a fail-closed stop at a content boundary, the interceptors not yet called get no hooks/observe of the event (observers still do)',
+  },
+  'upload-twice': {
+    targets: ['upload.request'],
+    description:
+      "each media attachment is uploaded twice: after the first POST is confirmed, the same bytes are POSTed again and the second receipt's ref is used",
     transport: 'http',
   },
 } as const satisfies Record<string, FaultSpec>;

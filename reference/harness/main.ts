@@ -3,7 +3,8 @@
 // the harness adapter contract (docs/harness-adapter.md) unless a fault mode deliberately
 // breaks one rule (faults.ts).
 //
-//   node dist/reference/harness/main.js --config <path> [--fault <mode>] [--snapshot <id>] [--trace <file>]
+//   node dist/reference/harness/main.js --config <path> [--fault <mode>] [--snapshot <id>]
+//     [--authentication bearer|bearer,oauth] [--trace <file>]
 //   (the fault may also come from $AHP_REFERENCE_HARNESS_FAULT; --fault wins; see args.ts)
 //
 // Exit status: 0 the scenario ran; 1 the registration was refused (report written,
@@ -92,7 +93,15 @@ async function main(): Promise<number> {
     return 1;
   }
 
-  const run = new Run(registration.hooks, config.scenario.session, config.sentinel.tool, fault, snapshot, trust);
+  const run = new Run(
+    registration.hooks,
+    config.scenario.session,
+    config.sentinel.tool,
+    fault,
+    snapshot,
+    trust,
+    args.authentication,
+  );
   try {
     // Before any event: backends registered without subscriptions are asked for them.
     await configureHooks(run);

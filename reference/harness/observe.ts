@@ -33,6 +33,15 @@ export class Observations {
     void this.deliverAll({ type }, OBSERVE_LIMIT_MS, eventFor);
   }
 
+  /**
+   * Send a content event to given intercept subscriptions as hooks/observe, each in its own
+   * view: after a deny or a fail-closed stop, the interceptors not yet called observe the
+   * settled event (observation disposition). Returns at once.
+   */
+  publishTo(recipients: readonly Recipient[], eventFor: (recipient: Recipient) => AhpEvent): void {
+    void this.deliverAll({}, OBSERVE_LIMIT_MS, eventFor, recipients);
+  }
+
   /** observer-failure-denies and await-observers faults only: deliver and report whether every delivery succeeded. */
   async publishAndWait(event: AhpEvent, limitMs: number): Promise<boolean> {
     return this.deliverAll(event, limitMs);
@@ -53,9 +62,10 @@ export class Observations {
     event: AhpEvent,
     limitMs: number,
     eventFor?: (recipient: Recipient) => AhpEvent,
+    to?: readonly Recipient[],
   ): Promise<boolean> {
     const { run } = this;
-    const recipients = dispatchedTo(run, event.type as string, 'observe');
+    const recipients = to ?? dispatchedTo(run, event.type as string, 'observe');
     const results = recipients.map((t) => {
       const message = observeMessage(eventFor ? eventFor(t) : event, run.fault);
       const p = run

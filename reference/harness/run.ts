@@ -6,6 +6,7 @@ import type { HarnessFault } from './faults.js';
 import { Observations } from './observe.js';
 import type { Hook } from './registration.js';
 import { OLDEST_SNAPSHOT, type SnapshotId } from '../../src/protocol/snapshots.js';
+import { AUTH_MECHANISMS, type AuthMechanism } from '../../src/protocol/catalogue.js';
 import { HttpTransport } from './transports/http.js';
 import { OAuthClient } from './oauth.js';
 import { PerEventStdio } from './transports/stdio-per-event.js';
@@ -27,6 +28,8 @@ export class Run {
     readonly snapshot: SnapshotId = OLDEST_SNAPSHOT,
     /** PEM of the roots the config says to trust for this run (tls.caFile); undefined: the system's. */
     readonly trust?: string,
+    /** The endpoint authentication it supports (--authentication): without oauth, oauth bindings fail before delivery. */
+    readonly authentication: readonly AuthMechanism[] = AUTH_MECHANISMS,
   ) {
     this.observations = new Observations(this);
   }
@@ -35,13 +38,14 @@ export class Run {
     let t = this.transports.get(hook);
     if (!t) {
       const cfg = hook.transport;
-      // The OAuth client (and what it asks the fault probe) exists only for hooks that use OAuth.
+      // The OAuth client (and what it asks the fault probe) exists only for hooks that use OAuth,
+      // in a harness that supports it; without one, http.ts refuses an oauth binding before sending.
       if (cfg.type === 'http')
         t = new HttpTransport(
           cfg,
           hook.authentication,
           this.fault,
-          hook.authentication?.type === 'oauth' ? this.oauth() : undefined,
+          hook.authentication?.type === 'oauth' && this.authentication.includes('oauth') ? this.oauth() : undefined,
         );
       else if (cfg.lifecycle === 'per_event') t = new PerEventStdio(cfg, this.fault);
       else t = new PersistentStdio(cfg, this.fault);

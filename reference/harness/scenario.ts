@@ -35,7 +35,7 @@ export async function runScenario(run: Run, steps: readonly Step[]): Promise<Ste
   for (const step of steps) {
     switch (step.kind) {
       case 'session.start':
-        run.observations.publish(sessionStartEvent(run.session, run.fault));
+        run.observations.publish(sessionStartEvent(run.session, run.fault, run.authentication));
         break;
       case 'session.end':
         run.observations.publish(sessionEndEvent(run.session, step.outcome, run.fault));

@@ -301,7 +301,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     lifecycles: ['persistent'],
     title: 'Earlier decisions in the same process do not change later answers',
     expectation:
-      "in one process, a harmless call, the claim's deny and modify samples, each asked again as a new call after the others were decided, get the same effect types as the first time",
+      "in one process, a harmless call, the claim's deny and modify samples, each asked again as a new call after the others were decided, get the same effect types as the first time; then the deny sample with only allow advertised and the modify sample with only allow and deny advertised, each asked again as a new call, get only effects their own request advertises (none, allow, or deny for the modify sample; a JSON-RPC error is no effect)",
   }),
   // ---------------------------------------------------------------- lifecycle observation (backend side)
   check({
@@ -771,7 +771,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     auth: 'claimed',
     title: 'A wrong or duplicated credential is refused unprocessed',
     expectation:
-      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token (for OAuth also a JWT for the endpoint signed by a key the issuer never published) gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
+      'an intercept (the first deny sample, where the claim gives one) with a wrong bearer token (for OAuth also JWTs for the endpoint signed by a key the issuer never published: plain, and pointing at their own key through a jwk header, a jku URL whose key set the runner serves, or an x5c self-signed certificate) gets HTTP 401 and no JSON-RPC result; with two Authorization headers (a wrong one and the right one) HTTP 400 or 401 and no result',
   }),
   check({
     id: 'auth.refusal-challenge',
@@ -804,9 +804,9 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
     transports: ['http'],
     auth: 'oauth',
-    title: 'Tokens for another audience, expired, of another issuer or without the scope are refused',
+    title: 'Tokens for another audience or none, expired, of another issuer or type, or without the scope are refused',
     expectation:
-      'intercepts with a token of the runner\'s issuer for another resource (aud), an expired one, one whose iss is another issuer, and (where the claim names scopes) one without a required scope each get a 4xx and no JSON-RPC result; 401 with error="invalid_token" (403 error="insufficient_scope" for the scope) is recommended (a warning note otherwise)',
+      'intercepts with a token of the runner\'s issuer for another resource (aud), one without aud, an expired one, one whose iss is another issuer, one whose JOSE header typ is "JWT" (RFC 9068 takes at+jwt or application/at+jwt only), and (where the claim names scopes) one without a required scope each get a 4xx and no JSON-RPC result; 401 with error="invalid_token" (403 error="insufficient_scope" for the scope) is recommended (a warning note otherwise)',
   }),
   hcheck({
     id: 'http.bearer',
@@ -872,7 +872,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     uploads: true,
     title: 'An upload is one raw POST to the exact endpoint with exact framing',
     expectation:
-      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes',
+      'every upload is a POST to the configured endpoint path and query, Content-Type application/octet-stream, a Content-Length equal to the body, no Transfer-Encoding, and an AHP-Content-SHA256 that is the lowercase hex SHA-256 of the body; the media attachment arrives as its exact bytes, in one POST (never again after a confirmed upload)',
   }),
   hcheck({
     id: 'upload.no-redirect',
@@ -949,9 +949,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001'],
     transports: ['http'],
+    launches: 2, // the run, and for a harness that refuses the binding the typical session (its manifest)
     title: 'An oauth preset gets a resource-bound token by client credentials',
     expectation:
-      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and neither the client secret nor the access token appears in a body or the adapter's output",
+      "the harness reads the preset issuer's metadata over TLS (trusting the run CA), asks the token endpoint with client_credentials, the preset client, the RFC 8707 resource and the preset scopes, sends exactly one Authorization: Bearer with that token on every POST, and neither the client secret nor the access token appears in a body or the adapter's output; a harness that never asks the authorization server (it refuses the oauth binding) passes only when it does not declare oauth (the claim's harness.authentication, else its session.start manifest), nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies (fail-closed: the calls do not run); with no declaration known it is incomplete",
   }),
   hcheck({
     id: 'auth.challenge',
@@ -969,10 +970,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-SEC-001', 'AHP-FAIL-001'],
     transports: ['http'],
-    launches: 6, // one run per misbehaviour of the authorization server
+    launches: 6, // one run per misbehaviour of the authorization server, and the manifest's for a refusal
     title: 'Untrusted issuers and unusable tokens are refused',
     expectation:
-      'with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a narrower scope (token response scope), an expired token (expires_in 0), or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); a token for another audience is not judged here (a client sees it only inside the token)',
+      "with an issuer certificate of another CA, a metadata issuer that is not the preset issuer, a narrower scope (token response scope), an expired token (expires_in 0), or a token endpoint redirecting to another origin, no credentialed request reaches the backend, no redirect is followed, and the failure policy applies (fail-closed: the call does not run); a token for another audience is not judged here (a client sees it only inside the token); a harness that never asks the authorization server (it refuses the oauth binding) is judged by that refusal where it does not declare oauth (the claim's harness.authentication, else its session.start manifest): nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies; where it declares oauth, or nothing says, the check is incomplete",
   }),
   hcheck({
     id: 'auth.no-fallback',
@@ -980,9 +981,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-FAIL-001'],
     transports: ['http'],
+    launches: 2, // the run, and for a harness that refuses the binding the typical session (its manifest)
     title: 'No unauthenticated fallback and no identity switch',
     expectation:
-      'when the authorization server refuses the client, no request reaches the hook endpoints (neither without Authorization nor with another credential) and the failure policy applies (fail-closed: the call does not run)',
+      "when the authorization server refuses the client, no request reaches the hook endpoints (neither without Authorization nor with another credential) and the failure policy applies (fail-closed: the call does not run); a harness that never asks the authorization server (it refuses the oauth binding) is judged by that refusal where it does not declare oauth (the claim's harness.authentication, else its session.start manifest): nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies; where it declares oauth, or nothing says, the check is incomplete",
   }),
   hcheck({
     id: 'auth.acquisition-deadline',
@@ -990,9 +992,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
     profile: 'http',
     requirements: ['AHP-AUTH-001', 'AHP-FAIL-002'],
     transports: ['http'],
+    launches: 2, // the run, and for a harness that refuses the binding the typical session (its manifest)
     title: 'Token acquisition is bounded by the dispatch deadline',
     expectation:
-      "when the token endpoint stalls, the failure policy applies within the interceptor's deadline plus the tolerance measured in the run (fail-open: the next interceptor is called and the call runs)",
+      "when the token endpoint stalls, the failure policy applies within the interceptor's deadline plus the tolerance measured in the run (fail-open: the next interceptor is called and the call runs); a harness that never asks the authorization server (it refuses the oauth binding) is judged by that refusal where it does not declare oauth (the claim's harness.authentication, else its session.start manifest): nothing reaches an oauth-bound hook, and the registration is refused or the failure policy applies (fail-open: the other interceptors are called and the calls run); where it declares oauth, or nothing says, the check is incomplete",
   }),
 ];
 
@@ -1000,6 +1003,10 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
 // The seed's eight canonical content and edit checks, live, per boundary and role
 // (issue 14). Base profile: AHP-CONTENT-001/002 and AHP-EDIT-001 are base requirements;
 // applicability is the claim's (`boundary`), declared, never decided at run time.
+/** What the edits checks judge after a deny or a fail-closed stop (observation disposition, spec-events 9). */
+const STOPPED_CHAIN =
+  'after a deny or a fail-closed stop, the observer and each interceptor not yet called get the event as hooks/observe with the content as the accepted responses left it (in their own view), and the interceptors already called no second copy';
+
 function harnessContentChecks(x: Boundary): CheckSpec[] {
   const at = `at ${x.label}`;
   const edits: CheckSpec = x.target
@@ -1008,18 +1015,18 @@ function harnessContentChecks(x: Boundary): CheckSpec[] {
         boundary: x.event,
         level: 'MUST',
         profile: 'base',
-        requirements: ['AHP-EDIT-001', 'AHP-CAP-001'],
+        requirements: ['AHP-EDIT-001', 'AHP-CAP-001', 'AHP-REG-002'],
         title: `Edits ${at} are applied exactly, atomically and in order`,
-        expectation: `every intercept advertises modify of ${x.target} with replace and merge; the ${x.receiver} sentinel gets the ${x.target} our applyModifyResponse computes from the answers under what the harness advertised and the hook's view: replace substitutes, list merge appends in order without deduplication, object merge is shallow and keeps a literal null, two interceptors' edits chain serially (the second is sent the value as the first left it), a response with an invalid later effect is rejected whole while the earlier accepted response stays, and a value of the wrong kind for ${x.target} changes nothing (seed edit checks 4, 5, 7)`,
+        expectation: `every intercept advertises modify of ${x.target} with replace and merge; the ${x.receiver} sentinel gets the ${x.target} our applyModifyResponse computes from the answers under what the harness advertised and the hook's view: replace substitutes, list merge appends in order without deduplication, object merge is shallow and keeps a literal null, two interceptors' edits chain serially (the second is sent the value as the first left it), a response with an invalid later effect or a modify of a target the intercept did not advertise is rejected whole while the earlier accepted response stays, and a value of the wrong kind for ${x.target} changes nothing (seed edit checks 4, 5, 7); ${STOPPED_CHAIN}`,
       })
     : hcheck({
         id: contentCheckId(x, 'edits'),
         boundary: x.event,
         level: 'MUST',
         profile: 'base',
-        requirements: ['AHP-EDIT-001', 'AHP-CONTENT-001'],
+        requirements: ['AHP-EDIT-001', 'AHP-CONTENT-001', 'AHP-REG-002'],
         title: `No modification is applied ${at}`,
-        expectation: `${x.event} advertises no modify target and a modify effect in an answer is not applied: the ${x.receiver} sentinel gets the request unchanged (seed edit check 8)`,
+        expectation: `${x.event} advertises no modify target and a modify effect in an answer is not applied: the ${x.receiver} sentinel gets the request unchanged (seed edit check 8); ${STOPPED_CHAIN}`,
       });
   return [
     hcheck({
@@ -1042,8 +1049,8 @@ function harnessContentChecks(x: Boundary): CheckSpec[] {
         x.family === 'workspace'
           ? `a workspace change is an object, not parts: the view decides only whether a hook may edit it, so edits answered from metadata and omit views are not applied, nor a value that is no object, while a valid edit beside it is (seed edit checks 4, 6)`
           : x.target
-            ? `a hook subscribed with a metadata or omit view gets parts without text or body, selected as its view, and neither the hidden text nor an attachment reference anywhere else in its frame; edits answered from those views (a list merge, a whole-list replacement), edits of attachment bytes and unauthorized attachment references (or values the target does not take) are not applied, while a valid edit beside them is (seed edit checks 2, 3, 6)`
-            : `a hook subscribed with a metadata or omit view gets ${x.path} without text or body, selected as its view, and the hidden request text nowhere else in its frame (seed edit checks 2, 8)`,
+            ? `a hook subscribed with a metadata or omit view gets parts without text or body, selected as its view, and neither the hidden text nor an attachment reference anywhere else in its frame (intercepts, and observations after a stopped chain); edits answered from those views (a list merge, a whole-list replacement), edits of attachment bytes and unauthorized attachment references (or values the target does not take) are not applied, while a valid edit beside them is (seed edit checks 2, 3, 6)`
+            : `a hook subscribed with a metadata or omit view gets ${x.path} without text or body, selected as its view, and the hidden request text nowhere else in its frame (intercepts, and observations after a stopped chain) (seed edit checks 2, 8)`,
     }),
     edits,
   ];

@@ -23,6 +23,7 @@ import { canonicalPath, isWithin } from '../safe-fs.js';
 import { CAPABILITY_PROFILES, claimRoles, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
 import type { BoundaryEvent, ContentSample } from '../checks/boundaries.js';
 import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS, type SnapshotId } from '../protocol/snapshots.js';
+import type { AuthMechanism } from '../protocol/catalogue.js';
 
 export interface Sample {
   event: 'tool.before';
@@ -87,6 +88,12 @@ export interface HarnessLaunch {
    * subscription's `upload`): the upload checks run (docs/harness-adapter.md "Upload steps"); default false.
    */
   uploads: boolean;
+  /**
+   * The endpoint authentication mechanisms the claim says the harness supports (its
+   * manifest's `authentication`). Absent: the claim does not say, and the checks that need
+   * to know read the manifest of the harness's session.start (suites/support/oauth-declaration.ts).
+   */
+  authentication?: AuthMechanism[];
 }
 
 /** In `harness.args`: replaced by the adapter config file's path (also in env AHP_ADAPTER_CONFIG). */
@@ -278,6 +285,8 @@ function schemaProblems(
           ? `${name} is ${shownValue(e.data)}; it must be one of ${allowed.join(', ')}, or a list of them`
           : `${name} ${String(e.message)}`,
       );
+    } else if (e.keyword === 'uniqueItems' && Array.isArray(e.data)) {
+      add(at, `${name} lists ${shownValue(e.data[Number(e.params.j)])} twice; give each once`);
     } else if (e.keyword === 'type') {
       add(at, `${name} ${typeProblem(String(e.params.type), e.data, parsed.sourceAt(path))}`);
     } else if (e.keyword === 'pattern' && name === 'snapshot' && typeof e.data === 'string') {
@@ -403,6 +412,7 @@ interface RawHarness {
   lifecycle?: RawLifecycles;
   boundaries?: BoundaryEvent[];
   uploads?: boolean;
+  authentication?: AuthMechanism[];
 }
 
 /** `lifecycles` or its other spelling `lifecycle`, one value or a list (docs/claims.md). */
@@ -671,6 +681,7 @@ export function loadClaim(file: string): ClaimOutcome {
         lifecycles,
         boundaries: h.boundaries ?? [],
         uploads: h.uploads ?? false,
+        ...(h.authentication !== undefined ? { authentication: h.authentication } : {}),
       };
     problems.push(...checkPlaceholders('harness', h, transports));
   }

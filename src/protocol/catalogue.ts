@@ -200,4 +200,11 @@ export const REVERSE_DNS_PATTERN = '^(?:[A-Za-z][A-Za-z0-9_-]*\\.)+[A-Za-z][A-Za
 export const EVENT_WILDCARD_PATTERN = '^(?:\\*|[a-z][a-z0-9]*\\.\\*)$';
 
 export const CONTENT_SELECTION_MODES = ['body', 'metadata', 'omit'] as const;
+
+/**
+ * The portable endpoint authentication mechanisms (AHP-AUTH-001): what a registration may
+ * bind a hook to, and what a harness manifest's `authentication` lists as supported.
+ */
+export const AUTH_MECHANISMS = ['bearer', 'oauth'] as const;
+export type AuthMechanism = (typeof AUTH_MECHANISMS)[number];
 export const MESSAGE_ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const;

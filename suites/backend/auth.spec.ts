@@ -85,11 +85,33 @@ test(
         sent: m,
         reply: await backend.request(m, { token: forged }),
       });
+      // The same forgery pointing at its own key (RFC 8725 3.10, key confusion): a jwk header,
+      // a jku URL whose key set the runner really serves (HTTPS, the run CA: a backend that
+      // fetched it could verify the signature), an x5c self-signed certificate. Only the
+      // issuer's published keys may verify an access token.
+      for (const [how, what] of [
+        ['jwk', 'its own public key in a jwk header'],
+        ['jku', 'a jku header naming a key set the runner serves'],
+        ['x5c', 'a self-signed certificate in an x5c header'],
+      ] as const) {
+        const token = await oauth.as.forgeWithOwnKey(how, { aud: oauth.resource, scope: oauth.scopes.join(' ') });
+        const e = event();
+        probes.push({
+          what: `a JWT for this resource signed by a key the issuer never published, carrying ${what}`,
+          sent: e,
+          reply: await backend.request(e, { token }),
+        });
+      }
+      const fetched = oauth.as.records.filter((r) => r.server === 'key-set' && r.status === 200).length;
+      if (fetched)
+        judge.note(
+          `the backend fetched the forged token's jku key set (${fetched} time${fetched === 1 ? '' : 's'}): a jku URL a token names is the forger's to choose`,
+        );
     }
     judge.evidence(
       evidenceOf(
         probes,
-        'HTTP 401 and no JSON-RPC result for the wrong token (and the forged JWT); 400 or 401 and no result for the duplicated header',
+        'HTTP 401 and no JSON-RPC result for the wrong token (and the forged JWTs); 400 or 401 and no result for the duplicated header',
       ),
     );
     const wrongOnes = [probes[0]!, ...probes.slice(2)].map((p) => refusal(p, [401])).filter((m) => m !== undefined);

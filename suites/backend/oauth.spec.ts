@@ -150,6 +150,15 @@ test(
         what: `a token whose iss is another issuer (${as.issuer}/other-issuer), signed with the trusted key`,
         token: await as.mint({ aud: resource, scope, iss: `${as.issuer}/other-issuer` }),
       },
+      // RFC 9068 4: a resource server takes only typ at+jwt (application/at+jwt, compared as
+      // a media type); a JWT of the same issuer typed otherwise (an ID token's "JWT") is no
+      // access token. RFC 8707 / RFC 9068 4: the audience must name this resource, so a token
+      // without one is bound to nothing.
+      {
+        what: 'a token of the runner\'s issuer for this resource whose JOSE header typ is "JWT", not at+jwt',
+        token: await as.mint({ aud: resource, scope, typ: 'JWT' }),
+      },
+      { what: "a token of the runner's issuer without an aud claim", token: await as.mint({ aud: null, scope }) },
     ];
     if (scopes.length)
       cases.push({

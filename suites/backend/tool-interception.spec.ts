@@ -1,5 +1,11 @@
 // Tool Interception profile, backend side.
-import { HARMLESS_TOOL, interceptRequest, sampleRequest, toolBeforeEvent } from '../../src/checks/probes.js';
+import {
+  HARMLESS_TOOL,
+  interceptRequest,
+  sampleRequest,
+  toolBeforeEvent,
+  type SampleCall,
+} from '../../src/checks/probes.js';
 import { isObject } from '../../src/protocol/json.js';
 import { applyModifyResponse, EditRejected } from '../../src/protocol/edit.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
@@ -262,24 +268,77 @@ test(
     }
     // Second round, in reverse order, each as a new call (new event and call id): the same
     // call content right after its own decision, and the harmless call right after a deny.
+    // Then the deny and modify calls once more, as new calls whose advertisement no longer
+    // holds the effect they got: capability gating holds per request, whatever was decided
+    // for the call before (a remembered decision replayed would be unadvertised). allow is
+    // advertised there (and deny for the modify call), so a backend that allows or denies
+    // passes as well as one answering with no effect; a JSON-RPC error returns no effect.
+    type Probe =
+      | { kind: 'again'; label: string; build: () => Obj }
+      | { kind: 'gated'; label: string; tool: SampleCall['tool']; effects: string[]; lacks: string };
+    const probes: Probe[] = [
+      ...[...kinds].reverse().map((k) => ({ kind: 'again' as const, ...k })),
+      ...(deny
+        ? [
+            {
+              kind: 'gated' as const,
+              label: `deny sample ${deny.tool.name}`,
+              tool: deny.tool,
+              effects: ['allow'],
+              lacks: 'deny',
+            },
+          ]
+        : []),
+      ...(modify
+        ? [
+            {
+              kind: 'gated' as const,
+              label: `modify sample ${modify.tool.name}`,
+              tool: modify.tool,
+              effects: ['allow', 'deny'],
+              lacks: 'modify',
+            },
+          ]
+        : []),
+    ];
     await eachProbe(
       judge,
-      [...kinds].reverse(),
-      'for each call asked again, the effect types it got the first time in this process',
-      (k) => `${k.label}, asked again as a new call`,
-      async (k, j) => {
-        const req = k.build();
-        const again = decision(
-          successResult(
-            j,
-            await backend.request(req),
-            req,
-            `the effect types of the first time: ${first.get(k.label)}`,
-          ),
-        );
-        if (again !== first.get(k.label))
+      probes,
+      "for each call asked again, the effect types it got the first time in this process; for each asked again without its effect advertised, only effects of that request's capabilities.effects",
+      (p) =>
+        p.kind === 'again'
+          ? `${p.label}, asked again as a new call`
+          : `${p.label}, asked again with ${p.lacks} no longer advertised (capabilities.effects ${JSON.stringify(p.effects)})`,
+      async (p, j) => {
+        if (p.kind === 'again') {
+          const req = p.build();
+          const again = decision(
+            successResult(
+              j,
+              await backend.request(req),
+              req,
+              `the effect types of the first time: ${first.get(p.label)}`,
+            ),
+          );
+          if (again !== first.get(p.label))
+            j.fail(
+              `got ${clip(again, 200)} after the earlier decisions, ${clip(first.get(p.label)!, 200)} the first time`,
+            );
+          return;
+        }
+        const req = interceptRequest(toolBeforeEvent(p.tool), { effects: p.effects });
+        const reply = await backend.request(req);
+        if (reply.kind === 'reply' && isObject(reply.value) && isObject(reply.value.error)) {
+          j.evidence({ sent: req, received: received(reply) });
+          return j.note('answered with a JSON-RPC error, which returns no effect');
+        }
+        const result = successResult(j, reply, req, `only effects from ${JSON.stringify(p.effects)}`);
+        const extra = effectsOf(result)
+          .map((e) => String(e.type))
+          .filter((t) => !p.effects.includes(t));
+        if (extra.length)
           j.fail(
-            `got ${clip(again, 200)} after the earlier decisions, ${clip(first.get(k.label)!, 200)} the first time`,
+            `returned unadvertised effect${extra.length > 1 ? 's' : ''} ${extra.join(', ')} after the call was decided with ${p.lacks} advertised`,
           );
       },
     );

@@ -4,40 +4,22 @@
 // over TLS with a per-run CA the adapter config tells the harness to trust. Every judgement
 // is of what reached the runner: the authorization server's requests, the hook's frames
 // (with the resource's verdict on their credential), markers and the adapter's output.
+// The checks that bind hooks with an oauth preset judge an OAuth client only where the
+// harness uses the binding; a harness that refuses it is judged by its refusal and by what it
+// declares (suites/support/oauth-declaration.ts, issue 24).
 import { check, test, type Judge } from '../support/check.js';
 import { hookId, intercept, observe, tool, type HarnessRun, type RunPlan } from '../support/harness-session.js';
 import { OAUTH_SCOPES } from '../support/harness-auth.js';
 import { frames, ran, reportedAs, requireUsable, stepOf, summary } from '../support/harness-observations.js';
+import { asSummary, credentialOf, oauthOrRefusal } from '../support/oauth-declaration.js';
 import type { Misbehaviour } from '../../drivers/auth/authorization-server.js';
 import type { AsRecord } from '../../drivers/auth/authorization-server.js';
-import type { WireRecord } from '../../drivers/scripted-backend/script.js';
 import { actToleranceMs, noReplyHoldMs } from '../../src/timing.js';
 
 type Obj = Record<string, unknown>;
 
 const tokenRequests = (run: HarnessRun): AsRecord[] =>
   (run.auth?.records ?? []).filter((r) => r.method === 'POST' && r.path === '/token');
-
-/** What the authorization server received, for evidence (no secrets are in it). */
-const asSummary = (run: HarnessRun): Obj => ({
-  issuer: run.auth?.issuer,
-  misbehaviour: run.auth?.misbehaviour ?? 'none',
-  requests: (run.auth?.records ?? []).map(
-    (r) => `${r.server}: ${r.method} ${r.path} -> ${r.status ?? 'no answer'}${r.note ? ` (${r.note})` : ''}`,
-  ),
-});
-
-/** A frame's credential as the protected resource judged it. */
-const credentialOf = (f: WireRecord): string => {
-  const a = f.http?.authorization;
-  if (!a || a.count === 0) return 'no Authorization header';
-  if (a.count > 1) return `${a.count} Authorization headers`;
-  const b = a.bearer;
-  if (!b) return 'an Authorization header';
-  return b.kind === 'issued'
-    ? 'a valid token of the run issuer'
-    : `a credential the resource refused (${b.why ?? 'invalid'}${b.jti ? '; a token the run issuer gave out' : ''})`;
-};
 
 /** Where the secret appears in what the harness wrote or sent, if anywhere. */
 function leaks(run: HarnessRun, secret: string): string[] {
@@ -115,14 +97,18 @@ test.describe('auth (harness)', () => {
 
   test(
     ...check('auth.oauth-client-credentials', async ({ harness, judge, spec }) => {
-      const run = await harness.run({
+      const plan: RunPlan = {
         label: 'oauth preset, client credentials',
         hooks: [
           { name: 'a', oauth: { preset: true }, subscriptions: [intercept(['tool.before'])] },
           { name: 'obs', oauth: { preset: true }, subscriptions: [observe(['tool.after'])] },
         ],
         steps: [tool('t1', { path: 'one.txt' }), tool('t2', { path: 'two.txt' })],
-      });
+      };
+      const run = await harness.run(plan);
+      // A harness that never asks the authorization server is judged by its refusal and by
+      // whether it declares oauth; this check reports a declaration it does not keep.
+      if ((await oauthOrRefusal(harness, judge, spec, [{ run, plan }], true)) === 'refused') return;
       requireUsable(judge, run, ['t1', 't2']);
       const evidence = {
         received: { ...summary(run), authorizationServer: asSummary(run) },
@@ -240,14 +226,17 @@ test.describe('auth (harness)', () => {
         ['expired', 'the token is expired (exp in the past, expires_in 0)'],
         ['redirect', 'the token endpoint redirects (307) to another origin'],
       ];
-      const runs = await harness.runAll(
-        cases.map(([m, what]): RunPlan => ({
-          label: `oauth preset; ${what}`,
-          auth: { misbehaviour: m },
-          hooks: [{ name: 'a', oauth: { preset: true }, subscriptions: [intercept(['tool.before'])] }],
-          steps: [tool('t1', { path: 'notes.txt' })],
-        })),
-      );
+      const plans = cases.map(([m, what]): RunPlan => ({
+        label: `oauth preset; ${what}`,
+        auth: { misbehaviour: m },
+        hooks: [{ name: 'a', oauth: { preset: true }, subscriptions: [intercept(['tool.before'])] }],
+        steps: [tool('t1', { path: 'notes.txt' })],
+      }));
+      const runs = await harness.runAll(plans);
+      // Asking the authorization server in any case is using the binding (with another CA's
+      // certificate an OAuth client asks nothing the server can see).
+      const refusals = runs.map((run, i) => ({ run, plan: plans[i]! }));
+      if ((await oauthOrRefusal(harness, judge, spec, refusals)) === 'refused') return;
       const failures: string[] = [];
       for (const [i, [m, what]] of cases.entries()) {
         const run = runs[i]!;
@@ -280,7 +269,7 @@ test.describe('auth (harness)', () => {
 
   test(
     ...check('auth.no-fallback', async ({ harness, judge, spec }) => {
-      const run = await harness.run({
+      const plan: RunPlan = {
         label: 'oauth preset; the authorization server refuses the client',
         auth: { misbehaviour: 'reject-client' },
         hooks: [
@@ -288,7 +277,9 @@ test.describe('auth (harness)', () => {
           { name: 'obs', oauth: { preset: true }, subscriptions: [observe(['tool.after'])] },
         ],
         steps: [tool('t1', { path: 'notes.txt' })],
-      });
+      };
+      const run = await harness.run(plan);
+      if ((await oauthOrRefusal(harness, judge, spec, [{ run, plan }])) === 'refused') return;
       requireUsable(judge, run);
       const evidence = {
         received: { ...summary(run), authorizationServer: asSummary(run) },
@@ -320,7 +311,7 @@ test.describe('auth (harness)', () => {
       await harness.prepare();
       const deadline = harness.registeredTimeoutMs(undefined);
       const steps = ['t1', 't2'];
-      const run = await harness.run({
+      const plan: RunPlan = {
         label: `oauth preset; the token endpoint answers only after ${noReplyHoldMs(deadline)} ms`,
         auth: { misbehaviour: 'stall', stallMs: noReplyHoldMs(deadline) },
         hooks: [
@@ -333,7 +324,10 @@ test.describe('auth (harness)', () => {
           { name: 'b', subscriptions: [intercept(['tool.before'], { failurePolicy: 'fail-open' })] },
         ],
         steps: steps.map((id) => tool(id, { path: `${id}.txt` })),
-      });
+      };
+      const run = await harness.run(plan);
+      // A refusal of a's binding: fail-open, so p and b are called and the calls run.
+      if ((await oauthOrRefusal(harness, judge, spec, [{ run, plan }])) === 'refused') return;
       requireUsable(judge, run, steps);
       const evidence = {
         received: { ...summary(run), authorizationServer: asSummary(run) },

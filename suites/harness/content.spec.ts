@@ -5,7 +5,9 @@
 //   selection  AHP-CONTENT-002: metadata/omit views hide text and bodies everywhere in the
 //              frame, and edits from hidden views or of protected content do not apply
 //   edits      AHP-EDIT-001: the receiver's marker holds what applyModifyResponse makes of
-//              the answers under what the harness advertised, chained serially
+//              the answers under what the harness advertised, chained serially; after a
+//              deny or a fail-closed stop, the observer and each interceptor not yet called
+//              get the event as hooks/observe with the settled content
 // The effective value is judged from the receiver's marker (the outside oracle), never
 // from the adapter's report.
 import { BOUNDARIES, contentCheckId, type Boundary } from '../../src/checks/boundaries.js';
@@ -17,6 +19,7 @@ import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { check, test, type Judge } from '../support/check.js';
 import {
   BODY_HOOKS,
+  CONTENT_HOOKS,
   contentScenario,
   HIDDEN_HOOKS,
   HIDDEN_TOKEN,
@@ -37,6 +40,7 @@ import {
   eventOf,
   eventType,
   frames,
+  INTERCEPT,
   messageOf,
   OBSERVE,
   Phases,
@@ -83,7 +87,7 @@ async function contentRun(
 function markerProblem(run: HarnessRun, step: string): string | undefined {
   const m = run.effective[step];
   if (m === undefined)
-    return `the receiver got nothing for step ${step} (no marker); ${reportedAs(run, step)}; every interceptor is fail-open and none denies`;
+    return `the receiver got nothing for step ${step} (no marker); ${reportedAs(run, step)}; no interceptor denies or fails in this step`;
   if (m.invalid !== undefined)
     return `the marker of step ${step} is not {"effective": ...}: ${m.invalid.slice(0, 200)}`;
   return undefined;
@@ -186,6 +190,105 @@ function formProblems(
 
 const tokensIn = (value: unknown): string[] => [...new Set(JSON.stringify(value ?? null).match(HIDDEN_TOKEN) ?? [])];
 
+/** Frames of the boundary event a hook got by `method` that belong to a step (by its marks: any order, any view). */
+const stepFrames = (run: HarnessRun, b: Boundary, hook: string, method: string, step: string): WireRecord[] =>
+  frames(run, { hook, method }).filter(
+    (f) => eventType(f) === b.event && stepMarks(step).some((m) => (f.text ?? '').includes(m)),
+  );
+
+/**
+ * What is wrong with a frame a metadata or omit hook got (AHP-CONTENT-002): a part that is
+ * not its view, or hidden text (`hidden`: the tokens that must not appear) in the frame.
+ */
+function hiddenViewProblems(b: Boundary, f: WireRecord, hook: string, hidden: readonly string[]): Problem[] {
+  const problems: Problem[] = [];
+  const { raw } = contentOf(b, f);
+  const parts =
+    b.family === 'mcp-request' || b.family === 'mcp-result' ? [raw] : b.family === 'workspace' ? [] : partsOf(raw);
+  for (const p of parts) {
+    if (!isObject(p)) {
+      problems.push({ message: `a part at ${b.path} is not an object`, evidence: { received: raw } });
+      continue;
+    }
+    if ('text' in p || 'body' in p || p.selection !== viewOf(hook))
+      problems.push({
+        message: `part ${JSON.stringify(p.id)} is not a ${viewOf(hook)} view: it carries ${['text', 'body'].filter((k) => k in p).join(' and ') || `selection ${JSON.stringify(p.selection)}`}`,
+        evidence: {
+          received: p,
+          expected: `{id, kind, mediaType, selection: "${viewOf(hook)}"${viewOf(hook) === 'metadata' ? '[, size, sha256]' : ''}}, neither text nor body`,
+        },
+      });
+  }
+  const leaked = hidden.filter((t) => (f.text ?? '').includes(t));
+  if (leaked.length)
+    problems.push({
+      message: `hidden content appears in the frame: ${leaked.join(', ')}`,
+      evidence: { received: f.text },
+    });
+  return problems;
+}
+
+/**
+ * A body-view observation of a step whose content is not the settled value `want` (the
+ * target after the accepted responses; the request itself where there is no target). A
+ * frame whose form is broken is the canonical check's finding: nothing is read from it.
+ */
+function observedProblem(b: Boundary, f: WireRecord, e: StepExpectation, snapshot: SnapshotId): Problem | undefined {
+  if (formProblems(b, f, e, snapshot, 'observe-notification').length) return undefined;
+  const { value } = contentOf(b, f);
+  const observed = b.family === 'mcp-result' && isObject(value) ? value.content : value;
+  const want = b.target ? e.target : e.step.original;
+  if (deepEqualJson(observed, want)) return undefined;
+  return {
+    message: 'was not sent the content as the chain settled it',
+    evidence: { received: observed, expected: want },
+  };
+}
+
+/**
+ * After a deny or a fail-closed stop (c7, c8; spec-events 9, observation disposition): the
+ * observer gets the event; each interceptor not yet called gets it as hooks/observe,
+ * in its own view; an interceptor already called gets no second copy. Who was called is
+ * read from the frames, not assumed: whether a chain stops at all is the tool-interception
+ * checks' rule (ti.deny-stops, ti.failure-policy), so a harness that went on calling is
+ * judged here only on who observed. Body views carry the settled content (a discarded
+ * response's edit never shows).
+ */
+function judgeStop(phases: Phases, run: HarnessRun, b: Boundary, e: StepExpectation, snapshot: SnapshotId): void {
+  const { at, by } = e.step.stops!;
+  const step = e.step.id;
+  for (const { name, view } of CONTENT_HOOKS) {
+    const called = stepFrames(run, b, name, INTERCEPT, step).length > 0;
+    const seen = stepFrames(run, b, name, OBSERVE, step);
+    if (called && seen.length)
+      phases.fail(
+        step,
+        `interceptor ${name} was called for this step and then sent the event again as hooks/observe (an interceptor already called gets no second copy)`,
+        { received: seen.map((f) => f.text) },
+      );
+    else if (!called && !seen.length)
+      phases.fail(
+        step,
+        `interceptor ${name} (${view} view) was not called, the chain having stopped at ${at} (${by === 'deny' ? 'a deny' : 'a fail-closed failure'}), and got no hooks/observe of ${b.event} for this step (an interceptor not yet called observes the settled event)`,
+      );
+    if (view !== 'body') continue; // hidden views of these observations: the selection check
+    for (const f of seen) {
+      const p = observedProblem(b, f, e, snapshot);
+      if (p) phases.fail(step, `interceptor ${name}'s observation ${p.message}`, p.evidence);
+    }
+  }
+  const observed = stepFrames(run, b, OBSERVER, OBSERVE, step);
+  if (observed.length === 0)
+    phases.fail(
+      step,
+      `observer ${OBSERVER} got no hooks/observe of ${b.event} for this step (the chain stopped at ${at})`,
+    );
+  for (const f of observed) {
+    const p = observedProblem(b, f, e, snapshot);
+    if (p) phases.fail(step, `observer ${OBSERVER} ${p.message}`, p.evidence);
+  }
+}
+
 test.describe('content (harness)', () => {
   for (const b of BOUNDARIES) {
     test(
@@ -234,38 +337,21 @@ test.describe('content (harness)', () => {
         const phases = new Phases();
         for (const e of exp) {
           for (const hook of HIDDEN_HOOKS) {
+            const where = `${e.step.id}, interceptor ${hook} (${viewOf(hook)} view)`;
+            // The hidden texts (and attachment references) appear nowhere in a frame.
+            const hiddenIn = (value: unknown): string[] =>
+              b.family === 'workspace' ? [] : tokensIn(b.family === 'mcp-request' ? e.step.original : value);
+            // Observations after a deny or fail-closed stop (c7, c8) take the hook's view too.
+            for (const f of stepFrames(run, b, hook, OBSERVE, e.step.id))
+              for (const p of hiddenViewProblems(b, f, hook, hiddenIn(e.target)))
+                phases.fail(`${where}, hooks/observe`, p.message, p.evidence);
+            // The chain stops before m and o in c7 and c8: they get no intercept there.
+            if (e.step.stops) continue;
             const turn = frameOf(phases, e, hook);
             const f = turn.frame;
             if (!f) continue;
-            const where = `${e.step.id}, interceptor ${hook} (${viewOf(hook)} view)`;
-            const { raw } = contentOf(b, f);
-            const parts =
-              b.family === 'mcp-request' || b.family === 'mcp-result'
-                ? [raw]
-                : b.family === 'workspace'
-                  ? []
-                  : partsOf(raw);
-            for (const p of parts) {
-              if (!isObject(p)) {
-                phases.fail(where, `a part at ${b.path} is not an object`, { received: raw });
-                continue;
-              }
-              if ('text' in p || 'body' in p || p.selection !== viewOf(hook))
-                phases.fail(
-                  where,
-                  `part ${JSON.stringify(p.id)} is not a ${viewOf(hook)} view: it carries ${['text', 'body'].filter((k) => k in p).join(' and ') || `selection ${JSON.stringify(p.selection)}`}`,
-                  {
-                    received: p,
-                    expected: `{id, kind, mediaType, selection: "${viewOf(hook)}"${viewOf(hook) === 'metadata' ? '[, size, sha256]' : ''}}, neither text nor body`,
-                  },
-                );
-            }
-            // The hidden texts (and attachment references) appear nowhere in the frame.
-            const hidden =
-              b.family === 'workspace' ? [] : tokensIn(b.family === 'mcp-request' ? e.step.original : turn.before);
-            const leaked = hidden.filter((t) => (f.text ?? '').includes(t));
-            if (leaked.length)
-              phases.fail(where, `hidden content appears in the frame: ${leaked.join(', ')}`, { received: f.text });
+            for (const p of hiddenViewProblems(b, f, hook, hiddenIn(turn.before)))
+              phases.fail(where, p.message, p.evidence);
           }
         }
         // Edits from hidden views and of protected content do not reach the receiver.
@@ -335,26 +421,22 @@ test.describe('content (harness)', () => {
           }
           // Markers of hidden-view and protected-content steps are the selection check's.
           if (e.step.judgedBy !== 'edits') continue;
+          if (e.step.stops) {
+            judgeStop(phases, run, b, e, snapshot);
+            continue;
+          }
           const problem = markerProblem(run, e.step.id);
           if (problem) {
             phases.fail(e.step.id, problem);
             continue;
           }
           // The observer gets the effective content after the chain (its observation names the step's ids).
-          const seen = frames(run, { hook: OBSERVER, method: OBSERVE }).filter(
-            (f) => eventType(f) === b.event && stepMarks(e.step.id).some((m) => (f.text ?? '').includes(m)),
-          );
+          const seen = stepFrames(run, b, OBSERVER, OBSERVE, e.step.id);
           if (seen.length === 0)
             phases.fail(e.step.id, `observer ${OBSERVER} got no hooks/observe of ${b.event} for this step`);
           for (const f of seen) {
-            if (formProblems(b, f, e, snapshot, 'observe-notification').length) continue;
-            const { value } = contentOf(b, f);
-            const observed = b.family === 'mcp-result' && isObject(value) ? value.content : value;
-            if (!deepEqualJson(observed, b.target ? e.target : e.step.original))
-              phases.fail(e.step.id, `observer ${OBSERVER} was not sent the effective content after the chain`, {
-                received: observed,
-                expected: b.target ? e.target : e.step.original,
-              });
+            const p = observedProblem(b, f, e, snapshot);
+            if (p) phases.fail(e.step.id, `observer ${OBSERVER} ${p.message}`, p.evidence);
           }
           const got = run.effective[e.step.id]!.effective;
           if (!deepEqualJson(got, e.effective))
@@ -375,7 +457,10 @@ test.describe('content (harness)', () => {
           sent: exp.map((e) => ({ step: e.step.id, purpose: e.step.purpose, answers: e.step.answers })),
           expected: JSON.stringify(exp.map((e) => ({ step: e.step.id, effective: e.effective }))),
         });
-        judge.note(`${exp.length} steps: the ${b.receiver} sentinel got the chained result of the answers every time`);
+        const stops = exp.filter((e) => e.step.stops).length;
+        judge.note(
+          `${exp.length} steps: the ${b.receiver} sentinel got the chained result of the answers every time; after the ${stops} stopped chains the observer and the interceptors not yet called observed the settled event`,
+        );
       }),
     );
   }

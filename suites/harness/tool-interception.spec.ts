@@ -194,7 +194,7 @@ test.describe('tool-interception (harness)', () => {
           });
         if (frames(run, { hook: 'c', method: OBSERVE }).length > 0)
           judge.note(
-            `${policy}: c received a best-effort hooks/observe of the settled event (the newest draft allows this)`,
+            `${policy}: c received a best-effort hooks/observe of the settled event (as the observation-disposition rule has an interceptor not yet called observe it)`,
           );
         const outcome = reportedOutcome(run, 't1');
         if (outcome && outcome !== 'denied-by-backend')

@@ -85,6 +85,32 @@ test.describe('upload (harness)', () => {
           received: uploads.map(framing),
           expected: spec.expectation,
         });
+      // One POST per media attachment (contract 2, section 10: its bytes read once, one POST):
+      // once an upload of the image is confirmed, its bytes are not POSTed again. A later POST
+      // counts only after a receipt the receiver sent within the binding's timeout, so a retry
+      // by a harness that gave up on a slow receiver is never taken for a second upload.
+      const image = uploads.filter((r) => r.sha256 === u.files.png.sha256);
+      const confirmedBefore = (r: UploadRecord, i: number): boolean =>
+        image
+          .slice(0, i)
+          .some(
+            (e) =>
+              e.status === 201 &&
+              e.receipt?.sha256 === e.sha256 &&
+              e.answeredAt !== undefined &&
+              e.answeredAt <= r.t &&
+              e.answeredAt - e.t <= harness.timeoutMs,
+          );
+      const again = image.filter((r, i) => i > 0 && confirmedBefore(r, i));
+      if (again.length)
+        judge.fail(
+          `the image was uploaded ${image.length} times: ${again.length} POST(s) of its bytes came after an earlier one was confirmed (one POST per media attachment)`,
+          { sent: { file: u.files.png }, received: image.map(framing), expected: spec.expectation },
+        );
+      else if (image.length > 1)
+        judge.note(
+          `the image's bytes were POSTed ${image.length} times, each after no timely confirmation (taken as retries)`,
+        );
       judge.evidence({
         sent: { endpoint: u.endpointPath, file: u.files.png },
         received: uploads.map(framing),

@@ -75,6 +75,8 @@ export interface HookTurn {
   /** Accepted: the value after; rejected: the rule and message. */
   accepted?: unknown;
   rejected?: string;
+  /** The hook answered a deny: the chain ends here, the value as it is. */
+  denied?: boolean;
 }
 
 export interface StepExpectation {
@@ -100,12 +102,19 @@ export function expectations(run: HarnessRun, sc: ContentScenario, snapshot: Sna
   const byHook = new Map(CONTENT_HOOKS.map(({ name }) => [name, boundaryFrames(run, b, name)]));
   return sc.info.map((s, i) => {
     let value = startValue(b, s);
+    let ended = false;
     const turns: HookTurn[] = [];
     for (const { name } of CONTENT_HOOKS) {
       const frame = byHook.get(name)![i];
       const turn: HookTurn = { hook: name, frame, before: value, effects: s.answers[name] };
       turns.push(turn);
-      if (!frame || s.answers[name].length === 0) continue;
+      if (ended || !frame || s.answers[name].length === 0) continue;
+      // A deny (c8) ends the chain with the value as it is; the later hooks' answers are never asked for.
+      if (s.answers[name].some((x) => isObject(x) && x.type === 'deny')) {
+        turn.denied = true;
+        ended = true;
+        continue;
+      }
       const target = b.target ?? 'content';
       const context: EditContext = {
         capabilities: advertised(frame, b.target).map((op) => [target, op] as const),

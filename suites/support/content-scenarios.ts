@@ -1,9 +1,10 @@
 // The content scenarios of the harness role (issue 14; adapter contract version 2,
 // docs/harness-adapter.md "Content steps"): per boundary of src/checks/boundaries.ts, ONE
-// run that the boundary's three checks share (canonical, selection, edits). Four
-// fail-open interceptors in registration order: `a` and `b` see the body, `m` a metadata
-// view, `o` an omit view. Five steps, each answered by ordinal (the n-th intercept of a
-// hook belongs to the n-th step):
+// run that the boundary's three checks share (canonical, selection, edits). Five
+// interceptors in registration order: `a` and `b` see the body (fail-open), `z` the body
+// (fail-closed; it answers nothing until c7), `m` a metadata view and `o` an omit view
+// (fail-open); an observer `w`. Steps, each answered by ordinal (the n-th intercept of a
+// hook belongs to the n-th step it is called for):
 //   c1 chain       a: a valid replace, b: a valid merge (b is sent the value as a edited it)
 //   c2 atomic      a: a valid merge, b: a valid merge then an invalid effect (b's response
 //                  is rejected whole; a's stays: a later fail-open rejection undoes nothing)
@@ -12,6 +13,16 @@
 //                  family protects, beside a valid edit
 //   c5 kind        edits with a value of the other kind (object for a list target, list
 //                  for an object target, messages for elicitation content)
+//   c6 target      a: a valid edit of the boundary's target beside a modify naming a target
+//                  the intercept did not advertise (spec-events 10.5: the whole response is
+//                  rejected), b: a valid merge
+//   c7 fail-closed z answers a rejected response (a valid edit, then an invalid one): the
+//                  chain stops; m and o are not called
+//   c8 deny        b denies (only where the event allows deny): z, m and o are not called
+// The elicitation request (no target) has c1, c2, c7 and c8. c7 and c8 come last, so the
+// hooks they leave uncalled keep their ordinals for the steps before. After c7 and c8 the
+// observer, and each interceptor not yet called (in its own view), get the event as
+// hooks/observe with the settled content (observation disposition; the edits check).
 // The answers are data; the expected effective values are never written here: the checks
 // compute them with applyModifyResponse from these answers and what the harness really
 // advertised (suites/support/content-oracle.ts).
@@ -20,6 +31,7 @@
 // can search a hidden view's raw frame for any of them, whatever the JSON escaping.
 import type { Answer } from '../../drivers/scripted-backend/script.js';
 import type { Boundary, BoundaryFamily } from '../../src/checks/boundaries.js';
+import { eventSpec, type ModifyTarget } from '../../src/protocol/catalogue.js';
 import type { SelectionView } from '../../src/protocol/edit.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
@@ -27,14 +39,16 @@ import { intercept, observe, SENTINEL_TOOL, type ContentStepPlan, type HookPlan 
 
 type Obj = Record<string, unknown>;
 
-/** The interceptors of a content run, in registration order, and the view each subscribes with. */
+/** The interceptors of a content run, in registration order, the view each subscribes with and its failure policy. */
 export const CONTENT_HOOKS = [
-  { name: 'a', view: 'body' },
-  { name: 'b', view: 'body' },
-  { name: 'm', view: 'metadata' },
-  { name: 'o', view: 'omit' },
-] as const satisfies readonly { name: string; view: SelectionView }[];
+  { name: 'a', view: 'body', failurePolicy: 'fail-open' },
+  { name: 'b', view: 'body', failurePolicy: 'fail-open' },
+  { name: 'z', view: 'body', failurePolicy: 'fail-closed' },
+  { name: 'm', view: 'metadata', failurePolicy: 'fail-open' },
+  { name: 'o', view: 'omit', failurePolicy: 'fail-open' },
+] as const satisfies readonly { name: string; view: SelectionView; failurePolicy: 'fail-open' | 'fail-closed' }[];
 export type ContentHook = (typeof CONTENT_HOOKS)[number]['name'];
+/** The body-view interceptors whose frames the canonical and edits checks judge (z only ends chains). */
 export const BODY_HOOKS: readonly ContentHook[] = ['a', 'b'];
 export const HIDDEN_HOOKS: readonly ContentHook[] = ['m', 'o'];
 /** The observer of the boundary event (body view): it gets the effective content after the chain. */
@@ -59,6 +73,8 @@ export interface ContentStepInfo {
    * so a harness that breaks one rule fails that rule's check only.
    */
   judgedBy: 'edits' | 'selection';
+  /** Where a conforming chain stops (c7: z fails under fail-closed; c8: b denies); the rest are not called. */
+  stops?: { at: ContentHook; by: 'fail-closed' | 'deny' };
 }
 
 export interface ContentScenario {
@@ -71,8 +87,11 @@ export interface ContentScenario {
 
 const SERVER = 'ahp-sentinel-mcp';
 const MODEL = { provider: 'ahp-sentinel', id: 'sentinel-model' };
-/** Step ids carry the boundary so a frame of another run can never pass for one of this run. */
-const stepIds = (b: Boundary): string[] => ['c1', 'c2', 'c3', 'c4', 'c5'].map((s) => `${b.slug}.${s}`);
+/** The steps of a boundary (see the head of the file): c8 only where the event allows deny. */
+function stepNames(b: Boundary): string[] {
+  const edits = b.target ? ['c1', 'c2', 'c3', 'c4', 'c5', 'c6'] : ['c1', 'c2'];
+  return [...edits, 'c7', ...(eventSpec(b.event)?.effects.includes('deny') ? ['c8'] : [])];
+}
 const token = (step: string, what: string): string => `ahp-hidden-${step.replace(/\./g, '-')}-${what}`;
 /**
  * What marks a frame as one of a step's whatever the family: its message and part ids
@@ -146,7 +165,7 @@ function answersFor(
   original: unknown,
   snapshot: SnapshotId,
 ): Record<ContentHook, unknown[]> {
-  const none = { a: [], b: [], m: [], o: [] } as Record<ContentHook, unknown[]>;
+  const none = { a: [], b: [], z: [], m: [], o: [] } as Record<ContentHook, unknown[]>;
   const t = b.target;
   if (!t) {
     // user.elicitation.request: no request modification; any modify answered must not apply.
@@ -283,13 +302,95 @@ function nullMerge(snapshot: SnapshotId, target: string, rest: Obj): Obj {
     : modify(target, 'merge', rest);
 }
 
+/**
+ * A modify target the boundary's event does not have, so no intercept of it can advertise
+ * it, with a value of the kind the boundary's own target takes: a harness that applies a
+ * modify whatever target it names would apply it.
+ */
+function foreignTarget(b: Boundary, step: string): { target: ModifyTarget; value: unknown } {
+  switch (b.family) {
+    case 'messages':
+      return { target: b.target === 'output' ? 'response' : 'output', value: [extraMessage(b, step, 't')] };
+    case 'text-parts':
+      return {
+        target: b.target === 'instructions' ? 'summary' : 'instructions',
+        value: [text(`${step}.t`, `Retargeted: ${token(step, 't')}`)],
+      };
+    case 'mcp-result':
+      return { target: 'input', value: { name: `retargeted ${token(step, 't')}`, count: 2, ok: true } };
+    default:
+      return { target: 'input', value: { cwd: `/ahp-sentinel/${step}/t` } };
+  }
+}
+
+/** c6 (see the head of the file): a's response names a target the intercept did not advertise. */
+function targetAnswers(b: Boundary, step: string): Record<ContentHook, unknown[]> {
+  const t = b.target!;
+  const own: Record<BoundaryFamily, unknown> = {
+    messages: [extraMessage(b, step, 'a')],
+    'text-parts': [text(`${step}.a`, `Added by a: ${token(step, 'a')}`)],
+    'mcp-result': { count: 6 },
+    workspace: { cwd: `/ahp-sentinel/${step}/a` },
+    'mcp-request': undefined,
+  };
+  const b2: Record<BoundaryFamily, unknown> = {
+    ...own,
+    messages: [extraMessage(b, step, 'b')],
+    'text-parts': [text(`${step}.b`, `Added by b: ${token(step, 'b')}`)],
+    'mcp-result': { ok: false },
+    workspace: { workspaceRoots: [`/ahp-sentinel/${step}/b`] },
+  };
+  const foreign = foreignTarget(b, step);
+  return {
+    a: [modify(t, 'merge', own[b.family]), modify(foreign.target, 'replace', foreign.value)],
+    b: [modify(t, 'merge', b2[b.family])],
+    z: [],
+    m: [],
+    o: [],
+  };
+}
+
+/** c7: z's response is rejected whole (a valid edit, then an invalid one); no target: an unadvertised modify. */
+function failClosedAnswers(b: Boundary, step: string): Record<ContentHook, unknown[]> {
+  const t = b.target;
+  const none = { a: [], b: [], z: [], m: [], o: [] } as Record<ContentHook, unknown[]>;
+  if (!t) return { ...none, z: [modify('content', 'replace', [extraMessage(b, step, 'z')])] };
+  const z: Record<Exclude<BoundaryFamily, 'mcp-request'>, unknown[]> = {
+    messages: [
+      modify(t, 'merge', [extraMessage(b, step, 'z')]),
+      modify(t, 'merge', { text: `not a message list ${token(step, 'bad')}` }),
+    ],
+    'text-parts': [
+      modify(t, 'merge', [text(`${step}.z`, `Added by z: ${token(step, 'z')}`)]),
+      modify(t, 'merge', { bad: true }),
+    ],
+    'mcp-result': [modify(t, 'merge', { count: 8 }), modify(t, 'merge', { nested: { not: 'flat' } })],
+    workspace: [modify(t, 'merge', { cwd: `/ahp-sentinel/${step}/z` }), modify(t, 'merge', ['not', 'an', 'object'])],
+  };
+  return { ...none, z: z[b.family as Exclude<BoundaryFamily, 'mcp-request'>] };
+}
+
+/** c8: b denies. */
+const denyAnswers = (): Record<ContentHook, unknown[]> => ({
+  a: [],
+  b: [{ type: 'deny', reason: 'denied by the ahp-conformance content scenario' }],
+  z: [],
+  m: [],
+  o: [],
+});
+
 const PURPOSES = [
   'two accepted edits chain (b is sent the value as a edited it)',
   'a response with an invalid later effect is rejected whole; the earlier accepted response stays',
   'edits from the metadata and omit views are not applied',
   'edits of protected content (attachment bytes, unauthorized references, or values the target does not take) are not applied; a valid edit beside them is',
   'edits with a value of the wrong kind for the target are not applied',
+  'a response with a modify of a target the intercept did not advertise is rejected whole; the next accepted response applies',
 ];
+const STOP_PURPOSES = {
+  c7: 'the fail-closed interceptor z fails: the chain stops; the observer and the interceptors not yet called (m, o) observe the event with the settled content',
+  c8: 'b denies: the chain stops; the observer and the interceptors not yet called (z, m, o) observe the event with the settled content',
+};
 
 /** The content of a step (the contract's members for the step kind) and the value at the boundary path. */
 function stepContent(b: Boundary, step: string): { content: Obj; original: unknown } {
@@ -350,32 +451,42 @@ function stepContent(b: Boundary, step: string): { content: Obj; original: unkno
 /** The one run of a boundary that its three harness checks share. */
 export function contentScenario(b: Boundary, snapshot: SnapshotId): ContentScenario {
   // The elicitation request has no target: two steps (a modify answered, then none) show it.
-  const ids = b.target ? stepIds(b) : stepIds(b).slice(0, 2);
-  const info: ContentStepInfo[] = ids.map((id, i) => {
+  const info: ContentStepInfo[] = stepNames(b).map((name, i) => {
+    // Step ids carry the boundary so a frame of another run can never pass for one of this run.
+    const id = `${b.slug}.${name}`;
     const { content, original } = stepContent(b, id);
     // The target's current value the answers are written against (elicitation: the answer content).
     const current = b.family === 'mcp-result' ? (original as Obj).content : original;
+    const common = { id, content, original };
+    if (name === 'c7' || name === 'c8')
+      return {
+        ...common,
+        purpose: STOP_PURPOSES[name],
+        answers: name === 'c7' ? failClosedAnswers(b, id) : denyAnswers(),
+        judgedBy: 'edits',
+        stops: name === 'c7' ? { at: 'z', by: 'fail-closed' } : { at: 'b', by: 'deny' },
+      };
+    if (name === 'c6') return { ...common, purpose: PURPOSES[5]!, answers: targetAnswers(b, id), judgedBy: 'edits' };
     return {
-      id,
+      ...common,
       purpose: b.target ? PURPOSES[i]! : i === 0 ? 'a modify answered at the request is not applied' : 'no effects',
-      content,
-      original,
       answers: answersFor(b, b.family, id, i, current, snapshot),
       // No target at the request: whatever view answered, not applying a modify is the edits rule.
       judgedBy: b.target && (i === 2 || i === 3) ? 'selection' : 'edits',
     };
   });
   const hooks: HookPlan[] = [
-    ...CONTENT_HOOKS.map(({ name, view }) => ({
+    ...CONTENT_HOOKS.map(({ name, view, failurePolicy }) => ({
       name,
-      subscriptions: [intercept([b.event], { failurePolicy: 'fail-open', content: { default: view } })],
+      subscriptions: [intercept([b.event], { failurePolicy, content: { default: view } })],
+      // By ordinal: the steps that stop before this hook come last, so they never shift its answers.
       script: { intercept: info.map((s): Answer => ({ effects: s.answers[name] })) },
     })),
     { name: OBSERVER, subscriptions: [observe([b.event])] },
   ];
   return {
     boundary: b,
-    label: `content at ${b.label}: interceptors a, b (body), m (metadata), o (omit), all fail-open; observer w`,
+    label: `content at ${b.label}: interceptors a, b (body), z (body, fail-closed), m (metadata), o (omit); observer w`,
     hooks,
     steps: info.map((s) => ({ kind: b.step, id: s.id, content: s.content })),
     info,

@@ -4,7 +4,7 @@
 import { test, expect } from '@playwright/test';
 import { X509Certificate } from 'node:crypto';
 import { Agent, request } from 'undici';
-import { decodeJwt } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, EmbeddedJWK, jwtVerify, type JSONWebKeySet } from 'jose';
 import { createRunCa } from '../../drivers/auth/ca.js';
 import { AuthorizationServer, type AsOptions } from '../../drivers/auth/authorization-server.js';
 import { challenge, metadataUrl, verifyBearer, type Protection } from '../../drivers/auth/resource.js';
@@ -112,6 +112,33 @@ test('client credentials: a JWT for the resource with the scopes, basic or post;
     expect(await verifyBearer([`Bearer ${String(ok.json.access_token)}`], RESOURCE, protection(as))).toMatchObject({
       kind: 'issued',
     });
+  });
+});
+
+test("a resource server's probes: a token typed JWT, one without aud, and forgeries that verify with the key they carry", async () => {
+  await withAs({}, async (as, agent) => {
+    const scope = SCOPES.join(' ');
+    const typed = await as.mint({ aud: RESOURCE, scope, typ: 'JWT' });
+    expect(decodeProtectedHeader(typed).typ).toBe('JWT');
+    const noAud = await as.mint({ aud: null, scope });
+    expect(decodeJwt(noAud).aud).toBeUndefined();
+    const opts = { issuer: as.issuer, audience: RESOURCE, typ: 'at+jwt', algorithms: ['ES256'] };
+    const jwk = await as.forgeWithOwnKey('jwk', { aud: RESOURCE, scope });
+    expect((await jwtVerify(jwk, EmbeddedJWK, opts)).payload.scope).toBe(scope);
+    // The jku key set is served over TLS of the run CA, on another origin than the issuer's.
+    const jku = await as.forgeWithOwnKey('jku', { aud: RESOURCE, scope });
+    const url = String(decodeProtectedHeader(jku).jku);
+    expect(new URL(url).origin).not.toBe(as.issuer);
+    const set = (await (await request(url, { dispatcher: agent })).body.json()) as JSONWebKeySet;
+    expect((await jwtVerify(jku, createLocalJWKSet(set), opts)).payload.iss).toBe(as.issuer);
+    expect(as.records.filter((r) => r.server === 'key-set' && r.status === 200)).toHaveLength(1);
+    const x5c = await as.forgeWithOwnKey('x5c', { aud: RESOURCE, scope });
+    const cert = new X509Certificate(Buffer.from(String(decodeProtectedHeader(x5c).x5c![0]), 'base64'));
+    expect(cert.verify(cert.publicKey)).toBe(true); // self-signed
+    expect((await jwtVerify(x5c, cert.publicKey, opts)).payload.aud).toBe(RESOURCE);
+    // The runner's own protected resource (the scripted backend's) refuses each of them.
+    for (const token of [typed, noAud, jwk, jku, x5c])
+      expect((await verifyBearer([`Bearer ${token}`], RESOURCE, protection(as))).kind).toBe('invalid');
   });
 });
 

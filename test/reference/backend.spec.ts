@@ -119,6 +119,7 @@ const ctxOf = (fault?: FaultMode, extra: Partial<HandlerContext> = {}): HandlerC
   policy: DEFAULT_POLICY,
   fault: new FaultProbe(fault),
   seen: new Set<string>(),
+  decisions: new Map(),
   ...extra,
 });
 const send = (msg: Obj | string | Uint8Array, ctx: HandlerContext = ctxOf()): Reply | null =>
@@ -720,6 +721,22 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
   // The OAuth modes too (reference/backend/oauth.ts; test/reference/backend-oauth.spec.ts).
   'oauth-no-metadata': { changes: [] },
   'oauth-any-audience': { changes: [] },
+  'oauth-any-typ': { changes: [] },
+  'oauth-no-aud-accepted': { changes: [] },
+  'oauth-trust-jwk': { changes: [] },
+  'oauth-trust-jku': { changes: [] },
+  'oauth-trust-x5c': { changes: [] },
+  // write_file {path: "a"} was merged first: the replace-only and deny-only requests get that merge again.
+  'replay-decision': {
+    changes: ['write-replace', 'write-deny-only'],
+    check: (f, c) => {
+      expect(effectsOf(c)).not.toEqual(effectsOf(CONFORMING.get('write-merge')!));
+      expect(f).toEqual({
+        ...c,
+        result: { ...(c!.result as Obj), effects: effectsOf(CONFORMING.get('write-merge')!) },
+      });
+    },
+  },
   'text-content-type': { changes: [] },
   'observe-200-body': { changes: [] },
   'error-status-400': { changes: [] },
@@ -1447,12 +1464,22 @@ test.describe('http process', () => {
         await as.mint({ aud: url, scope: 'a b', expS: nowS - 3600 }),
         await as.mint({ aud: url, scope: 'a b', iss: `${as.issuer}/other` }),
         await as.forge({ aud: url, scope: 'a b' }),
+        // RFC 9068 4 and RFC 8725 3.10: another typ, no aud, a key the token carries itself.
+        await as.mint({ aud: url, scope: 'a b', typ: 'JWT' }),
+        await as.mint({ aud: null, scope: 'a b' }),
+        await as.forgeWithOwnKey('jwk', { aud: url, scope: 'a b' }),
+        await as.forgeWithOwnKey('jku', { aud: url, scope: 'a b' }),
+        await as.forgeWithOwnKey('x5c', { aud: url, scope: 'a b' }),
       ]) {
         const r = await send(token);
         expect(r.status).toBe(401);
         expect(r.headers.get('www-authenticate')).toContain('error="invalid_token"');
         expect(await r.text()).not.toContain('jsonrpc');
       }
+      // typ is a media type: the long form, in any case, is the same type.
+      const longTyp = await send(await as.mint({ aud: url, scope: 'a b', typ: 'application/AT+JWT' }));
+      expect(longTyp.status).toBe(200);
+      await longTyp.text();
       const narrow = await send(await as.mint({ aud: url, scope: 'a' }));
       expect(narrow.status).toBe(403);
       expect(narrow.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
@@ -1482,6 +1509,35 @@ test.describe('http process', () => {
       });
       expect(forged.status).toBe(401);
       await forged.text();
+      stop(b.child);
+      b = undefined;
+      // Each issue-24 mode takes its own token and still refuses the others' (the forged ones
+      // stay refused by the typ and aud modes, the typ and aud ones by the key modes).
+      const tokens = {
+        'oauth-any-typ': (u: string) => as.mint({ aud: u, scope: 'a b', typ: 'JWT' }),
+        'oauth-no-aud-accepted': () => as.mint({ aud: null, scope: 'a b' }),
+        'oauth-trust-jwk': (u: string) => as.forgeWithOwnKey('jwk', { aud: u, scope: 'a b' }),
+        'oauth-trust-jku': (u: string) => as.forgeWithOwnKey('jku', { aud: u, scope: 'a b' }),
+        'oauth-trust-x5c': (u: string) => as.forgeWithOwnKey('x5c', { aud: u, scope: 'a b' }),
+      } as const;
+      for (const mode of Object.keys(tokens) as (keyof typeof tokens)[]) {
+        b = await startHttp([...args, '--fault', mode], { AHP_REF_ISSUER: as.issuer, AHP_REF_CA: caFile });
+        const url = `${b.base}/hooks`;
+        for (const [other, mint] of Object.entries(tokens)) {
+          const r = await post(url, intercept(toolBefore(`o-${other}`, 'rm_rf')), {
+            Authorization: `Bearer ${await mint(url)}`,
+          });
+          expect(r.status, `${mode} given the token of ${other}`).toBe(other === mode ? 200 : 401);
+          await r.text();
+        }
+        const elsewhere = await post(url, intercept(toolBefore('o-6', 'rm_rf')), {
+          Authorization: `Bearer ${await as.mint({ aud: `${url}-other`, scope: 'a b' })}`,
+        });
+        expect(elsewhere.status, `${mode}: another audience`).toBe(401);
+        await elsewhere.text();
+        stop(b.child);
+        b = undefined;
+      }
     } finally {
       stop(b?.child);
     }

@@ -301,6 +301,13 @@ test.describe('judging content replies', () => {
     });
   });
 
+  test('a modify of a target the intercept did not advertise rejects the whole response (modify-any-target applies it)', () => {
+    const effects = [modify('summary', 'merge', appended), modify('instructions', 'replace', appended)];
+    expect(judge('context.compact.after', effects).judged.ok).toBe(false);
+    const broken = judge('context.compact.after', effects, 'body', 'modify-any-target');
+    expect(broken.judged).toEqual({ ok: true, decision: { kind: 'modify', value: { summary: appended } } });
+  });
+
   test('a modify at user.elicitation.request is an unadvertised effect (the fault applies it)', () => {
     const effects = [modify('content', 'merge', { message: 'changed' })];
     expect(judge('user.elicitation.request', effects).judged.ok).toBe(false);
@@ -368,7 +375,7 @@ test.describe('a content run', () => {
   const dirs: string[] = [];
   test.afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-  test('edits chain, a rejected response fails open or closed, hidden views cannot edit, observers get the result', async () => {
+  test('edits chain, a rejected response fails open or closed, hidden views cannot edit, observers get the result, an interceptor left uncalled observes', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ahp-ref-content-'));
     dirs.push(dir);
     const script = join(dir, 'backend.js');
@@ -416,6 +423,8 @@ test.describe('a content run', () => {
         ),
         hook('m', [[], [], [modify('summary', 'replace', added('m3'))], []], 'metadata', 'fail-open'),
         hook('c', [[], [], [], [modify('summary', 'merge', 'not a list')]], 'body', 'fail-closed'),
+        // d is called in s1-s3; in s4 the chain stops before it, so it observes the settled event (omit view).
+        hook('d', [[], [], []], 'omit', 'fail-open'),
         {
           id: 'dev.test.obs',
           transport: {
@@ -469,6 +478,16 @@ test.describe('a content run', () => {
     // b was sent the summary as a had edited it.
     const bFirst = ((frames('b')[0]!.params as Obj).event as Obj).summary;
     expect(bFirst).toEqual([...parts('s1'), ...added('a1')]);
+    // After c's fail-closed stop in s4, d (not yet called) gets one hooks/observe in its own view;
+    // the interceptors already called get no second copy.
+    const notes = (id: string): Obj[] => frames(id).filter((f) => !('id' in f));
+    expect(frames('d').filter((f) => f.method === 'hooks/intercept')).toHaveLength(3);
+    const dSeen = notes('d');
+    expect(dSeen.map((f) => f.method)).toEqual(['hooks/observe']);
+    const dSummary = ((dSeen[0]!.params as Obj).event as Obj).summary as Obj[];
+    expect(dSummary.map((p) => [p.id, p.selection])).toEqual(parts('s4').map((p) => [p.id, 'omit']));
+    expect(readFileSync(join(dir, 'd.log'), 'utf8')).not.toContain(HIDDEN);
+    for (const id of ['a', 'b', 'm', 'c']) expect(notes(id), id).toEqual([]);
     // m (metadata) and the observer (omit) never see the text.
     expect(readFileSync(join(dir, 'm.log'), 'utf8')).not.toContain(HIDDEN);
     const observed = frames('obs');

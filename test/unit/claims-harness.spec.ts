@@ -302,3 +302,30 @@ test.describe('content-upload claim fields (issue 15 B)', () => {
     );
   });
 });
+
+test.describe('harness.authentication (issue 24)', () => {
+  test('kept as given; absent when the claim does not say', () => {
+    const said = ok(loadClaim(claimFile(`${head('harness')}${harnessBlock}  authentication: [bearer]\n`).file));
+    expect(said.harness?.authentication).toEqual(['bearer']);
+    const silent = ok(loadClaim(claimFile(head('harness') + harnessBlock).file));
+    expect(silent.harness && 'authentication' in silent.harness).toBe(false);
+  });
+
+  test('a mechanism that is not portable, or a list written as one value, is one line naming the field', () => {
+    const cases: [string, RegExp][] = [
+      ['  authentication: [bearer, oath]\n', /harness\.authentication\[1\] .*bearer, oauth.*did you mean oauth\?/],
+      ['  authentication: [mtls]\n', /harness\.authentication\[0\] .*bearer, oauth/],
+      ['  authentication: bearer\n', /harness\.authentication/],
+      ['  authentication: [bearer, bearer]\n', /harness\.authentication lists "bearer" twice; give each once/],
+      [
+        '  authentification: [bearer]\n',
+        /harness\.authentification is not a claim field; did you mean authentication\?/,
+      ],
+    ];
+    for (const [line, want] of cases) {
+      const message = errorLine(loadClaim(claimFile(head('harness') + harnessBlock + line).file));
+      expect(message.split('\n')).toHaveLength(1);
+      expect(message).toMatch(want);
+    }
+  });
+});

@@ -4,7 +4,9 @@
 // a conforming harness would send (the chain's value at the boundary path).
 import { test, expect } from '@playwright/test';
 import { BOUNDARIES, type Boundary } from '../../src/checks/boundaries.js';
-import { canonicalListErrors } from '../../src/protocol/edit.js';
+import { eventSpec } from '../../src/protocol/catalogue.js';
+import { applyModifyResponse, canonicalListErrors } from '../../src/protocol/edit.js';
+import { isWireValid, validate } from '../../src/protocol/validator.js';
 import { SNAPSHOTS } from '../../src/protocol/snapshots.js';
 import { CONTENT_HOOKS, contentScenario, OBSERVER, viewOf } from '../../suites/support/content-scenarios.js';
 import { expectations } from '../../suites/support/content-oracle.js';
@@ -42,15 +44,19 @@ function fakeRun(b: Boundary, steps: number): HarnessRun {
   return { records, effective: {}, markers: {} } as unknown as HarnessRun;
 }
 
-const ruling = (t: { rejected?: string; accepted?: unknown; effects: unknown[] }): string =>
-  t.effects.length === 0 ? '-' : t.rejected !== undefined ? 'rejected' : 'accepted';
+const ruling = (t: { rejected?: string; accepted?: unknown; denied?: boolean; effects: unknown[] }): string =>
+  t.effects.length === 0 ? '-' : t.denied ? 'denied' : t.rejected !== undefined ? 'rejected' : 'accepted';
 
-// What each step is for (content-scenarios.ts): accepted/rejected per hook a, b, m, o.
+// What each step is for (content-scenarios.ts): accepted/rejected per hook a, b, z, m, o.
 const DESIGN: Record<string, string[]> = {
-  c1: ['accepted', 'accepted', '-', '-'],
-  c2: ['accepted', 'rejected', '-', '-'],
-  c3: ['-', '-', 'rejected', 'rejected'],
-  c5: ['rejected', 'rejected', '-', '-'],
+  c1: ['accepted', 'accepted', '-', '-', '-'],
+  c2: ['accepted', 'rejected', '-', '-', '-'],
+  c3: ['-', '-', '-', 'rejected', 'rejected'],
+  c5: ['rejected', 'rejected', '-', '-', '-'],
+  // A modify of a target the intercept did not advertise rejects a's whole response.
+  c6: ['rejected', 'accepted', '-', '-', '-'],
+  // The fail-closed z's response is rejected: the chain stops there.
+  c7: ['-', '-', 'rejected', '-', '-'],
 };
 
 for (const snapshot of SNAPSHOTS.map((s) => s.id)) {
@@ -59,14 +65,38 @@ for (const snapshot of SNAPSHOTS.map((s) => s.id)) {
       const sc = contentScenario(b, snapshot);
       const exp = expectations(fakeRun(b, sc.info.length), sc, snapshot);
       const got = Object.fromEntries(exp.map((e) => [e.step.id.split('.').pop()!, e.turns.map(ruling)]));
+      // The chains that stop come last (their uncalled hooks keep their ordinals), c8 only where deny is allowed.
+      const names = Object.keys(got);
+      expect(names.slice(-2).filter((n) => n === 'c7' || n === 'c8')).toEqual(
+        names.includes('c8') ? ['c7', 'c8'] : ['c7'],
+      );
+      expect(names.includes('c8')).toBe(eventSpec(b.event)!.effects.includes('deny'));
+      if (got.c8) expect(got.c8).toEqual(['-', 'denied', '-', '-', '-']);
+      expect(exp.filter((e) => e.step.stops).map((e) => e.step.id.split('.').pop())).toEqual(
+        names.filter((n) => n === 'c7' || n === 'c8'),
+      );
       if (!b.target) {
         // No request modification: every modify answered is rejected, the request goes on unchanged.
-        expect(got.c1).toEqual(['rejected', '-', 'rejected', '-']);
+        expect(got.c1).toEqual(['rejected', '-', '-', 'rejected', '-']);
+        expect(got.c7).toEqual(DESIGN.c7);
         for (const e of exp) expect(e.effective).toEqual(e.step.original);
         return;
       }
       for (const [step, want] of Object.entries(DESIGN))
         expect(got[step], `${step}: ${JSON.stringify(exp.map((e) => e.turns.map((t) => t.rejected)))}`).toEqual(want);
+      // c6 is rejected for its target alone: both effects pass the snapshot's effect schema, and
+      // the foreign target's value is of the kind the boundary's own target takes.
+      const c6 = sc.info.find((x) => x.id.endsWith('.c6'))!;
+      expect(isWireValid(validate('effects', c6.answers.a, { wireOnly: true, snapshot }))).toBe(true);
+      const foreign = c6.answers.a[1] as Obj;
+      expect(foreign.target).not.toBe(b.target);
+      expect(eventSpec(b.event)!.modifyTargets).not.toContain(foreign.target);
+      const start = b.family === 'mcp-result' ? (c6.original as Obj).content : c6.original;
+      expect(() =>
+        applyModifyResponse({ [b.target!]: start }, [{ ...foreign, target: b.target }], {
+          ...exp.find((e) => e.step.id === c6.id)!.turns[0]!.context!,
+        }),
+      ).not.toThrow();
       // c4: the protected edit is rejected; where a valid edit stands beside it, it applies.
       expect(got.c4![0]).toBe('rejected');
       // The chain changes the value where an edit was accepted, and only there.

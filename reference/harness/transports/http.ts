@@ -5,8 +5,12 @@
 // fault does, by hand). The bearer token is read from its variable per request and goes
 // into exactly one Authorization header, nowhere else. An oauth preset gets its token from
 // oauth.ts inside the intercept's deadline; when that fails nothing is sent (no
-// unauthenticated fallback). A 401 is an operational failure: without a client identity
-// configured for the endpoint there is nothing to obtain a token with. Every request has a
+// unauthenticated fallback). A bearer-only harness (--authentication bearer) has no OAuth
+// client: an oauth binding fails before anything is sent, like any mechanism it does not
+// support, and the failure policy applies (capability-auth: unsupported authentication
+// prevents delivery; meeting an OAuth endpoint does not oblige a harness to do OAuth). A
+// 401 is an operational failure: without a client identity configured for the endpoint
+// there is nothing to obtain a token with. Every request has a
 // connection of its own (no agent, `connection: close`): nothing lingers after the run, and
 // no stale socket can reset a request.
 import type { OAuthClient } from '../oauth.js';
@@ -114,6 +118,9 @@ export class HttpTransport implements Transport {
       const got = await this.oauth.token(auth, limitMs);
       return got.ok ? { ok: true, header: `Bearer ${got.token}`, token: got.token } : got;
     }
+    // A bearer-only harness (no OAuth client): the binding fails below, before anything is sent.
+    // unsupported-oauth-unauthenticated fault: the binding is dropped and the event sent without a credential.
+    if (auth.type === 'oauth' && this.fault.is('unsupported-oauth-unauthenticated')) return { ok: true };
     if (auth.type === 'bearer' && typeof auth.tokenEnv === 'string') {
       const token = process.env[auth.tokenEnv];
       if (token === undefined || token === '')

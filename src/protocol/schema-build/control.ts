@@ -1,6 +1,7 @@
 // Effects (what a backend answers), capability advertisements (what a harness
 // allows per event) and the harness manifest (`hooks/capabilities`).
 import {
+  AUTH_MECHANISMS,
   EFFECT_TYPES,
   EVENT_TYPES,
   FLOW_OPERATIONS,
@@ -255,7 +256,7 @@ export function manifestSchema(): Record<string, unknown> {
       events: array(entry),
       gaps: ref('event.schema.json#/$defs/gaps'),
       transports: array(oneOfValues(['http', 'stdio', 'in_process']), { unique: true }),
-      authentication: array(oneOfValues(['bearer', 'oauth']), { unique: true }),
+      authentication: array(oneOfValues(AUTH_MECHANISMS), { unique: true }),
       // An absent limit is unknown, never unlimited.
       limits: object({ maxUploadBytes: int(0), maxContinuations: int(0), minTimeoutMs: int(0), maxTimeoutMs: int(0) }),
       toolPaths: names(),
