@@ -17,6 +17,7 @@ import argparse
 import json
 import sys
 
+from agenthooksprotocol import _models as models  # the typed values effect helpers take
 from agenthooksprotocol import effect
 from agenthooksprotocol.server import hooks
 
@@ -53,20 +54,24 @@ def note_messages(messages: list, tag: str) -> list | None:
     if not messages or not all(readable(m.get("parts", [])) for m in messages):
         return None
     return [
-        {
+        models.CanonicalMessage.from_dict({
             "id": f"policy-{tag}",
             "role": messages[-1]["role"],
             "parts": [
-                {"id": f"policy-{tag}.p1", "kind": "text", "mediaType": "text/plain", "text": NOTE}
+                {"id": f"policy-{tag}.p1", "kind": "text", "mediaType": "text/plain", "selection": "body", "text": NOTE}
             ],
-        }
+        })
     ]
 
 
 def note_parts(parts: list, tag: str) -> list | None:
     if not readable(parts):
         return None
-    return [{"id": f"policy-{tag}", "kind": "text", "mediaType": "text/plain", "text": NOTE}]
+    return [
+        models.TextBodyPart.from_dict(
+            {"id": f"policy-{tag}", "kind": "text", "mediaType": "text/plain", "selection": "body", "text": NOTE}
+        )
+    ]
 
 
 def inbound(ctx: hooks.UserMessageInboundContext) -> hooks.UserMessageInboundReply:
@@ -125,7 +130,7 @@ def workspace(ctx: hooks.WorkspaceChangeBeforeContext) -> hooks.WorkspaceChangeB
     if not isinstance(change, dict) or not isinstance(change.get("cwd"), str):
         return hooks.WorkspaceChangeBeforeReply()
     return hooks.WorkspaceChangeBeforeReply(
-        effects=(effect.merge_workspace({"workspaceRoots": [change["cwd"]]}),)
+        effects=(effect.merge_workspace(models.WorkspaceChange.from_dict({"workspaceRoots": [change["cwd"]]})),)
     )
 
 
