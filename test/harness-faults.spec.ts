@@ -99,7 +99,7 @@ const CONTENT_MODES: ReadonlySet<FaultMode> = new Set([
   'non-atomic-edits',
   'elicitation-request-modify',
   'modify-any-target',
-  'short-circuit-unobserved',
+  'short-circuit-second-copy',
 ]);
 
 type Where = { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };

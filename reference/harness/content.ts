@@ -90,11 +90,13 @@ export async function runContentStep(run: Run, given: ContentStep): Promise<Step
   // Observers get the content as it settled, each in its own view.
   run.observations.publishViews(type, (r) => content.event(chain.value, viewOf(r)));
   // After a deny or a fail-closed stop, each interceptor not yet called observes the settled
-  // event once, in its own view (spec-events 9, observation disposition; the ones called get
-  // no second copy). short-circuit-unobserved fault: they get nothing.
-  const uncalled = interceptors.slice(chain.called);
-  if (chain.verdict !== 'allowed' && uncalled.length > 0 && !run.fault.is('short-circuit-unobserved'))
-    run.observations.publishTo(uncalled, (r) => content.event(chain.value, viewOf(r)));
+  // event once, in its own view (spec-events 9, observation disposition: best effort, allowed by
+  // AHP-REG-002's exception; the ones called get no second copy). short-circuit-second-copy
+  // fault: the interceptors already called get it too.
+  if (chain.verdict !== 'allowed') {
+    const to = run.fault.pick('short-circuit-second-copy', interceptors.slice(chain.called), interceptors);
+    if (to.length > 0) run.observations.publishTo(to, (r) => content.event(chain.value, viewOf(r)));
+  }
   return report;
 }
 

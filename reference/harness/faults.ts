@@ -386,10 +386,10 @@ export const FAULTS = {
     description:
       "at a content boundary, a modify naming a target the intercept did not advertise is applied to the boundary's own target (the rest of its response with it)",
   },
-  'short-circuit-unobserved': {
+  'short-circuit-second-copy': {
     targets: CONTENT_CHECKS('edits'),
     description:
-      'after a deny or a fail-closed stop at a content boundary, the interceptors not yet called get no hooks/observe of the event (observers still do)',
+      'after a deny or a fail-closed stop at a content boundary, the interceptors already called (the one that stopped the chain included) get the event again as hooks/observe',
   },
   'upload-twice': {
     targets: ['upload.request'],

@@ -1005,7 +1005,7 @@ const CHECKS_WITHOUT_CONTENT: readonly CheckSpec[] = [
 // applicability is the claim's (`boundary`), declared, never decided at run time.
 /** What the edits checks judge after a deny or a fail-closed stop (observation disposition, spec-events 9). */
 const STOPPED_CHAIN =
-  'after a deny or a fail-closed stop, the observer and each interceptor not yet called get the event as hooks/observe with the content as the accepted responses left it (in their own view), and the interceptors already called no second copy';
+  'after a deny or a fail-closed stop, the observer gets the event as hooks/observe with the content as the accepted responses left it, the interceptors already called get no second copy, and an interceptor not yet called that observes it (allowed, best effort: its absence is noted) sees the same settled content in its own view';
 
 function harnessContentChecks(x: Boundary): CheckSpec[] {
   const at = `at ${x.label}`;

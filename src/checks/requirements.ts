@@ -81,7 +81,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     level: 'MUST',
     profile: 'base',
     roles: ['harness'],
-    text: 'An event is sent only on a subscription whose event name and mode match the delivery method; the one exception: after a deny or a fail-closed stop, the intercept subscriptions not yet called observe the settled event.',
+    text: 'An event is sent only on a subscription whose event name and mode match the delivery method; the one exception: after a deny or a fail-closed stop, the intercept subscriptions not yet called may observe the settled event, best effort.',
   },
   {
     id: 'AHP-SEC-001',

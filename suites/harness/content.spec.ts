@@ -247,14 +247,24 @@ function observedProblem(b: Boundary, f: WireRecord, e: StepExpectation, snapsho
 
 /**
  * After a deny or a fail-closed stop (c7, c8; spec-events 9, observation disposition): the
- * observer gets the event; each interceptor not yet called gets it as hooks/observe,
- * in its own view; an interceptor already called gets no second copy. Who was called is
+ * observer gets the event; an interceptor already called gets no second copy (AHP-REG-002
+ * allows no other dispatch). Each interceptor not yet called may get it as hooks/observe in
+ * its own view: AHP-REG-002 states it as a best-effort exception and our digest's chain check
+ * (spec-core, tool interception) as "may", so its absence is noted, never failed; what it
+ * carries is judged like the observer's. Who was called is
  * read from the frames, not assumed: whether a chain stops at all is the tool-interception
  * checks' rule (ti.deny-stops, ti.failure-policy), so a harness that went on calling is
  * judged here only on who observed. Body views carry the settled content (a discarded
  * response's edit never shows).
  */
-function judgeStop(phases: Phases, run: HarnessRun, b: Boundary, e: StepExpectation, snapshot: SnapshotId): void {
+function judgeStop(
+  phases: Phases,
+  run: HarnessRun,
+  b: Boundary,
+  e: StepExpectation,
+  snapshot: SnapshotId,
+  unobserved: string[],
+): void {
   const { at, by } = e.step.stops!;
   const step = e.step.id;
   for (const { name, view } of CONTENT_HOOKS) {
@@ -267,9 +277,8 @@ function judgeStop(phases: Phases, run: HarnessRun, b: Boundary, e: StepExpectat
         { received: seen.map((f) => f.text) },
       );
     else if (!called && !seen.length)
-      phases.fail(
-        step,
-        `interceptor ${name} (${view} view) was not called, the chain having stopped at ${at} (${by === 'deny' ? 'a deny' : 'a fail-closed failure'}), and got no hooks/observe of ${b.event} for this step (an interceptor not yet called observes the settled event)`,
+      unobserved.push(
+        `${step}: ${name} (left uncalled by ${by === 'deny' ? 'a deny' : 'a fail-closed failure'} at ${at})`,
       );
     if (view !== 'body') continue; // hidden views of these observations: the selection check
     for (const f of seen) {
@@ -385,6 +394,7 @@ test.describe('content (harness)', () => {
       ...check(contentCheckId(b, 'edits'), async ({ harness, judge, spec, snapshot }) => {
         const { run, exp } = await contentRun(harness, judge, b, snapshot);
         const phases = new Phases();
+        const unobserved: string[] = [];
         for (const e of exp) {
           for (const hook of BODY_HOOKS) {
             const turn = frameOf(phases, e, hook);
@@ -422,7 +432,7 @@ test.describe('content (harness)', () => {
           // Markers of hidden-view and protected-content steps are the selection check's.
           if (e.step.judgedBy !== 'edits') continue;
           if (e.step.stops) {
-            judgeStop(phases, run, b, e, snapshot);
+            judgeStop(phases, run, b, e, snapshot, unobserved);
             continue;
           }
           const problem = markerProblem(run, e.step.id);
@@ -459,8 +469,13 @@ test.describe('content (harness)', () => {
         });
         const stops = exp.filter((e) => e.step.stops).length;
         judge.note(
-          `${exp.length} steps: the ${b.receiver} sentinel got the chained result of the answers every time; after the ${stops} stopped chains the observer and the interceptors not yet called observed the settled event`,
+          `${exp.length} steps: the ${b.receiver} sentinel got the chained result of the answers every time; after the ${stops} stopped chains the observer observed the settled event and no interceptor already called got a second copy`,
         );
+        // Allowed, best effort (AHP-REG-002's exception): noted where the harness did not send it.
+        if (unobserved.length)
+          judge.note(
+            `interceptors left uncalled by a stopped chain that got no hooks/observe of it (allowed: best effort): ${unobserved.join('; ')}`,
+          );
       }),
     );
   }

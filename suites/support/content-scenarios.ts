@@ -21,8 +21,8 @@
 //   c8 deny        b denies (only where the event allows deny): z, m and o are not called
 // The elicitation request (no target) has c1, c2, c7 and c8. c7 and c8 come last, so the
 // hooks they leave uncalled keep their ordinals for the steps before. After c7 and c8 the
-// observer, and each interceptor not yet called (in its own view), get the event as
-// hooks/observe with the settled content (observation disposition; the edits check).
+// observer gets the event as hooks/observe with the settled content, and each interceptor not
+// yet called may (best effort, in its own view; observation disposition; the edits check).
 // The answers are data; the expected effective values are never written here: the checks
 // compute them with applyModifyResponse from these answers and what the harness really
 // advertised (suites/support/content-oracle.ts).
@@ -388,8 +388,8 @@ const PURPOSES = [
   'a response with a modify of a target the intercept did not advertise is rejected whole; the next accepted response applies',
 ];
 const STOP_PURPOSES = {
-  c7: 'the fail-closed interceptor z fails: the chain stops; the observer and the interceptors not yet called (m, o) observe the event with the settled content',
-  c8: 'b denies: the chain stops; the observer and the interceptors not yet called (z, m, o) observe the event with the settled content',
+  c7: 'the fail-closed interceptor z fails: the chain stops; the observer (and, best effort, the interceptors not yet called: m, o) observe the event with the settled content',
+  c8: 'b denies: the chain stops; the observer (and, best effort, the interceptors not yet called: z, m, o) observe the event with the settled content',
 };
 
 /** The content of a step (the contract's members for the step kind) and the value at the boundary path. */
