@@ -18,6 +18,17 @@ class Permission(enum.Enum):
     DENY = "deny"
 
 
+class Attachment:
+    """Stand-in: the SDK's immutable media attachment (only contract 2 upload steps make one)."""
+
+    def __init__(self, data):
+        self.data = bytes(data)
+
+    @classmethod
+    def from_bytes(cls, data):
+        return cls(data)
+
+
 class Session(dict):
     def __init__(self, **kw):
         super().__init__(kw)
