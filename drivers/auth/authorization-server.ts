@@ -172,15 +172,32 @@ export class AuthorizationServer {
     typ?: string;
   }): Promise<string> {
     const nowS = Math.floor(Date.now() / 1000);
-    const jwt = new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
-      .setProtectedHeader({ alg: 'ES256', typ: claims.typ ?? 'at+jwt', kid: this.keys.jwk.kid })
-      .setIssuer(claims.iss ?? this.issuer)
+    return this.signed(
+      this.keys.privateKey,
+      { alg: 'ES256', typ: claims.typ ?? 'at+jwt', kid: this.keys.jwk.kid },
+      { ...claims, iat: Math.min(nowS, (claims.expS ?? nowS) - 60), exp: claims.expS },
+    );
+  }
+
+  /**
+   * Every token this server makes: `scope`, `client_id`, `sub` the client, `iss` this issuer
+   * unless given, `aud` unless null, a fresh `jti`; registered for redaction and leak checks.
+   */
+  private async signed(
+    key: Parameters<SignJWT['sign']>[0],
+    header: JWTHeaderParameters,
+    c: { aud: string | null; scope: string; iss?: string; iat?: number; exp?: number; jti?: string },
+  ): Promise<string> {
+    const nowS = Math.floor(Date.now() / 1000);
+    const jwt = new SignJWT({ scope: c.scope, client_id: this.opts.clientId })
+      .setProtectedHeader(header)
+      .setIssuer(c.iss ?? this.issuer)
       .setSubject(this.opts.clientId)
-      .setIssuedAt(Math.min(nowS, (claims.expS ?? nowS) - 60))
-      .setExpirationTime(claims.expS ?? nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
-      .setJti(randomBytes(12).toString('hex'));
-    if (claims.aud !== null) jwt.setAudience(claims.aud);
-    const token = await jwt.sign(this.keys.privateKey);
+      .setIssuedAt(c.iat ?? nowS)
+      .setExpirationTime(c.exp ?? nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
+      .setJti(c.jti ?? randomBytes(12).toString('hex'));
+    if (c.aud !== null) jwt.setAudience(c.aud);
+    const token = await jwt.sign(key);
     this.tokens.push(token);
     this.opts.onToken?.(token);
     return token;
@@ -192,19 +209,7 @@ export class AuthorizationServer {
    */
   async forge(claims: { aud: string; scope: string }): Promise<string> {
     const { privateKey } = await generateKeyPair('ES256');
-    const nowS = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
-      .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: this.keys.jwk.kid })
-      .setIssuer(this.issuer)
-      .setSubject(this.opts.clientId)
-      .setAudience(claims.aud)
-      .setIssuedAt(nowS)
-      .setExpirationTime(nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
-      .setJti(randomBytes(12).toString('hex'))
-      .sign(privateKey);
-    this.tokens.push(token);
-    this.opts.onToken?.(token);
-    return token;
+    return this.signed(privateKey, { alg: 'ES256', typ: 'at+jwt', kid: this.keys.jwk.kid }, claims);
   }
 
   /**
@@ -226,19 +231,7 @@ export class AuthorizationServer {
       ks.sets.set(path, { keys: [jwk] });
       header.jku = `${ks.origin}${path}`;
     }
-    const nowS = Math.floor(Date.now() / 1000);
-    const token = await new SignJWT({ scope: claims.scope, client_id: this.opts.clientId })
-      .setProtectedHeader(header)
-      .setIssuer(this.issuer)
-      .setSubject(this.opts.clientId)
-      .setAudience(claims.aud)
-      .setIssuedAt(nowS)
-      .setExpirationTime(nowS + (this.opts.ttlS ?? DEFAULT_TTL_S))
-      .setJti(randomBytes(12).toString('hex'))
-      .sign(keys.privateKey);
-    this.tokens.push(token);
-    this.opts.onToken?.(token);
-    return token;
+    return this.signed(keys.privateKey, header, claims);
   }
 
   /** The forger's key-set origin, started on first use. */
@@ -379,18 +372,12 @@ export class AuthorizationServer {
       const exp = this.opts.misbehaviour === 'expired' ? nowS - 60 : nowS + ttl;
       const jti = randomBytes(12).toString('hex');
       const scope = granted.join(' ');
-      const token = await new SignJWT({ scope, client_id: this.opts.clientId })
-        .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: this.keys.jwk.kid })
-        .setIssuer(this.issuer)
-        .setSubject(this.opts.clientId)
-        .setAudience(aud)
-        .setIssuedAt(nowS)
-        .setExpirationTime(exp)
-        .setJti(jti)
-        .sign(this.keys.privateKey);
+      const token = await this.signed(
+        this.keys.privateKey,
+        { alg: 'ES256', typ: 'at+jwt', kid: this.keys.jwk.kid },
+        { aud, scope, iat: nowS, exp, jti },
+      );
       record.issued = { jti, aud, scope, exp };
-      this.tokens.push(token);
-      this.opts.onToken?.(token);
       return this.send(res, record, 200, {
         access_token: token,
         token_type: 'Bearer',

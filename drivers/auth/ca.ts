@@ -35,11 +35,14 @@ async function keyPem(key: CryptoKey): Promise<string> {
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }
 
-/** A new CA (one per run, or one per "untrusted" stranger). */
-export async function createRunCa(name = 'ahp-conformance run CA'): Promise<RunCa> {
-  const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
-  const now = Date.now();
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+/** A self-signed certificate for `keys`, valid a day either side of `now`, with a unique name. */
+function selfSigned(
+  keys: CryptoKeyPair,
+  name: string,
+  now: number,
+  extensions: x509.Extension[],
+): Promise<x509.X509Certificate> {
+  return x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
     name: `CN=${name} ${randomBytes(4).toString('hex')}`,
     // Backdated a little: clocks of the harness and the runner need not agree to the second.
@@ -47,12 +50,19 @@ export async function createRunCa(name = 'ahp-conformance run CA'): Promise<RunC
     notAfter: new Date(now + DAY_MS),
     keys,
     signingAlgorithm: ALG,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
+    extensions,
   });
+}
+
+/** A new CA (one per run, or one per "untrusted" stranger). */
+export async function createRunCa(name = 'ahp-conformance run CA'): Promise<RunCa> {
+  const keys = (await webcrypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as unknown as CryptoKeyPair;
+  const now = Date.now();
+  const ca = await selfSigned(keys, name, now, [
+    new x509.BasicConstraintsExtension(true, 0, true),
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+    await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+  ]);
   return {
     certPem: ca.toString('pem'),
     issueServer: async () => {
@@ -87,15 +97,8 @@ export async function createRunCa(name = 'ahp-conformance run CA'): Promise<RunC
  * forger puts in a token's x5c header. It chains to no trusted root.
  */
 export async function selfSignedDer(keys: CryptoKeyPair, name = 'ahp-conformance forger'): Promise<string> {
-  const now = Date.now();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(),
-    name: `CN=${name} ${randomBytes(4).toString('hex')}`,
-    notBefore: new Date(now - DAY_MS),
-    notAfter: new Date(now + DAY_MS),
-    keys,
-    signingAlgorithm: ALG,
-    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
-  });
+  const cert = await selfSigned(keys, name, Date.now(), [
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+  ]);
   return Buffer.from(cert.rawData).toString('base64');
 }
