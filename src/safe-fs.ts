@@ -15,7 +15,7 @@
 //   only and on a given device (a hard link to a file elsewhere is refused, not read).
 //   Time is bounded by the same rules: nothing that can block (a FIFO, a device) is opened,
 //   and a regular file is read in one bounded pass.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -542,4 +542,46 @@ export function isWithin(inner: string, outer: string): boolean {
   const a = canonicalPath(inner);
   const b = canonicalPath(outer);
   return a === b || a.startsWith(b.endsWith('/') ? b : `${b}/`);
+}
+
+// ------------------------------------------------------------------------ digests
+
+/** The most bytes of one file the runner hashes (an implementation's executable or artefact). */
+export const MAX_HASHED_BYTES = 2 * 1024 * 1024 * 1024;
+
+/**
+ * The sha256 (hex) of a regular file's bytes, read in bounded chunks; links are followed
+ * (a command on PATH is often one), and what they lead to must be a regular file: a FIFO,
+ * device, socket or folder is refused without blocking, as is a file over `maxBytes`.
+ */
+export function sha256OfFile(
+  path: string,
+  maxBytes = MAX_HASHED_BYTES,
+): { kind: 'ok'; sha256: string; bytes: number } | { kind: 'missing' } | { kind: 'refused'; why: string } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | O_NONBLOCK);
+  } catch (e) {
+    return code(e) === 'ENOENT' ? { kind: 'missing' } : { kind: 'refused', why: `it cannot be opened (${code(e)})` };
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { kind: 'refused', why: `it is ${kindOf(st)}` };
+    if (st.size > maxBytes) return { kind: 'refused', why: `it has ${st.size} bytes, over the ${maxBytes}-byte bound` };
+    const hash = createHash('sha256');
+    const buf = Buffer.alloc(1024 * 1024);
+    let n = 0;
+    for (;;) {
+      const got = readSync(fd, buf, 0, buf.length, null);
+      if (got === 0) break;
+      n += got;
+      if (n > maxBytes) return { kind: 'refused', why: `it grew over the ${maxBytes}-byte bound while it was read` };
+      hash.update(buf.subarray(0, got));
+    }
+    return { kind: 'ok', sha256: hash.digest('hex'), bytes: n };
+  } catch (e) {
+    return { kind: 'refused', why: `it cannot be read (${code(e)})` };
+  } finally {
+    closeSync(fd);
+  }
 }

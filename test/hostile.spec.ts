@@ -155,7 +155,7 @@ function judgeRow(o: RowOutcome): void {
   // The verdict on disk 1 s after the run is the one the closing line printed, and verifies.
   expect.soft(o.printed, `${id}: the closing line's sha256`).toMatch(/^[0-9a-f]{64}$/);
   expect.soft(o.digest, `${id}: results.json changed after the run`).toBe(o.printed);
-  expect.soft(verifyClaimFolder(o.reportDir, o.printed).problems, `${id}: verify`).toEqual([]);
+  expect.soft(verifyClaimFolder(o.reportDir, { expected: o.printed }).problems, `${id}: verify`).toEqual([]);
   // Well-formed and bounded outputs.
   const junit = readFileSync(join(o.reportDir, 'junit.xml'), 'utf8');
   expect.soft(() => parseXmlStrict(junit), `${id}: junit.xml is well-formed XML`).not.toThrow();

@@ -110,10 +110,25 @@ test('a one-claim run after a two-claim run shows its own matrix and no stale Pl
   );
 });
 
-test('--certify is recorded with the duration, the environment and the claim digest', () => {
+test('--certify is recorded with the duration, the environment and the claim digest; --sign-key signs it', () => {
   const dir = folder();
-  const r = run(dir, ['demo.yaml', '--certify']);
+  const cli = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: dir });
+  expect(cli(['keygen', 'vendor']).status).toBe(0);
+  const r = run(dir, ['demo.yaml', '--certify', '--sign-key', 'vendor.key']);
   expect(r.code, r.out).toBe(0);
+  // The attestation verifies with the public key, and names the bytes that were tested.
+  const signed = cli(['verify', 'reports/demo', '--key', 'vendor.pub', '--implementation', MAIN]);
+  expect(signed.status, signed.stdout + signed.stderr).toBe(0);
+  expect(signed.stdout).toMatch(/verified: demo \(conformant, certification\).*; signed by key [0-9a-f]{64} at /);
+  expect(signed.stdout).toContain(`the bytes the run tested (implementation:${MAIN})`);
+  // The same program with one byte changed is not what was certified.
+  const copy = join(dir, 'main-copy.js');
+  writeFileSync(copy, Buffer.concat([readFileSync(MAIN), Buffer.from(' ')]));
+  const other = cli(['verify', 'reports/demo', '--key', 'vendor.pub', '--implementation', copy]);
+  expect(other.status).toBe(1);
+  expect(other.stdout).toMatch(
+    /NOT VERIFIED: .*main-copy\.js \(sha256 [0-9a-f]{64}\) is none of the files the run tested/,
+  );
   const res = results(join(dir, 'reports', 'demo', 'results.json'));
   expect(res.run?.certification).toBe(true);
   expect(res.run?.durationMs).toBeGreaterThan(0);

@@ -131,6 +131,8 @@ export interface ResolvedClaim {
   };
   /** Present when the role is harness or both. */
   harness?: HarnessLaunch;
+  /** `artifacts`: files of the implementation the claim names, each as written and resolved (hashed before launch). */
+  artifacts: { name: string; path: string }[];
 }
 
 export type ClaimOutcome =
@@ -315,6 +317,20 @@ function unknownSnapshot(requested: string): string {
       ? SNAPSHOT_IDS.find((id) => didYouMean(hex, [id.slice('draft@'.length)]) !== undefined)
       : didYouMean(requested, ['draft', ...SNAPSHOT_IDS]);
   return `snapshot: unknown snapshot ${quoted(requested)} (${hint ? `did you mean ${hint}? ` : ''}this runner knows ${SNAPSHOT_IDS.join(', ')}; plain draft means the newest, ${NEWEST_SNAPSHOT})`;
+}
+
+/** An `artifacts` entry: a regular file (links followed), relative to the claim. */
+function resolveArtifact(name: string, dir: string, where: string): string {
+  const path = isAbsolute(name) ? name : resolve(dir, name);
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new ClaimProblem(`${where}: ${name}: no such file (resolved to ${path})`);
+  }
+  if (!st.isFile())
+    throw new ClaimProblem(`${where}: ${name} is not a regular file (resolved to ${path}); list the files themselves`);
+  return path;
 }
 
 /** Resolve a command as the claim format says: with a '/', relative to the claim; else on PATH. */
@@ -595,6 +611,7 @@ export function loadClaim(file: string): ClaimOutcome {
     transports?: Transport[];
     profiles?: string[];
     timeoutMs?: number;
+    artifacts?: string[];
     backend?: RawBackend;
     harness?: RawHarness;
   };
@@ -651,6 +668,10 @@ export function loadClaim(file: string): ClaimOutcome {
     transports,
     profiles: capability,
     timeoutMs: c.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    artifacts: (c.artifacts ?? []).flatMap((name, i) => {
+      const path = attempt(() => resolveArtifact(name, dir, `artifacts[${i}]`));
+      return path ? [{ name, path }] : [];
+    }),
   };
   // A block for a role the claim does not cover is ignored.
   if (roles.includes('backend')) {

@@ -3,6 +3,7 @@
 // passed (expected failures, a baseline), writes every view once, prints the summary lines
 // and decides the exit code. Shared, so a merged run of shards is accepted exactly like one
 // run on one machine.
+import type { KeyObject } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
@@ -17,6 +18,7 @@ import {
 import { snapshotName } from '../results/snapshot.js';
 import type { Acceptance, ReportContext } from '../results/html/claim-page.js';
 import { MAX_RESULTS_BYTES, writeClaimResults } from '../results/write.js';
+import { judgedRequirements, loadSigningKey } from '../results/attestation.js';
 import { checkKey, compareRuns, snapshotChange, snapshotChangeLine, type CheckChange } from '../results/baseline.js';
 import {
   applyExpectedFailures,
@@ -192,6 +194,8 @@ export interface AcceptanceCriteria {
   baselinePath?: string;
   baselines?: (implementation: string) => ClaimResults | undefined;
   expected?: ExpectedFailure[];
+  /** --sign-key: the ed25519 key that signs each claim's attestation (unsigned without it). */
+  signKey?: KeyObject;
 }
 
 /**
@@ -216,6 +220,8 @@ export function prepareAcceptance(options: Record<string, string>, partial: read
   return {
     certification: options.certify !== undefined,
     allowWeakContainment: options['allow-weak-containment'] !== undefined,
+    // Read now, before anything runs: a bad key is bad input, not a run that signs nothing.
+    ...(options['sign-key'] !== undefined ? { signKey: loadSigningKey(options['sign-key']) } : {}),
     ...(Object.keys(selection).length ? { selection } : {}),
     ...(options['expected-failures']
       ? {
@@ -343,7 +349,10 @@ export function conclude(
     if (judgement.expectedFailures || judgement.baseline) results.judgement = judgement;
     // Every view at once, after every implementation process is gone; the report shows
     // what the run was judged against, beside the verdict.
-    const digest = writeClaimResults(reportDir, results, acceptance, regression, contextFor(reportDir));
+    const digest = writeClaimResults(reportDir, results, acceptance, regression, contextFor(reportDir), {
+      ...(criteria.signKey ? { key: criteria.signKey } : {}),
+      requirements: judgedRequirements(results),
+    });
     written.push({ results, dir: reportDir });
     io.out(summaryLine(results, show(reportDir), digest));
     for (const line of lines) io.out(terminalLine(line));

@@ -18,6 +18,7 @@ import { showReportCommand } from './show-report-command.js';
 import { terminalJson, terminalLine } from '../terminal.js';
 import { validateCommand } from './validate-command.js';
 import { verifyCommand } from './verify-command.js';
+import { keygenCommand } from './keygen-command.js';
 
 // The snapshots named from the one table (src/protocol/snapshots.ts), so the help never lags it.
 const SNAPSHOT_LIST = SNAPSHOTS.map((s) => `${s.id} (upstream commit ${s.commit.slice(0, 12)})`).join(', ');
@@ -30,7 +31,7 @@ Usage:
   ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
                   [--baseline <results.json|reports dir>] [--expected-failures <file.yaml>] [--certify [--allow-weak-containment]] [--shard <i>/<n>]
                   [--list] [--reporter list|line|dot|json] [--quiet] [--retries <n>] [--max-failures <n> | -x]
-                  [--timeout-ms <ms>] [--full-transcripts] [--no-color]
+                  [--timeout-ms <ms>] [--full-transcripts] [--sign-key <file.key>] [--no-color]
       Certify the implementations the claims describe: launch each one, play scripted
       traffic over its claimed transports, and write reports/<implementation>/
       (results.json, junit.xml, playwright/). Exit 0 conformant (or partial: --grep or -x
@@ -45,17 +46,26 @@ Usage:
       (a passing check keeps 40 without it; recorded as run.fullTranscripts).
       --certify needs the sandbox (bubblewrap): where it cannot start, the run is refused
       unless --allow-weak-containment is given (and the report then says how it ran).
+      Each claim folder gets attestation.intoto.jsonl (an in-toto statement over the
+      results, the claim and the implementation's files), signed with --sign-key.
       docs/cli.md describes every option.
-  ahp-conformance merge <blob folder or .zip>... [--reports <dir>] [--baseline <...>] [--expected-failures <file.yaml>] [--certify] [--allow-weak-containment]
+  ahp-conformance merge <blob folder or .zip>... [--reports <dir>] [--baseline <...>] [--expected-failures <file.yaml>] [--certify] [--allow-weak-containment] [--sign-key <file.key>]
       Merge the blob reports of every shard into the reports one unsharded run writes,
       and judge them like run (same exit codes). A missing shard leaves the claims
       partial and exits 2; shards of different claims or runner versions are refused.
   ahp-conformance show-report [<reports dir or report folder>] [--host <host>] [--port <port>]
       Serve a conformance report on localhost (default: reports/) and open it.
-  ahp-conformance verify <reports dir or claim report folder>... [--sha256 <hex>]
+  ahp-conformance verify <reports dir or claim report folder>... [--key <file.pub>] [--implementation <file>]
+                  [--snapshot <snapshot folder>] [--sha256 <hex>]
       Check that published reports are what a run wrote: results.json against the sha256
       its report records (and --sha256, the one the run's closing line printed), junit.xml
-      against results.json. Exit 0 verified, 1 not.
+      against results.json, the attestation's subjects against the files. --key: the
+      attestation must be signed by that public key (says which key signed and when).
+      --implementation: that file must be one the run tested. --snapshot: the requirement
+      texts the certificate proved, against a newer upstream snapshot folder (stale when
+      one changed or was removed). Exit 0 verified (and not stale), 1 not.
+  ahp-conformance keygen <prefix>
+      Write an ed25519 key pair for signing: <prefix>.key (owner-only) and <prefix>.pub.
   ahp-conformance fixtures <specDir> [--spec <dir>] [--snapshot draft|draft@<commit>]
       Judge every case of <specDir>/fixtures/draft/manifest.json with our validator of the
       snapshot and compare with the manifest's expectations. --spec also judges them with
@@ -195,6 +205,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         'snapshot',
         'host',
         'port',
+        'sign-key',
+        'key',
+        'implementation',
       ],
       short: { h: 'help', v: 'version', x: 'x' },
     });
@@ -209,13 +222,20 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     const [command, ...rest] = args.positional;
     if (args.flags.kinds) return validateCommand.listKinds(io, args.options);
     if (args.flags.checks) return listChecks(args.options, args.flags.json === true, io);
-    // --snapshot also picks the rules of validate and fixtures.
+    // --snapshot also picks the rules of validate and fixtures, and names the newer snapshot of verify.
     const filters =
-      command === 'validate' || command === 'fixtures' ? ['role', 'profile'] : ['role', 'profile', 'snapshot'];
+      command === 'validate' || command === 'fixtures' || command === 'verify'
+        ? ['role', 'profile']
+        : ['role', 'profile', 'snapshot'];
     for (const o of filters) if (args.options[o] !== undefined) throw new UsageError(`--${o} filters --checks`);
     const runOnly = RUN_ONLY.filter((o) => args.flags[o] || args.options[o] !== undefined);
     if (command !== 'run' && command !== undefined && runOnly.length)
       throw new UsageError(`${runOnly.map((o) => (o === 'x' ? '-x' : `--${o}`)).join(', ')}: only \`run\` takes this`);
+    if (args.options['sign-key'] !== undefined && command !== 'run' && command !== 'merge')
+      throw new UsageError('--sign-key: only `run` and `merge` take this (they write the attestations)');
+    const verifyOnly = ['key', 'implementation'].filter((o) => args.options[o] !== undefined);
+    if (verifyOnly.length && command !== 'verify')
+      throw new UsageError(`${verifyOnly.map((o) => `--${o}`).join(', ')}: only \`verify\` takes this`);
     const flagged = (names: string[]): Record<string, string> =>
       Object.fromEntries(names.filter((n) => args.flags[n]).map((n) => [n, 'yes']));
     switch (command) {
@@ -236,10 +256,14 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         return verifyCommand(rest, args.options, io);
       case 'merge':
         return await mergeCommand(rest, { ...args.options, ...flagged(['certify', 'allow-weak-containment']) }, io);
+      case 'keygen':
+        return keygenCommand(rest, io);
       case 'show-report':
         return await showReportCommand(rest, args.options, io);
       case undefined:
-        throw new UsageError('no command given: run, merge, show-report, verify, fixtures or validate (try --help)');
+        throw new UsageError(
+          'no command given: run, merge, show-report, verify, keygen, fixtures or validate (try --help)',
+        );
       default:
         throw new UsageError(`unknown command "${command}" (try --help)`);
     }

@@ -16,6 +16,8 @@ import { FLAKY_FAILS_ENV } from '../results/reporter.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
 import { readRunOutcome, recordedClaimPath, type RunOutcome } from '../results/run-record.js';
 import { writeClaimResults } from '../results/write.js';
+import { implementationFiles } from '../engine/implementation-files.js';
+import { loadSigningKey } from '../results/attestation.js';
 import { requestedSnapshot, snapshotName, snapshotSummary } from '../results/snapshot.js';
 import { finishReports, removeReportWritten, reportContext, reportStamp, viewsFolder } from './report-layout.js';
 import { makeRunFolder, playwrightReportDir, removeRunFolder, RUN_FOLDER_ENV } from '../engine/run-folder.js';
@@ -163,6 +165,8 @@ function newPlan(
       // --timeout-ms: every wait of the run derives from it (src/timing.ts), and the results record it.
       claim: timeoutMs === undefined ? claim : { ...claim, timeoutMs },
       reportDir: join(reportsDir, claim.implementation.name),
+      // Hashed now, before anything is launched: the bytes the run tests.
+      implementationFiles: implementationFiles(claim),
       ...(timeoutMs === undefined ? {} : { timeoutMsOverride: { claim: claim.timeoutMs, run: timeoutMs } }),
     })),
   };
@@ -473,6 +477,10 @@ export async function runCommand(files: string[], options: Record<string, string
   const shard = options.shard !== undefined ? parseShard(options.shard) : undefined;
   if (typeof shard === 'string') throw new UsageError(shard);
   if (options.list && shard) throw new UsageError('--list lists every check of the run: pass it or --shard');
+  if (options['sign-key'] !== undefined && shard)
+    throw new UsageError('--sign-key signs what merge writes: pass it to `ahp-conformance merge`, not to a shard');
+  // A key that is not one is refused before a claim is read (prepareAcceptance keeps the one it loads).
+  if (options['sign-key'] !== undefined) loadSigningKey(options['sign-key']);
   // Pinned once (links resolved): later opens under it refuse a link planted there (src/safe-fs.ts).
   const reportsDir = canonicalPath(options.reports ?? 'reports');
   const outcomes = files.map((f) => loadClaim(f));

@@ -1,10 +1,13 @@
-// `ahp-conformance verify <reports dir or claim folder>... [--sha256 <hex>]`: check that
-// published reports are self-consistent and, with --sha256, are the results.json whose
-// digest was given (src/results/verify.ts); not who wrote them. Exit 0 when every claim
-// folder verifies, 1 when one does not, 2 for a path with no results in it or a file in it
-// that is not read (a symlink, FIFO, device or folder, or over the bound).
+// `ahp-conformance verify <reports dir or claim folder>... [--key <public key>]
+// [--implementation <file>] [--snapshot <snapshot folder>] [--sha256 <hex>]`: check that
+// published reports are self-consistent, signed by the key given, about the bytes given
+// (src/results/verify.ts), and with --snapshot, whether the requirement texts they proved
+// have changed since (src/results/staleness.ts). Exit 0 when every claim folder verifies
+// (and none is stale), 1 when one does not, 2 for a path with no results in it, a bad key
+// or a file that is not read (a symlink, FIFO, device or folder, or over the bound).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { loadPublicKey } from '../results/attestation.js';
 import { verifyClaimFolder } from '../results/verify.js';
 import { RESULTS_FILE } from '../results/write.js';
 import { UsageError } from './args.js';
@@ -14,8 +17,8 @@ import { terminalLine } from '../terminal.js';
 
 /** What a verified folder means, said with every verification (docs/cli.md, "verify"). */
 export const VERIFY_PROVES =
-  `verify proves that each results.json has the sha256 its report records (and the one given with --sha256) and that junit.xml renders from it; ` +
-  "it does not prove who wrote the folder (a folder written by hand can verify): trust a digest only from the run's own closing line";
+  `verify proves that each results.json has the sha256 its report records (and the one given with --sha256), that junit.xml renders from it, and that the attestation's subjects are these files; ` +
+  'only --key proves who signed them (without it a folder written by hand can verify)';
 
 /** Claim folders: the path itself when it holds results.json, else its subfolders that do. */
 function claimFolders(path: string): string[] {
@@ -40,13 +43,21 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
   const expected = options.sha256;
   if (expected !== undefined && !/^[0-9a-fA-F]{64}$/.test(expected))
     throw new UsageError('--sha256 takes the 64 hex digits the run printed');
+  // Read before any folder: a key that is not one is bad input, not a folder that fails.
+  const key = options.key !== undefined ? loadPublicKey(options.key) : undefined;
   const folders = paths.flatMap(claimFolders);
   if (folders.length === 0) throw new UsageError(`no ${RESULTS_FILE} under ${paths.join(', ')}`);
   if (expected !== undefined && folders.length !== 1)
     throw new UsageError('--sha256 checks one claim folder; name that folder');
+  if (options.implementation !== undefined && folders.length !== 1)
+    throw new UsageError('--implementation checks one claim folder; name that folder');
   let exit: number = EXIT.ok;
   for (const dir of folders) {
-    const v = verifyClaimFolder(dir, expected);
+    const v = verifyClaimFolder(dir, {
+      ...(expected !== undefined ? { expected } : {}),
+      ...(key ? { key } : {}),
+      ...(options.implementation !== undefined ? { implementation: options.implementation } : {}),
+    });
     if (v.refused) {
       io.err(terminalLine(`ahp-conformance: verify: ${v.refused}; not read`));
       exit = Math.max(exit, EXIT.badInput);
@@ -62,13 +73,15 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
     // Published complete logs say so: a reader need not wonder what a passing check left out.
     const whole = v.fullTranscripts ? ', whole transcripts' : '';
     const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${ran}${kind}${whole})` : ''}`;
-    if (v.problems.length === 0)
+    if (v.problems.length === 0) {
       io.out(
         terminalLine(
-          `${show(dir)}: verified: ${who}${v.snapshot ? `, judged by ${v.snapshot}` : ''}, results.json sha256 ${v.digest}`,
+          `${show(dir)}: verified: ${who}${v.snapshot ? `, judged by ${v.snapshot}` : ''}, results.json sha256 ${v.digest}${v.signature ? `; ${v.signature}` : ''}`,
         ),
       );
-    else {
+      if (v.implementationMatch)
+        io.out(terminalLine(`  ${options.implementation}: the bytes the run tested (${v.implementationMatch})`));
+    } else {
       exit = Math.max(exit, EXIT.finding);
       io.out(terminalLine(`${show(dir)}: NOT VERIFIED: ${who}: ${v.problems.join('; ')}`));
     }

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { applicableChecks, checkSpec, claimRoles, type Lifecycle } from '../checks/catalogue.js';
 import type { ResolvedClaim } from '../claims/load.js';
 import type { ContainmentState } from '../../drivers/containment.js';
-import { projectName, type Target } from '../results/model.js';
+import { projectName, type ImplementationFile, type Target } from '../results/model.js';
 import type { DeclaredNotApplicable } from '../results/run-record.js';
 import type { RunInfo } from '../results/model.js';
 import { selected } from '../results/check-title.js';
@@ -21,6 +21,8 @@ export interface PlannedClaim {
   reportDir: string;
   /** `run --timeout-ms`: the claim's own `timeoutMs` and the run's (already in `claim`). */
   timeoutMsOverride?: { claim: number; run: number };
+  /** The implementation's files, hashed before launch (src/engine/implementation-files.ts). */
+  implementationFiles?: ImplementationFile[];
 }
 
 export interface RunPlan {

@@ -45,7 +45,7 @@ const sha256 = (text: string | Buffer): string => createHash('sha256').update(te
 
 /** The plan as shards record it. A claim's digest is over its file's bytes, so shards on machines with other paths still agree. */
 export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): RecordedPlan {
-  const claims = plan.claims.map(({ claim, timeoutMsOverride }, index) => {
+  const claims = plan.claims.map(({ claim, timeoutMsOverride, implementationFiles }, index) => {
     // Read bounded, as the loader read it (a file replaced since by a FIFO or a huge one is not read).
     const read = readRegularFile(claim.file, { maxBytes: MAX_CLAIM_BYTES });
     const bytes: Buffer | string =
@@ -61,6 +61,7 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
         transports: claim.transports,
         profiles: claim.profiles,
         ...(timeoutMsOverride ? { timeoutMsOverride } : {}),
+        ...(implementationFiles ? { implementationFiles } : {}),
       },
       // What each target needs judged: the whole plan's checks, whatever this shard runs.
       targets: claimTargets(claim, index).map(({ role, transport, lifecycle }) => ({
@@ -89,6 +90,8 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
       JSON.stringify([
         plan.runnerVersion,
         claims.map((c) => c.digest),
+        // Shards that tested other bytes of an implementation are not one run either.
+        claims.map((c) => (c.claim.implementationFiles ?? []).map((f) => [f.kind, f.name, f.sha256 ?? null])),
         ...(plan.selection ? [plan.selection] : []),
         ...(plan.fullTranscripts ? ['full-transcripts'] : []),
       ]),

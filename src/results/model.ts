@@ -87,6 +87,21 @@ export interface ClaimSummary {
   timeoutMsOverride?: { claim: number; run: number };
   /** sha256 of the claim file's bytes: which claim, exactly, the results are for. */
   digest?: string;
+  /** The implementation's files, hashed before it was launched: what bytes were tested (the attestation's subjects). */
+  implementationFiles?: ImplementationFile[];
+}
+
+/** One file of the implementation under test (src/engine/implementation-files.ts). */
+export interface ImplementationFile {
+  /**
+   * As the claim names it: an `artifacts` entry or an argument as written; a command by its
+   * path (a bare command name as found on PATH, absolute).
+   */
+  name: string;
+  kind: 'command' | 'argument' | 'artifact';
+  /** Absent when it could not be hashed; `notHashed` says why. */
+  sha256?: string;
+  notHashed?: string;
 }
 
 /** Where and how the checks ran: Node, OS, CPU architecture and Playwright of the machine. */

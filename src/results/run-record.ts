@@ -162,7 +162,7 @@ export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage 
     return {
       kind: 'error',
       message:
-        'the blob reports come from different runs (other claims, claim files that differ, other --grep, --timeout-ms or --full-transcripts, or another ahp-conformance version); merge shards of one run only',
+        'the blob reports come from different runs (other claims, claim files that differ, other bytes of an implementation, other --grep, --timeout-ms or --full-transcripts, or another ahp-conformance version); merge shards of one run only',
     };
   }
   const total = totals[0]!;

@@ -4,12 +4,24 @@
 // is exactly what these results render to. Any edit of results.json after the run breaks
 // the first two; an edit of junit.xml breaks the third.
 //
-// What this does not prove: who wrote the folder. Anyone can write a results.json and the
-// matching report and junit.xml by hand; `verify` says the folder is self-consistent and,
-// with --sha256, that it is the results.json whose digest was given. Signed certificates
-// come in a later issue ("Certificates that travel").
+// The attestation (attestation.intoto.jsonl, src/results/attestation.ts) adds who: with the
+// signer's public key, a valid signature over a statement whose subject digests match the
+// folder's files proves the folder is what that key's holder signed; with --implementation,
+// that given bytes are among those the run tested. Without a key only self-consistency is
+// proved: anyone can write a results.json, its report, junit.xml and an unsigned (or
+// otherwise signed) attestation by hand.
+import type { KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { readRegularFile } from '../safe-fs.js';
+import { readRegularFile, sha256OfFile } from '../safe-fs.js';
+import {
+  CLAIM_SUBJECT,
+  IMPLEMENTATION_SUBJECT,
+  keyId,
+  readAttestation,
+  signatureBy,
+  ATTESTATION_FILE,
+  type Statement,
+} from './attestation.js';
 import { RESULTS_DIGEST_META } from './html/claim-page.js';
 import { junitXml } from './junit.js';
 import { readRecordedResults, type ClaimResults } from './model.js';
@@ -35,6 +47,21 @@ export interface Verification {
    * the bound), one line naming it: bad input, not a finding about the results.
    */
   refused?: string;
+  /** What the attestation says of its signature: checked with the key given, or only named. */
+  signature?: string;
+  /** The statement of a well-formed attestation whose subjects were compared. */
+  statement?: Statement;
+  /** `--implementation`: the subject the given file's bytes are. */
+  implementationMatch?: string;
+}
+
+export interface VerifyOptions {
+  /** sha256 of results.json as the run printed it. */
+  expected?: string;
+  /** The signer's public key: the attestation must carry a signature it verifies. */
+  key?: KeyObject;
+  /** A file that must be one the run tested (a subject of the attestation). */
+  implementation?: string;
 }
 
 /** The digest a report page records, if any. */
@@ -43,12 +70,18 @@ export function recordedDigest(html: string): string | undefined {
   return m?.[1];
 }
 
-export function verifyClaimFolder(dir: string, expected?: string): Verification {
+export function verifyClaimFolder(dir: string, options: VerifyOptions = {}): Verification {
+  const { expected } = options;
   const out: Verification = { dir, problems: [] };
+  /** The sha256 of each file of the folder read (for the attestation's subjects). */
+  const digests = new Map<string, string>();
   /** A file of the folder as bytes, bounded and never through a link; undefined when missing or refused. */
   const read = (name: string): Buffer | undefined => {
     const r = readRegularFile(join(dir, name), { maxBytes: MAX_RESULTS_BYTES });
-    if (r.kind === 'ok') return r.bytes;
+    if (r.kind === 'ok') {
+      digests.set(name, resultsDigest(r.bytes));
+      return r.bytes;
+    }
     if (r.kind === 'refused') out.refused ??= `${join(dir, name)}: ${r.why}`;
     return undefined;
   };
@@ -97,5 +130,81 @@ export function verifyClaimFolder(dir: string, expected?: string): Verification 
         out.problems.push(`${JUNIT_FILE} is not what ${RESULTS_FILE} renders to`);
     }
   }
+  checkAttestation(dir, out, digests, results, options);
   return out;
+}
+
+/** The attestation against the folder's files, the key and the implementation given. */
+function checkAttestation(
+  dir: string,
+  out: Verification,
+  digests: ReadonlyMap<string, string>,
+  results: ClaimResults | undefined,
+  options: VerifyOptions,
+): void {
+  const a = readAttestation(dir);
+  if (a.kind === 'refused') {
+    out.refused ??= `${join(dir, ATTESTATION_FILE)}: ${a.why}`;
+    return;
+  }
+  if (a.kind === 'missing') {
+    if (options.key || options.implementation)
+      out.problems.push(`no ${ATTESTATION_FILE} (the run wrote no attestation)`);
+    out.signature = 'no attestation';
+    return;
+  }
+  if (a.kind === 'invalid') {
+    out.problems.push(`${ATTESTATION_FILE}: ${a.why}`);
+    return;
+  }
+  const ahp = a.statement.predicate.ahp;
+  const named = a.envelope.signatures.map((s) => s.keyid).filter(Boolean);
+  if (options.key) {
+    const by = signatureBy(a, options.key);
+    if (by) out.signature = `signed by key ${by} at ${String(ahp.signedAt)}`;
+    else if (a.envelope.signatures.length === 0) out.problems.push(`${ATTESTATION_FILE} is unsigned`);
+    else
+      out.problems.push(
+        `${ATTESTATION_FILE}: no signature verifies with key ${keyId(options.key)}${named.length ? ` (it names key ${named.join(', ')})` : ''}`,
+      );
+  } else
+    out.signature = a.envelope.signatures.length
+      ? `signature of key ${named.join(', ') || '?'} not checked (give --key <public key>)`
+      : 'unsigned attestation';
+  // Every view of the folder is a subject, and each must be the file that is here.
+  const subjects = new Map(a.statement.subject.map((s) => [s.name, s.digest.sha256]));
+  for (const name of [RESULTS_FILE, JUNIT_FILE, REPORT_FILE]) {
+    const attested = subjects.get(name);
+    const here = digests.get(name);
+    if (attested === undefined) out.problems.push(`${ATTESTATION_FILE} names no ${name}`);
+    else if (here !== undefined && here !== attested)
+      out.problems.push(`${name} has sha256 ${here}; ${ATTESTATION_FILE} records ${attested}`);
+  }
+  // The signed summary and the results must tell the same story (a signer's bug otherwise).
+  if (results) {
+    const same =
+      ahp.verdict === results.verdict &&
+      ahp.implementation?.name === results.claim?.implementation?.name &&
+      ahp.implementation?.version === results.claim?.implementation?.version &&
+      (ahp.claim?.sha256 ?? null) === (results.claim?.digest ?? null);
+    if (!same)
+      out.problems.push(`${ATTESTATION_FILE} and ${RESULTS_FILE} disagree on the implementation, claim or verdict`);
+  }
+  out.statement = a.statement;
+  if (options.implementation !== undefined) {
+    const h = sha256OfFile(options.implementation);
+    if (h.kind !== 'ok') {
+      out.problems.push(`--implementation ${options.implementation}: ${h.kind === 'missing' ? 'no such file' : h.why}`);
+      return;
+    }
+    const tested = a.statement.subject.filter(
+      (s) => s.name.startsWith(IMPLEMENTATION_SUBJECT) || s.name.startsWith(CLAIM_SUBJECT),
+    );
+    const hit = tested.find((s) => s.digest.sha256 === h.sha256);
+    if (hit) out.implementationMatch = hit.name;
+    else
+      out.problems.push(
+        `${options.implementation} (sha256 ${h.sha256}) is none of the files the run tested (${tested.map((s) => s.name).join(', ') || 'none recorded'})`,
+      );
+  }
 }

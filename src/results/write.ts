@@ -1,10 +1,11 @@
 // Writes one claim's results.json, junit.xml and conformance report (index.html), and the
 // matrix page over several claims: all views of the same results model.
-import { createHash } from 'node:crypto';
+import { createHash, type KeyObject } from 'node:crypto';
 import { basename, dirname, join, relative } from 'node:path';
 import { Folder } from '../safe-fs.js';
 import { claimPage, type Acceptance, type ReportContext } from './html/claim-page.js';
 import { matrixPage, type MatrixContext } from './html/matrix-page.js';
+import { ATTESTATION_FILE, buildStatement, envelopeLine, type AttestedRequirement } from './attestation.js';
 import { junitXml } from './junit.js';
 import { stableJson, type ClaimResults } from './model.js';
 
@@ -24,10 +25,17 @@ export function resultsDigest(bytes: string | Uint8Array): string {
 
 export const REGRESSION_FILE = 'regression.json';
 
+/** How a claim's attestation is written: signed with `key`, or unsigned without one. */
+export interface AttestationOptions {
+  key?: KeyObject;
+  requirements: AttestedRequirement[];
+}
+
 /**
  * Write a claim's views, each once: results.json, junit.xml, the report (with what the run
- * was judged against) and, when compared with a baseline, regression.json. Returns the
- * digest of the results.json written.
+ * was judged against), when compared with a baseline, regression.json, and with `attest`
+ * the attestation over them (src/results/attestation.ts). Returns the digest of the
+ * results.json written.
  */
 export function writeClaimResults(
   dir: string,
@@ -35,6 +43,7 @@ export function writeClaimResults(
   acceptance: Acceptance = {},
   regression?: unknown,
   context: ReportContext = {},
+  attest?: AttestationOptions,
 ): string {
   // The claim's folder is made a real folder (a symlink or file planted there is replaced),
   // and every view is written into that very folder, replacing whatever was at its name
@@ -45,14 +54,31 @@ export function writeClaimResults(
     folder = views.folder(basename(dir));
     const json = stableJson(results);
     const digest = resultsDigest(json);
+    const junit = junitXml(results);
+    const report = claimPage(results, acceptance, digest, context);
     folder.write(RESULTS_FILE, json);
-    folder.write(JUNIT_FILE, junitXml(results));
-    folder.write(REPORT_FILE, claimPage(results, acceptance, digest, context));
-    if (regression !== undefined) folder.write(REGRESSION_FILE, stableJson(regression));
-    else {
-      const left = folder.remove(REGRESSION_FILE);
-      if (left.length) throw new Error(`a stale ${REGRESSION_FILE} cannot be removed: ${left[0]}`);
-    }
+    folder.write(JUNIT_FILE, junit);
+    folder.write(REPORT_FILE, report);
+    const replace = (name: string, text: string | undefined): void => {
+      if (text !== undefined) return folder!.write(name, text);
+      const left = folder!.remove(name);
+      if (left.length) throw new Error(`a stale ${name} cannot be removed: ${left[0]}`);
+    };
+    replace(REGRESSION_FILE, regression !== undefined ? stableJson(regression) : undefined);
+    // Over the very strings written, never read back: nothing planted since changes what is signed.
+    replace(
+      ATTESTATION_FILE,
+      attest &&
+        envelopeLine(
+          buildStatement({
+            results,
+            views: { results: digest, junit: resultsDigest(junit), report: resultsDigest(report) },
+            requirements: attest.requirements,
+            signedAt: new Date().toISOString(),
+          }),
+          attest.key,
+        ),
+    );
     return digest;
   } finally {
     folder?.close();
