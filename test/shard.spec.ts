@@ -126,9 +126,24 @@ test('two shards merged give the same results as one unsharded run', () => {
   expect(readFileSync(join(dir, 'merged', 'index.html'), 'utf8')).toContain('faulty');
 
   // The merge judges like run: a baseline of the unsharded run finds no new failure.
-  const judged = cli(['merge', 'machine-1', 'machine-2', '--reports', 'merged-vs-whole', '--baseline', 'whole']);
+  // Signed by the merge (--sign-key): the attestation verifies with the public key.
+  expect(cli(['keygen', 'merger']).code).toBe(0);
+  const judged = cli([
+    'merge',
+    'machine-1',
+    'machine-2',
+    '--reports',
+    'merged-vs-whole',
+    '--baseline',
+    'whole',
+    '--sign-key',
+    'merger.key',
+  ]);
   expect(judged.code, judged.err).toBe(0);
   expect(judged.out).toContain('vs baseline: 0 new failures');
+  const verified = cli(['verify', 'merged-vs-whole', '--key', 'merger.pub']);
+  expect(verified.code, verified.out).toBe(0);
+  expect(verified.out).toMatch(/merged-vs-whole\/good: verified: .*; signed by key [0-9a-f]{64} at /);
 });
 
 test('a merge with a shard missing is partial (or nonconformant for a failure it holds), never conformant; exit 2', () => {
