@@ -547,7 +547,7 @@ export function isWithin(inner: string, outer: string): boolean {
 // ------------------------------------------------------------------------ digests
 
 /** The most bytes of one file the runner hashes (an implementation's executable or artefact). */
-export const MAX_HASHED_BYTES = 2 * 1024 * 1024 * 1024;
+export const MAX_HASHED_BYTES = 1024 * 1024 * 1024;
 
 /**
  * The sha256 (hex) of a regular file's bytes, read in bounded chunks; links are followed

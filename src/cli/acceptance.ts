@@ -18,7 +18,7 @@ import {
 import { snapshotName } from '../results/snapshot.js';
 import type { Acceptance, ReportContext } from '../results/html/claim-page.js';
 import { MAX_RESULTS_BYTES, writeClaimResults } from '../results/write.js';
-import { judgedRequirements, loadSigningKey } from '../results/attestation.js';
+import { judgedRequirements, keyId, loadSigningKey } from '../results/attestation.js';
 import { checkKey, compareRuns, snapshotChange, snapshotChangeLine, type CheckChange } from '../results/baseline.js';
 import {
   applyExpectedFailures,
@@ -355,6 +355,7 @@ export function conclude(
     });
     written.push({ results, dir: reportDir });
     io.out(summaryLine(results, show(reportDir), digest));
+    if (criteria.signKey) io.out(terminalLine(`  attestation signed by key ${keyId(criteria.signKey)}`));
     for (const line of lines) io.out(terminalLine(line));
     if (failing) exit = Math.max(exit, EXIT.finding);
   }

@@ -23,6 +23,8 @@ import { junitXml } from '../../src/results/junit.js';
 import { claimPage } from '../../src/results/html/claim-page.js';
 import { stdioClaimResults } from '../support/results-fixture.js';
 import { ROOT } from '../support/paths.js';
+import { loadClaim } from '../../src/claims/load.js';
+import { implementationFiles } from '../../src/engine/implementation-files.js';
 import { tempFolders } from '../support/temp.js';
 
 const BIN = resolve(ROOT, 'bin', 'ahp-conformance.js');
@@ -182,4 +184,37 @@ test('keygen writes an owner-only key and its public half, never over a file; ba
   const ok = cli(dir, ['verify', folder, '--key', 'vendor.pub']);
   expect(ok.code).toBe(1);
   expect(ok.out).toMatch(/NOT VERIFIED: .*no signature verifies with key/);
+});
+
+test('the implementation files: the command as found on PATH, arguments naming regular files, the claim artifacts', () => {
+  const dir = workspace();
+  writeFileSync(join(dir, 'server.js'), '// the server\n');
+  writeFileSync(join(dir, 'acme.whl'), 'wheel bytes');
+  spawnSync('mkfifo', [join(dir, 'fifo')]);
+  const claim = (artifacts: string) =>
+    writeFileSync(
+      join(dir, 'claim.yaml'),
+      `implementation: { name: acme, version: 1.0.0 }\nrole: backend\ntransports: [stdio]\nprofiles: [tool-interception]\n${artifacts}` +
+        `backend:\n  stdio: { command: node, args: [server.js, --port, "8080", missing.js, fifo, /dev/null, .] }\n`,
+    );
+  claim('artifacts: [acme.whl]\n');
+  const loaded = loadClaim(join(dir, 'claim.yaml'));
+  if (loaded.kind !== 'ok') throw new Error(JSON.stringify(loaded));
+  const files = implementationFiles(loaded.claim);
+  const sha = (f: string) => resultsDigest(readFileSync(join(dir, f)));
+  expect(files).toEqual([
+    { name: expect.stringMatching(/\/node$/), kind: 'command', sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
+    { name: 'server.js', kind: 'argument', sha256: sha('server.js') },
+    { name: 'acme.whl', kind: 'artifact', sha256: sha('acme.whl') },
+  ]);
+  for (const [artifacts, says] of [
+    ['artifacts: [gone.whl]\n', /artifacts\[0\]: gone\.whl: no such file \(resolved to /],
+    ['artifacts: [.]\n', /artifacts\[0\]: \. is not a regular file/],
+    ['artifacts: [fifo]\n', /artifacts\[0\]: fifo is not a regular file/],
+  ] as const) {
+    claim(artifacts);
+    const r = loadClaim(join(dir, 'claim.yaml'));
+    expect(r.kind).toBe('error');
+    expect(r.kind === 'error' && r.messages.join('\n')).toMatch(says);
+  }
 });
