@@ -39,7 +39,7 @@ import {
   NO_SPEC_1D98C19_REASON,
   NO_SPEC_REASON,
   SPEC_DIR,
-  SPEC_DIR_OF,
+  specDirOf,
 } from './support/paths.js';
 
 /** A disagreement that is accepted because a semantic rule beyond the schemas decides it. */
@@ -155,7 +155,7 @@ function loadCases(snapshot: SnapshotId): Loaded {
 
 // Reading the manifest and the fixtures is cheap; the test list depends on it.
 const runs: Run[] = SNAPSHOT_IDS.map((snapshot) => {
-  const specDir = SPEC_DIR_OF[snapshot];
+  const specDir = specDirOf(snapshot);
   // Every run mutates the 2b5da580 fixtures; a newer snapshot's also needs its own schemas.
   const have = HAVE_SPEC && (snapshot === OLDEST_SNAPSHOT || HAVE_SPEC_1D98C19);
   const reason = !HAVE_SPEC ? NO_SPEC_REASON : NO_SPEC_1D98C19_REASON;

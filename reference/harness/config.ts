@@ -117,11 +117,9 @@ function checkConfig(value: JsonValue): AdapterConfig {
   const steps = scenario.steps.map((s, i) => checkStep(s, `scenario.steps[${i}]`, seen, true));
   const tls = value.tls;
   need(tls === undefined || (isObject(tls) && nonEmpty(tls.caFile)), 'tls.caFile must be a non-empty path');
-  // Only a snapshot this harness knows by its full name: plain `draft` never comes from the runner.
-  const snapshot =
-    typeof value.snapshot === 'string' && value.snapshot.startsWith('draft@')
-      ? resolveSnapshot(value.snapshot)?.id
-      : undefined;
+  // Only a snapshot this harness knows by its full id: plain `draft` or a cut commit never comes from the runner.
+  const known = typeof value.snapshot === 'string' ? resolveSnapshot(value.snapshot) : undefined;
+  const snapshot = known?.id === value.snapshot ? known?.id : undefined;
   need(value.snapshot === undefined || snapshot !== undefined, 'snapshot must name a snapshot this harness knows');
   return {
     ...(isObject(tls) ? { tls: { caFile: tls.caFile as string } } : {}),

@@ -105,7 +105,7 @@ export interface ResolvedClaim {
   implementation: { name: string; version: string };
   /** The snapshot the claim is judged by (src/protocol/snapshots.ts). */
   snapshot: SnapshotId;
-  /** What the claim said (`draft` or `draft@<commit>`), for the report when it differs. */
+  /** What the claim said (`draft`, `draft@<commit>` or a release date), for the report when it differs. */
   snapshotRequested: string;
   role: Role | 'both';
   transports: Transport[];
@@ -312,9 +312,10 @@ function schemaProblems(
  */
 function unknownSnapshot(requested: string): string {
   const hex = /^draft@([0-9a-f]+)$/.exec(requested)?.[1];
+  // A draft snapshot's id holds its short commit after the `@`; a released one's is its date.
   const hint =
     hex !== undefined
-      ? SNAPSHOT_IDS.find((id) => didYouMean(hex, [id.slice('draft@'.length)]) !== undefined)
+      ? SNAPSHOT_IDS.find((id) => id.startsWith('draft@') && didYouMean(hex, [id.slice('draft@'.length)]) !== undefined)
       : didYouMean(requested, ['draft', ...SNAPSHOT_IDS]);
   return `snapshot: unknown snapshot ${quoted(requested)} (${hint ? `did you mean ${hint}? ` : ''}this runner knows ${SNAPSHOT_IDS.join(', ')}; plain draft means the newest, ${NEWEST_SNAPSHOT})`;
 }

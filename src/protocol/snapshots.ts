@@ -2,7 +2,9 @@
 // table: claims name a snapshot (`snapshot:`), the schema builders, validator, checks,
 // reference implementations and every report read it from here.
 //
-// A snapshot is named `<protocolVersion>@<short upstream commit>`. Its identity is the
+// A snapshot of the Working Draft is named `draft@<short upstream commit>`; a released one,
+// frozen by upstream and named by its release date, by that date alone (`2027-01-15`, its
+// protocolVersion). Its identity is the
 // protocol version, the full upstream commit and a schema-set digest. The digest is the
 // sha256 of the upstream schema manifest (`schema/draft/manifest.json`, which lists every
 // schema document with its own sha256) at that commit:
@@ -13,7 +15,17 @@
 // Plain `draft` in a claim means the newest snapshot the runner supports; the bundled claims
 // pin theirs, so adding a snapshot never changes what an existing pinned claim is judged by.
 
-export type SnapshotId = 'draft@2b5da580' | 'draft@1d98c19';
+/** A Working Draft snapshot: `draft@<short upstream commit>`. */
+export type DraftSnapshotId = `draft@${string}`;
+/** A released snapshot: its protocolVersion, the date of the release (`2027-01-15`). */
+export type ReleasedSnapshotId = `${number}-${number}-${number}`;
+/** Wide on purpose: the table below, not this type, says which snapshots exist (snapshotOf refuses others). */
+export type SnapshotId = DraftSnapshotId | ReleasedSnapshotId;
+/** The protocolVersion a snapshot's messages carry: `draft`, or a release's date. */
+export type SnapshotProtocolVersion = 'draft' | ReleasedSnapshotId;
+
+/** The date form of a released snapshot's id and protocolVersion. */
+const RELEASE_DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
 
 /** Rules that differ between snapshots, each stated once and read where it is applied. */
 export interface SnapshotRules {
@@ -61,8 +73,9 @@ export interface SnapshotRules {
 }
 
 export interface Snapshot {
+  /** `draft@<short commit>` for a draft snapshot; the protocolVersion for a released one. */
   readonly id: SnapshotId;
-  readonly protocolVersion: 'draft';
+  readonly protocolVersion: SnapshotProtocolVersion;
   /** Full upstream commit of agenthooksprotocol/agent-hooks-protocol. */
   readonly commit: string;
   /** sha256 (hex) of the upstream schema manifest at that commit (see the header). */
@@ -136,21 +149,27 @@ export const OLDEST_SNAPSHOT: SnapshotId = 'draft@2b5da580';
 
 export const SNAPSHOT_IDS: readonly SnapshotId[] = SNAPSHOTS.map((s) => s.id);
 
-export function snapshotOf(id: SnapshotId): Snapshot {
-  const s = SNAPSHOTS.find((x) => x.id === id);
+export function snapshotOf(id: SnapshotId, table: readonly Snapshot[] = SNAPSHOTS): Snapshot {
+  const s = table.find((x) => x.id === id);
   if (s === undefined) throw new Error(`unknown snapshot ${id}`);
   return s;
 }
 
 /**
- * A claim's `snapshot:` value to a snapshot: `draft` is the newest; `draft@<commit>` takes
- * any unambiguous prefix of at least 7 hex digits of the full commit. Undefined when none fits.
+ * A claim's `snapshot:` value to a snapshot of `table`: `draft` is the newest; `draft@<commit>`
+ * takes any unambiguous prefix of at least 7 hex digits of the full commit of a draft
+ * snapshot; a date (`2027-01-15`) names the released snapshot whose protocolVersion it is.
+ * Undefined when none fits. `table` is for self-tests that add a snapshot; callers leave it out.
  */
-export function resolveSnapshot(name: string): Snapshot | undefined {
-  if (name === 'draft') return snapshotOf(NEWEST_SNAPSHOT);
+export function resolveSnapshot(name: string, table: readonly Snapshot[] = SNAPSHOTS): Snapshot | undefined {
+  if (name === 'draft') return table.find((s) => s.id === NEWEST_SNAPSHOT);
+  if (RELEASE_DATE.test(name)) {
+    const hits = table.filter((s) => s.protocolVersion === name);
+    return hits.length === 1 ? hits[0] : undefined;
+  }
   const m = /^draft@([0-9a-f]{7,40})$/.exec(name);
   if (m === null) return undefined;
-  const hits = SNAPSHOTS.filter((s) => s.commit.startsWith(m[1]!));
+  const hits = table.filter((s) => s.protocolVersion === 'draft' && s.commit.startsWith(m[1]!));
   return hits.length === 1 ? hits[0] : undefined;
 }
 

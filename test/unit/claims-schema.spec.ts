@@ -103,6 +103,31 @@ backend:
     expect(o.messages.join('\n')).toContain('backend.configuration: hooks/configuration is not part of draft@2b5da580');
 });
 
+test('snapshot: the schema takes a draft commit or a release date; the loader names only the ones this runner knows', () => {
+  const base = {
+    implementation: { name: 'acme', version: '1' },
+    role: 'harness',
+    transports: ['stdio'],
+    profiles: ['tool-interception'],
+    harness: { command: 'node' },
+  };
+  for (const [snapshot, valid] of [
+    ['draft', true],
+    ['draft@2b5da580', true],
+    ['2027-01-15', true],
+    ['2027-1-15', false],
+    ['draft@2027-01-15', false],
+    ['2027-01-15@2b5da580', false],
+  ] as const)
+    expect(validate({ ...base, snapshot }), snapshot).toBe(valid);
+  // The real table holds no released snapshot yet: a date is one line naming the known ones.
+  const dir = folder();
+  writeFileSync(join(dir, 'claim.yaml'), `${head('harness')}snapshot: 2027-01-15\nharness: { command: ${node} }\n`);
+  const o = loadClaim(join(dir, 'claim.yaml'));
+  expect(o.kind).toBe('error');
+  if (o.kind === 'error') expect(o.messages.join('\n')).toContain('snapshot: unknown snapshot "2027-01-15"');
+});
+
 test('lifecycles, one value or a list, and lifecycle as its other spelling', () => {
   const backend = (field: string, value: string): ResolvedClaim =>
     load(
