@@ -66,7 +66,7 @@ Usage:
       one changed or was removed). Exit 0 verified (and not stale), 1 not.
   ahp-conformance keygen <prefix>
       Write an ed25519 key pair for signing: <prefix>.key (owner-only) and <prefix>.pub.
-  ahp-conformance fixtures <specDir> [--spec <dir>] [--snapshot draft|draft@<commit>]
+  ahp-conformance fixtures <specDir> [--spec <dir>] [--snapshot draft|draft@<commit>|<release date>]
       Judge every case of <specDir>/fixtures/draft/manifest.json with our validator of the
       snapshot and compare with the manifest's expectations. --spec also judges them with
       that snapshot's own published schemas (a second closing line). The snapshot defaults
@@ -74,14 +74,14 @@ Usage:
       snapshot without fixtures of its own (draft@1d98c19), --spec names its schemas and
       our verdicts are compared with theirs (no expected verdicts exist).
   ahp-conformance validate <file.json|file.jsonl> [--as <kind>] [--spec <dir>]
-                  [--snapshot draft|draft@<commit>] [--json]
+                  [--snapshot draft|draft@<commit>|<release date>] [--json]
       Validate one captured message or a transcript (one message per line) by the rules of
       a snapshot (default draft = the newest; the first line says which judged). The kind
       is inferred from each message unless --as names it (see --kinds).
   ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--snapshot <snapshot>] [--json]
                                 list the conformance checks (id, level, profile, requirements);
                                 with --snapshot, those judging a rule it lacks are marked n/a
-  ahp-conformance --kinds [--snapshot draft|draft@<commit>]
+  ahp-conformance --kinds [--snapshot draft|draft@<commit>|<release date>]
                                 list the kinds the validator knows in a snapshot (default the newest)
   ahp-conformance --version, -v
   ahp-conformance --help, -h

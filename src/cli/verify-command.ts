@@ -7,7 +7,14 @@
 // or a file that is not read (a symlink, FIFO, device or folder, or over the bound).
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { loadPublicKey } from '../results/attestation.js';
+import { loadPublicKey, type AttestedRequirement, type Statement } from '../results/attestation.js';
+import {
+  CatalogueError,
+  readRequirementCatalogue,
+  staleness,
+  stalenessLines,
+  type RequirementCatalogue,
+} from '../results/staleness.js';
 import { verifyClaimFolder } from '../results/verify.js';
 import { RESULTS_FILE } from '../results/write.js';
 import { UsageError } from './args.js';
@@ -19,6 +26,32 @@ import { terminalLine } from '../terminal.js';
 export const VERIFY_PROVES =
   `verify proves that each results.json has the sha256 its report records (and the one given with --sha256), that junit.xml renders from it, and that the attestation's subjects are these files; ` +
   'only --key proves who signed them (without it a folder written by hand can verify)';
+
+/** The newer snapshot's requirement catalogue, or a one-line usage error. */
+function newerCatalogue(folder: string): RequirementCatalogue {
+  try {
+    return readRequirementCatalogue(folder);
+  } catch (e) {
+    if (e instanceof CatalogueError) throw new UsageError(`--snapshot: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The requirements an attestation recorded, when it recorded them in their shape (it comes from anyone). */
+function attestedOf(statement: Statement | undefined): AttestedRequirement[] | undefined {
+  const list: unknown = statement?.predicate.ahp.requirements;
+  if (!Array.isArray(list)) return undefined;
+  const ok = list.every(
+    (r: unknown) =>
+      typeof r === 'object' &&
+      r !== null &&
+      typeof (r as AttestedRequirement).id === 'string' &&
+      /^[0-9a-f]{64}$/.test(String((r as AttestedRequirement).textSha256)) &&
+      Array.isArray((r as AttestedRequirement).checks) &&
+      (r as AttestedRequirement).checks.every((c) => typeof c === 'string'),
+  );
+  return ok ? (list as AttestedRequirement[]) : undefined;
+}
 
 /** Claim folders: the path itself when it holds results.json, else its subfolders that do. */
 function claimFolders(path: string): string[] {
@@ -45,6 +78,7 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
     throw new UsageError('--sha256 takes the 64 hex digits the run printed');
   // Read before any folder: a key that is not one is bad input, not a folder that fails.
   const key = options.key !== undefined ? loadPublicKey(options.key) : undefined;
+  const catalogue = options.snapshot !== undefined ? newerCatalogue(options.snapshot) : undefined;
   const folders = paths.flatMap(claimFolders);
   if (folders.length === 0) throw new UsageError(`no ${RESULTS_FILE} under ${paths.join(', ')}`);
   if (expected !== undefined && folders.length !== 1)
@@ -81,6 +115,17 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
       );
       if (v.implementationMatch)
         io.out(terminalLine(`  ${options.implementation}: the bytes the run tested (${v.implementationMatch})`));
+      if (catalogue) {
+        const attested = attestedOf(v.statement);
+        if (!attested) {
+          exit = Math.max(exit, EXIT.finding);
+          io.out(terminalLine(`  no attestation of requirement texts: nothing to compare with ${catalogue.path}`));
+          continue;
+        }
+        const s = staleness(attested, catalogue);
+        for (const line of stalenessLines(s, catalogue)) io.out(terminalLine(`  ${line}`));
+        if (!s.fresh) exit = Math.max(exit, EXIT.finding);
+      }
     } else {
       exit = Math.max(exit, EXIT.finding);
       io.out(terminalLine(`${show(dir)}: NOT VERIFIED: ${who}: ${v.problems.join('; ')}`));

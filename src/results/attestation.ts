@@ -16,8 +16,8 @@ import { createHash, createPrivateKey, createPublicKey, sign, verify, type KeyOb
 import { lstatSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { CHECKS } from '../checks/catalogue.js';
-import { attestedRequirements } from '../checks/requirement-texts.js';
-import { snapshotOf, type SnapshotId } from '../protocol/snapshots.js';
+import { attestedRequirements, type AttestedRequirement } from '../checks/requirement-texts.js';
+import { SNAPSHOTS, type SnapshotId } from '../protocol/snapshots.js';
 import { packageRoot } from '../package-root.js';
 import { readRegularFile, SafeFsError } from '../safe-fs.js';
 import { stableJson, targetLabel, type ClaimResults, type ImplementationFile, type TargetKey } from './model.js';
@@ -41,11 +41,7 @@ export interface Subject {
   digest: { sha256: string };
 }
 
-export interface AttestedRequirement {
-  id: string;
-  textSha256: string;
-  checks: string[];
-}
+export type { AttestedRequirement };
 
 export interface AhpPredicate {
   version: number;
@@ -54,7 +50,8 @@ export interface AhpPredicate {
   runner: { name: string; version: string; packageSha256: string };
   implementation: { name: string; version: string };
   claim: { file: string; sha256?: string };
-  snapshot: { id: string; protocolVersion: string; commit: string; schemaDigest: string; requirementsFrom?: string };
+  /** Only `id` when the results name no snapshot of the table (a claim that never resolved). */
+  snapshot: { id: string; protocolVersion?: string; commit?: string; schemaDigest?: string; requirementsFrom?: string };
   /** sha256 of the check catalogue (every check's row, stable JSON): which checks "a check id" meant. */
   catalogueSha256: string;
   requirements: AttestedRequirement[];
@@ -190,7 +187,9 @@ export const catalogueDigest = (): string => sha256(stableJson(CHECKS));
 export function judgedRequirements(r: ClaimResults): AttestedRequirement[] {
   const judged = new Set(['passed', 'failed', 'warning', 'incomplete']);
   const ids = [...new Set(r.checks.filter((c) => judged.has(c.status)).map((c) => c.id))];
-  return attestedRequirements(r.claim.snapshot.id, ids);
+  // Results of a claim that never resolved name no snapshot of the table: nothing was judged by one.
+  if (!SNAPSHOTS.some((s) => s.id === r.claim.snapshot.id)) return [];
+  return attestedRequirements(r.claim.snapshot.id as SnapshotId, ids);
 }
 
 /** The digests of the views written into the claim folder (src/results/write.ts). */
@@ -222,7 +221,7 @@ export function buildStatement({ results: r, views, requirements, signedAt }: St
       f.sha256 ? [{ name: `${IMPLEMENTATION_SUBJECT}${f.name}`, digest: { sha256: f.sha256 } }] : [],
     ),
   ];
-  const snap = snapshotOf(r.claim.snapshot.id as SnapshotId);
+  const snap = SNAPSHOTS.find((s) => s.id === r.claim.snapshot.id);
   const warned = r.checks.some((c) => c.status === 'warning');
   return {
     _type: STATEMENT_TYPE,
@@ -241,13 +240,15 @@ export function buildStatement({ results: r, views, requirements, signedAt }: St
         runner: { name: r.runner.name, version: r.runner.version, packageSha256: runnerPackageDigest() },
         implementation: r.claim.implementation,
         claim: { file: r.claim.file, ...(r.claim.digest ? { sha256: r.claim.digest } : {}) },
-        snapshot: {
-          id: snap.id,
-          protocolVersion: snap.protocolVersion,
-          commit: snap.commit,
-          schemaDigest: snap.schemaDigest,
-          ...(snap.borrowed.requirements ? { requirementsFrom: snap.borrowed.requirements } : {}),
-        },
+        snapshot: snap
+          ? {
+              id: snap.id,
+              protocolVersion: snap.protocolVersion,
+              commit: snap.commit,
+              schemaDigest: snap.schemaDigest,
+              ...(snap.borrowed.requirements ? { requirementsFrom: snap.borrowed.requirements } : {}),
+            }
+          : { id: r.claim.snapshot.id },
         catalogueSha256: catalogueDigest(),
         requirements,
         ...(r.containment ? { containment: r.containment } : {}),

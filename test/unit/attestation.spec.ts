@@ -6,7 +6,7 @@
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   ATTESTATION_FILE,
@@ -22,7 +22,8 @@ import { JUNIT_FILE, REPORT_FILE, RESULTS_FILE, resultsDigest, writeClaimResults
 import { junitXml } from '../../src/results/junit.js';
 import { claimPage } from '../../src/results/html/claim-page.js';
 import { stdioClaimResults } from '../support/results-fixture.js';
-import { ROOT } from '../support/paths.js';
+import { HAVE_SPEC, NO_SPEC_REASON, ROOT, SPEC_DIR } from '../support/paths.js';
+import { attestedRequirements } from '../../src/checks/requirement-texts.js';
 import { loadClaim } from '../../src/claims/load.js';
 import { implementationFiles } from '../../src/engine/implementation-files.js';
 import { tempFolders } from '../support/temp.js';
@@ -217,4 +218,47 @@ test('the implementation files: the command as found on PATH, arguments naming r
     expect(r.kind).toBe('error');
     expect(r.kind === 'error' && r.messages.join('\n')).toMatch(says);
   }
+});
+
+test.describe('verify --snapshot', () => {
+  test.skip(!HAVE_SPEC, NO_SPEC_REASON);
+
+  /** A copy of the snapshot's requirement catalogue, `edit` applied to its requirements. */
+  function snapshotCopy(edit: (rs: { id: string; text: string }[]) => void): string {
+    const dir = workspace();
+    mkdirSync(join(dir, 'spec', 'draft'), { recursive: true });
+    const doc = JSON.parse(readFileSync(join(SPEC_DIR, 'spec', 'draft', 'requirements.json'), 'utf8')) as {
+      requirements: { id: string; text: string }[];
+    };
+    edit(doc.requirements);
+    writeFileSync(join(dir, 'spec', 'draft', 'requirements.json'), JSON.stringify(doc, null, 2));
+    return dir;
+  }
+
+  test('a requirement whose text was edited is reported stale, exactly that one; an unchanged copy is fresh', () => {
+    const { privateKey, publicKey } = pair();
+    const dir = workspace();
+    const requirements = attestedRequirements('draft@2b5da580', ['base.jsonrpc-utf8', 'base.protocol-version']);
+    writeClaimResults(join(dir, 'acme'), stdioClaimResults(), {}, undefined, {}, { key: privateKey, requirements });
+    writeFileSync(join(dir, 'acme.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
+    const same = cli(dir, ['verify', 'acme', '--key', 'acme.pub', '--snapshot', snapshotCopy(() => {})]);
+    expect(same.code, same.out + same.err).toBe(0);
+    expect(same.out).toMatch(/: \d+ unchanged, 0 changed, 0 removed, \d+ new: fresh/);
+    const edited = snapshotCopy((rs) => {
+      const r = rs.find((x) => x.id === 'AHP-RPC-001')!;
+      r.text = `${r.text} Edited upstream.`;
+    });
+    const stale = cli(dir, ['verify', 'acme', '--key', 'acme.pub', '--snapshot', edited]);
+    expect(stale.code, stale.out + stale.err).toBe(1);
+    const changed = stale.out.split('\n').filter((l) => / changed: /.test(l));
+    expect(changed).toHaveLength(1);
+    expect(changed[0]).toMatch(
+      /^ {2}AHP-RPC-001: changed: .*the certificate is stale for it \(judged by base\.jsonrpc-utf8/,
+    );
+    expect(stale.out).toMatch(/: \d+ unchanged, 1 changed, 0 removed, \d+ new: STALE for 1 requirement it relied on/);
+    // A folder that is not a snapshot is bad input, in one line.
+    const bad = cli(dir, ['verify', 'acme', '--snapshot', dir]);
+    expect(bad.code).toBe(2);
+    expect(bad.err.trim().split('\n')).toHaveLength(1);
+  });
 });
