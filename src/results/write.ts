@@ -5,7 +5,7 @@ import { basename, dirname, join, relative } from 'node:path';
 import { Folder } from '../safe-fs.js';
 import { claimPage, type Acceptance, type ReportContext } from './html/claim-page.js';
 import { matrixPage, type MatrixContext } from './html/matrix-page.js';
-import { ATTESTATION_FILE, buildStatement, envelopeLine, type AttestedRequirement } from './attestation.js';
+import { ATTESTATION_FILE, buildStatement, envelopeLine, keyId, type AttestedRequirement } from './attestation.js';
 import { junitXml } from './junit.js';
 import { stableJson, type ClaimResults } from './model.js';
 
@@ -55,7 +55,10 @@ export function writeClaimResults(
     const json = stableJson(results);
     const digest = resultsDigest(json);
     const junit = junitXml(results);
-    const report = claimPage(results, acceptance, digest, context);
+    const report = claimPage(results, acceptance, digest, {
+      ...context,
+      ...(attest ? { attestation: attest.key ? { signedBy: keyId(attest.key) } : {} } : {}),
+    });
     folder.write(RESULTS_FILE, json);
     folder.write(JUNIT_FILE, junit);
     folder.write(REPORT_FILE, report);

@@ -66,6 +66,10 @@ test('a signed folder verifies with its public key, and says which key signed an
   expect(v.problems).toEqual([]);
   expect(v.signature).toMatch(new RegExp(`^signed by key ${keyId(publicKey)} at \\d{4}-\\d\\d-\\d\\dT`));
   expect(v.implementationMatch).toBe(`implementation:${impl}`);
+  // The report names the signing key and the bytes tested, for a reader to compare.
+  const page = readFileSync(join(dir, REPORT_FILE), 'utf8');
+  expect(page).toContain(`signed by key <code>${keyId(publicKey)}</code>`);
+  expect(page).toContain(`<li><code>${impl}</code> <span class="muted">command · sha256 <code>`);
   const a = readAttestation(dir);
   if (a.kind !== 'ok') throw new Error(a.kind);
   expect(a.statement.predicateType).toBe(PREDICATE_TYPE);

@@ -50,6 +50,30 @@ export interface ReportContext {
   reportsArg?: string;
   /** A partial run written beside a full report: the full report's page. */
   fullReportHref?: string;
+  /** The claim folder gets an attestation; `signedBy`: the key id that signs it (run --sign-key), for readers to compare. */
+  attestation?: { signedBy?: string };
+}
+
+/** The bytes tested (hashed before launch) and who signs the attestation over them. */
+function implementationRows(
+  files: ClaimResults['claim']['implementationFiles'],
+  attestation: ReportContext['attestation'],
+): string {
+  const list = (files ?? [])
+    .map(
+      (f) =>
+        `<li><code>${esc(f.name)}</code> <span class="muted">${esc(f.kind)}${f.sha256 ? ` · sha256 <code>${esc(f.sha256)}</code>` : ` · not hashed: ${esc(f.notHashed ?? '')}`}</span></li>`,
+    )
+    .join('');
+  const signed = attestation?.signedBy;
+  const row = !attestation
+    ? ''
+    : `<tr><th>Attestation</th><td id="attestation">${
+        signed
+          ? `signed by key <code>${esc(signed)}</code> (<code>ahp-conformance verify --key &lt;public key&gt;</code> checks it)`
+          : 'unsigned (the run had no --sign-key): the folder proves only its own consistency'
+      }</td></tr>`;
+  return `${list ? `<tr><th>Implementation files</th><td><ul class="files">${list}</ul></td></tr>` : ''}${row}`;
 }
 
 function cell(checks: CheckResult[]): string {
@@ -348,7 +372,7 @@ export function claimPage(
 <tr><th>Role</th><td>${esc(c.role)}</td></tr><tr><th>Transports</th><td>${esc(c.transports.join(', '))}</td></tr>
 <tr><th>stdio lifecycles</th><td>${esc(c.lifecycles.join(', ') || '—')}</td></tr><tr><th>Profiles</th><td>base, ${esc(c.profiles.join(', '))}, ${esc(c.transports.join(', '))}</td></tr>
 <tr><th>Snapshot</th><td>${esc(snapshotBanner(c.snapshot))}</td></tr>
-<tr><th>Claim file</th><td><code>${esc(c.file)}</code>${c.digest ? ` <span class="muted">sha256 <code>${esc(c.digest)}</code></span>` : ''}</td></tr>${
+<tr><th>Claim file</th><td><code>${esc(c.file)}</code>${c.digest ? ` <span class="muted">sha256 <code>${esc(c.digest)}</code></span>` : ''}</td></tr>${implementationRows(c.implementationFiles, context.attestation)}${
     c.timeoutMsOverride
       ? `<tr><th>timeoutMs</th><td>${esc(c.timeoutMsOverride.run)} (run --timeout-ms; the claim says ${esc(c.timeoutMsOverride.claim)})</td></tr>`
       : ''
