@@ -6,7 +6,7 @@
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   ATTESTATION_FILE,
@@ -265,4 +265,17 @@ test.describe('verify --snapshot', () => {
     expect(bad.code).toBe(2);
     expect(bad.err.trim().split('\n')).toHaveLength(1);
   });
+});
+
+test('an attestation that is a symbolic link (to a private file) is refused unread, in one line, exit 2', () => {
+  const { dir } = signedFolder();
+  const secret = join(workspace(), 'secret');
+  writeFileSync(secret, 'not for the verifier');
+  rmSync(join(dir, ATTESTATION_FILE));
+  symlinkSync(secret, join(dir, ATTESTATION_FILE));
+  const r = cli(dir, ['verify', '.']);
+  expect(r.code).toBe(2);
+  expect(r.err.trim().split('\n')).toHaveLength(1);
+  expect(r.err).toMatch(/attestation\.intoto\.jsonl: it is a symbolic link; not read/);
+  expect(r.out + r.err).not.toContain('not for the verifier');
 });
