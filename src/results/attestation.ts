@@ -186,7 +186,9 @@ export const catalogueDigest = (): string => sha256(stableJson(CHECKS));
  */
 export function judgedRequirements(r: ClaimResults): AttestedRequirement[] {
   const judged = new Set(['passed', 'failed', 'warning', 'incomplete']);
-  const ids = [...new Set(r.checks.filter((c) => judged.has(c.status)).map((c) => c.id))];
+  // Only checks of this catalogue (results of another runner version may name others: they prove nothing here).
+  const known = new Set(CHECKS.map((c) => c.id));
+  const ids = [...new Set(r.checks.filter((c) => judged.has(c.status) && known.has(c.id)).map((c) => c.id))];
   // Results of a claim that never resolved name no snapshot of the table: nothing was judged by one.
   if (!SNAPSHOTS.some((s) => s.id === r.claim.snapshot.id)) return [];
   return attestedRequirements(r.claim.snapshot.id as SnapshotId, ids);
