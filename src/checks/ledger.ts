@@ -261,13 +261,7 @@ const BASE_PROFILE: readonly LedgerRow[] = [
     BOTH,
     'Requests and notifications, and results that succeed, carry protocolVersion "draft" in the place the payload defines for it.',
     {
-      checks: [
-        'base.protocol-version',
-        'base.harness-version',
-        'base.unsupported-version',
-        'lo.notification-shape',
-        'base.configuration',
-      ],
+      checks: ['base.protocol-version', 'base.harness-version', 'lo.notification-shape', 'base.configuration'],
     },
   ),
   seed(
@@ -322,7 +316,7 @@ const BASE_PROFILE: readonly LedgerRow[] = [
     H,
     'When a harness sends an event again, it keeps the identity the first attempt had.',
     {
-      checks: ['base.retry-identity', 'ti.request-id'],
+      checks: ['base.retry-identity'],
       unjudged: { kind: 'not-observable', reason: RETRY_OPTIONAL },
     },
   ),
@@ -495,7 +489,7 @@ const BASE_PROFILE: readonly LedgerRow[] = [
     'Canonical content and edit checks 3.5',
     '2c7d0b26d5ccd95222fd2a3e7ef65983bb8e0a78873f81ed4dd8bad9010224fd',
     BOTH,
-    "Appending by merge keeps those hidden entries, and new parts still go through the host's selection and category policy.",
+    'Appending by merge keeps those hidden entries; what it adds is still subject to the selection and category rules of the host.',
     {
       checks: [
         ...content('hidden-untouched', 'messages', 'text-parts'),
@@ -626,7 +620,7 @@ const BASE_PROFILE: readonly LedgerRow[] = [
     '03ecaaf83b40a716f6d77fc3a5a845cfee9f580408b70974cee793ae6d47788f',
     H,
     'Accepted responses apply one after another, each to the value the previous ones left; rejecting a later one under fail-open takes back nothing accepted before it.',
-    { checks: [...withTarget('edits'), 'ti.modify-input', 'lo.effective-content'] },
+    { checks: [...withTarget('edits'), 'ti.modify-input'] },
   ),
   seed(
     'Canonical content and edit checks 8.1',
@@ -773,7 +767,7 @@ const BASE_PROFILE: readonly LedgerRow[] = [
     'Boundary-specific modification values para 1.3',
     '2ea344a79382665b21d6cfd495e608c9d2f8e11ea5e72776a053b617e71233da',
     NONE,
-    "Upstream's contextual edit helper checks what the host resolved (event, selection, permissions, capabilities, mode and action, pinned answer shape) before it stages anything.",
+    "Upstream's contextual edit helper checks, before staging, what the host settled: the event, the selection, permissions and capabilities, mode and action, and the shape of the pinned answer.",
     informative(
       'describes an upstream helper; applyModifyResponse (src/protocol/edit.ts) does the same for our checks',
     ),
@@ -877,7 +871,6 @@ const TOOL_INTERCEPTION: readonly LedgerRow[] = [
         'stdio.framing-rejected',
         'base.unknown-effect',
         'base.effect-unknown-field',
-        'ti.no-effects-result',
       ],
     },
   ),
@@ -1275,24 +1268,19 @@ function entryOf(row: LedgerRow, scope: LedgerScope): LedgerEntry {
   if (away) return { ...base, status: 'not-claimed', checks: [], reason: away };
   const checks = row.checks.filter((id) => checkInScope(byId.get(id)!, scope));
   const elsewhere = row.checks.filter((id) => !checks.includes(id));
-  if (checks.length > 0) {
-    const rest = row.unjudged && some(row.unjudged.roles ?? row.roles, scope.roles) ? row.unjudged : undefined;
+  // The unjudged part counts where it is a duty of a role in the scope (or of nobody: informative).
+  const restRoles = row.unjudged?.roles ?? row.roles;
+  const rest = restRoles.length === 0 || some(restRoles, scope.roles) ? row.unjudged : undefined;
+  if (checks.length > 0)
     return rest
       ? { ...base, status: 'partly-judged', checks, reason: rest.reason, unjudged: rest.kind }
       : { ...base, status: 'judged', checks };
-  }
   if (row.claimValidation) return { ...base, status: 'claim-validation', checks };
   // Checks exist, but none of them for this scope's role, transport, lifecycle or snapshot.
   const only = elsewhere.length
     ? `judged only on targets or snapshots outside this scope (${elsewhere.join(', ')})`
     : undefined;
-  if (row.unjudged)
-    return {
-      ...base,
-      status: row.unjudged.kind,
-      checks,
-      reason: only ? `${row.unjudged.reason}; ${only}` : row.unjudged.reason,
-    };
+  if (rest) return { ...base, status: rest.kind, checks, reason: only ? `${rest.reason}; ${only}` : rest.reason };
   return { ...base, status: 'gap', checks, reason: only ?? 'no check yet' };
 }
 

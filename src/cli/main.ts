@@ -201,7 +201,7 @@ function listTrace(scope: Parameters<typeof ledgerFor>[0], json: boolean, io: Io
       io.out(`${e.source.item}  [${e.status}]  ${e.says}`);
       if (e.source.sha256) io.out(`    sentence sha256: ${e.source.sha256}`);
       if (e.checks.length) io.out(`    judged by: ${e.checks.map((id) => `${id}${only(id)}`).join(', ')}`);
-      if (e.claimValidation) io.out(`    by claim validation: ${e.claimValidation}`);
+      if (e.status === 'claim-validation') io.out(`    judged by the claim file: ${e.claimValidation}`);
       const kind = unjudgedKind(e);
       if (e.reason && kind) io.out(`    ${UNJUDGED_WORDS[kind]}: ${e.reason}`);
     }

@@ -180,15 +180,13 @@ function ledgerRow(r: ClaimResults, e: LedgerEntry): string {
     ? `<div class="muted" title="${esc(e.source.sha256)}">sha256 ${esc(e.source.sha256.slice(0, 12))}…</div>`
     : '';
   const kind = unjudgedKind(e);
-  const why = [
-    e.claimValidation ? `by claim validation: ${e.claimValidation}` : '',
-    e.reason ? `${kind ? `${UNJUDGED_WORDS[kind] ?? kind}: ` : ''}${e.reason}` : '',
-  ]
-    .filter(Boolean)
-    .join('; ');
+  const why = e.reason ? `${kind ? `${UNJUDGED_WORDS[kind] ?? kind}: ` : ''}${e.reason}` : '';
+  // The claim file judges it where no check does (the status says so).
   const checks = e.checks.length
     ? `${exercised(r, e)} <span class="muted">${e.checks.map((id) => `<code>${esc(id)}</code>`).join(' ')}</span>`
-    : '—';
+    : e.claimValidation && e.status === 'claim-validation'
+      ? `the claim file: ${esc(e.claimValidation)}`
+      : '—';
   return `<tr id="${ledgerAnchor(e)}" data-ledger-status="${token(e.status)}"><td><code>${esc(e.source.item)}</code>${sha}</td><td>${esc(e.says)}</td><td class="c">${badge(e.status, ledgerWord(e.status))}</td><td>${checks}</td><td>${esc(why)}</td></tr>`;
 }
 
