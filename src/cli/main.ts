@@ -5,7 +5,15 @@
 //   1  a finding: a fixture disagreement, or a message invalid at the wire layer
 //   2  bad input: usage error, missing or unreadable file or directory, not UTF-8/JSON
 //   3  internal error (a bug in ahp-conformance)
-import { CHECKS } from '../checks/catalogue.js';
+import { CHECKS, checkSpec, type ProfileId, type Role } from '../checks/catalogue.js';
+import {
+  ledgerFor,
+  LEDGER_DOCUMENTS,
+  LEDGER_STATUSES,
+  UNJUDGED_WORDS,
+  unjudgedKind,
+  type Ledger,
+} from '../checks/ledger.js';
 import { NEWEST_SNAPSHOT, resolveSnapshot, SNAPSHOT_IDS, SNAPSHOTS } from '../protocol/snapshots.js';
 import { packageVersion } from '../package-root.js';
 import { fixturesCommand } from './fixtures-command.js';
@@ -78,9 +86,11 @@ Usage:
       Validate one captured message or a transcript (one message per line) by the rules of
       a snapshot (default draft = the newest; the first line says which judged). The kind
       is inferred from each message unless --as names it (see --kinds).
-  ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--snapshot <snapshot>] [--json]
+  ahp-conformance --checks [--role backend|harness] [--profile <profile>] [--snapshot <snapshot>] [--json] [--trace]
                                 list the conformance checks (id, level, profile, requirements);
-                                with --snapshot, those judging a rule it lacks are marked n/a
+                                with --snapshot, those judging a rule it lacks are marked n/a;
+                                --trace lists the traceability ledger instead: every requirement
+                                and profile sentence, the checks that judge it, or why none does
   ahp-conformance --kinds [--snapshot draft|draft@<commit>|<release date>]
                                 list the kinds the validator knows in a snapshot (default the newest)
   ahp-conformance --version, -v
@@ -99,7 +109,7 @@ function version(): string {
 }
 
 /** The catalogue, filtered by `--role` and `--profile`, as lines or (`--json`) one JSON array. */
-function listChecks(options: Record<string, string>, json: boolean, io: Io): number {
+function listChecks(options: Record<string, string>, json: boolean, io: Io, trace = false): number {
   const roles = ['backend', 'harness'];
   if (options.role !== undefined && !roles.includes(options.role))
     throw new UsageError(`--role takes backend or harness (got "${options.role}")`);
@@ -110,6 +120,16 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
   if (options.snapshot !== undefined && snapshot === undefined)
     throw new UsageError(
       `--snapshot takes one of ${SNAPSHOT_IDS.join(', ')} or draft (the newest) (got "${options.snapshot}")`,
+    );
+  if (trace)
+    return listTrace(
+      {
+        ...(snapshot ? { snapshot } : {}),
+        ...(options.role ? { roles: [options.role as Role] } : {}),
+        ...(options.profile ? { profiles: [options.profile as ProfileId] } : {}),
+      },
+      json,
+      io,
     );
   const checks = CHECKS.filter(
     (c) =>
@@ -151,6 +171,54 @@ function listChecks(options: Record<string, string>, json: boolean, io: Io): num
   return EXIT.ok;
 }
 
+/**
+ * `--checks --trace`: the ledger of the filters (src/checks/ledger.ts), rows outside them left
+ * out. Without --snapshot every check counts; one of a single snapshot's rule says so.
+ */
+function listTrace(scope: Parameters<typeof ledgerFor>[0], json: boolean, io: Io): number {
+  const all = ledgerFor(scope);
+  const entries = all.entries.filter((e) => e.status !== 'not-claimed');
+  const counts = Object.fromEntries(
+    LEDGER_STATUSES.filter((s) => s !== 'not-claimed').map((s) => [s, entries.filter((e) => e.status === s).length]),
+  ) as Ledger['counts'];
+  if (json) {
+    io.out(terminalJson({ ...all, counts: { ...counts, 'not-claimed': 0 }, entries }, 2));
+    return EXIT.ok;
+  }
+  const filters = [
+    scope?.roles ? `role ${scope.roles.join(', ')}` : '',
+    scope?.profiles ? `profile ${scope.profiles.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  io.out(
+    `Traceability ledger of ${scope?.snapshot ?? 'every snapshot'}${filters ? ` (${filters})` : ''}: ${entries.length} rows: ${Object.entries(
+      counts,
+    )
+      .filter(([, n]) => n > 0)
+      .map(([s, n]) => `${n} ${s}`)
+      .join(', ')}`,
+  );
+  const only = (id: string): string => {
+    const c = checkSpec(id);
+    return !scope?.snapshot && c.snapshots ? ` [${c.snapshots.join(', ')} only]` : '';
+  };
+  for (const [document, info] of Object.entries(LEDGER_DOCUMENTS)) {
+    const mine = entries.filter((e) => e.source.document === document);
+    if (mine.length === 0) continue;
+    io.out(`\n== ${info.title}${info.sha256 ? ` (sha256 ${info.sha256})` : ''}`);
+    for (const e of mine) {
+      io.out(`${e.source.item}  [${e.status}]  ${e.says}`);
+      if (e.source.sha256) io.out(`    sentence sha256: ${e.source.sha256}`);
+      if (e.checks.length) io.out(`    judged by: ${e.checks.map((id) => `${id}${only(id)}`).join(', ')}`);
+      if (e.status === 'claim-validation') io.out(`    judged by the claim file: ${e.claimValidation}`);
+      const kind = unjudgedKind(e);
+      if (e.reason && kind) io.out(`    ${UNJUDGED_WORDS[kind]}: ${e.reason}`);
+    }
+  }
+  return EXIT.ok;
+}
+
 /** Options that only `run` takes: refused elsewhere rather than silently ignored. */
 const RUN_ONLY = [
   'list',
@@ -177,6 +245,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         'json',
         'kinds',
         'checks',
+        'trace',
         'certify',
         'allow-weak-containment',
         'list',
@@ -221,7 +290,8 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
     }
     const [command, ...rest] = args.positional;
     if (args.flags.kinds) return validateCommand.listKinds(io, args.options);
-    if (args.flags.checks) return listChecks(args.options, args.flags.json === true, io);
+    if (args.flags.checks) return listChecks(args.options, args.flags.json === true, io, args.flags.trace === true);
+    if (args.flags.trace) throw new UsageError('--trace goes with --checks');
     // --snapshot also picks the rules of validate and fixtures, and names the newer snapshot of verify.
     const filters =
       command === 'validate' || command === 'fixtures' || command === 'verify'

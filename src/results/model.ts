@@ -1,8 +1,9 @@
 // The results model: what one claim's certification found. results.json, JUnit, the HTML
 // conformance report and the matrix page are views of this one model.
-import type { Level, Lifecycle, Role, Transport } from '../checks/catalogue.js';
+import { claimRoles, type Level, type Lifecycle, type Role, type Transport } from '../checks/catalogue.js';
+import { claimScope, ledgerFor, type Ledger } from '../checks/ledger.js';
 import { LAUNCH_FAILURE_PREFIX } from './annotations.js';
-import { readSnapshot, type SnapshotSummary } from './snapshot.js';
+import { knownSnapshot, readSnapshot, type SnapshotSummary } from './snapshot.js';
 
 /**
  * 2: `claim.snapshot` is the snapshot's identity (src/results/snapshot.ts). 1 recorded a
@@ -218,6 +219,12 @@ export interface ClaimResults {
   /** One entry per target, sorted by role, transport and lifecycle. */
   targets: TargetResult[];
   checks: CheckResult[];
+  /**
+   * The traceability ledger of the claim's snapshot, roles and profiles (src/checks/ledger.ts):
+   * every requirement and profile sentence, the checks that judge it, or why none does.
+   * Absent for a claim whose snapshot is unknown, and in results of earlier runners.
+   */
+  ledger?: Ledger;
 }
 
 /** Whether a target's implementation could be started: a launch failure, and whether any check got past launching. */
@@ -403,6 +410,7 @@ export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
   const targets = targetResults(input.targets, checks, input.launches, input.why);
   const coverage = claimCoverage(targets, input.why);
   const lifecycles = (['persistent', 'per_event'] as const).filter((l) => targets.some((t) => t.lifecycle === l));
+  const ledger = claimLedger(input.claim, lifecycles);
   return {
     schemaVersion: RESULTS_SCHEMA_VERSION,
     runner: { name: 'ahp-conformance', version: input.runnerVersion },
@@ -415,7 +423,27 @@ export function buildClaimResults(input: ClaimResultsInput): ClaimResults {
     ...(coverage ? { coverage } : {}),
     targets,
     checks,
+    ...(ledger ? { ledger } : {}),
   };
+}
+
+/** The ledger of a claim whose snapshot and role are known: what its certificate proves, and not. */
+export function claimLedger(
+  claim: Pick<ClaimSummary, 'snapshot' | 'role' | 'transports' | 'profiles'>,
+  lifecycles: readonly Lifecycle[],
+): Ledger | undefined {
+  const snapshot = knownSnapshot(claim.snapshot);
+  const role = claim.role;
+  if (snapshot === undefined || (role !== 'harness' && role !== 'backend' && role !== 'both')) return undefined;
+  return ledgerFor(
+    claimScope({
+      snapshot,
+      roles: claimRoles(role),
+      transports: claim.transports as Transport[],
+      profiles: claim.profiles,
+      lifecycles,
+    }),
+  );
 }
 
 /**

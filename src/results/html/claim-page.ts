@@ -1,10 +1,18 @@
 // The conformance report of one claim (reports/<implementation>/index.html): verdict
 // banner, what was claimed, verdict per target, the requirement matrix (every draft
-// requirement, also those no check covers), and every check with its expectation, the
-// evidence and the wire transcript, with filters. Rendered from results.json, plus what
+// requirement, also those no check covers, with the ledger's word on each), the traceability
+// ledger (what the certificate proves of each requirement and profile sentence, and what not),
+// and every check with its expectation, the evidence and the wire transcript, with filters. Rendered from results.json, plus what
 // the run was judged against (a baseline, expected failures) when it was.
 import { applicableChecks, checkSpec, CHECKS } from '../../checks/catalogue.js';
 import { REQUIREMENTS } from '../../checks/requirements.js';
+import {
+  LEDGER_STATUSES,
+  UNJUDGED_WORDS,
+  unjudgedKind,
+  type LedgerEntry,
+  type LedgerStatus,
+} from '../../checks/ledger.js';
 import { checkKey, snapshotChangeLine, type CheckChange } from '../baseline.js';
 import { snapshotOf } from '../../protocol/snapshots.js';
 import { knownSnapshot, snapshotIdentity, UNKNOWN_SNAPSHOT, type SnapshotSummary } from '../snapshot.js';
@@ -148,11 +156,91 @@ function requirementMatrix(r: ClaimResults): string {
         })
         .join('');
       const note = `${q.coveredBy ? `<div class="muted">${esc(q.coveredBy)}</div>` : ''}${borrowed ? `<div class="muted borrowed">${esc(borrowed.note)}</div>` : ''}`;
-      return `<tr data-req="${esc(q.id)}" id="req-${token(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}</tr>`;
+      return `<tr data-req="${esc(q.id)}" id="req-${token(q.id)}"><td class="c"><code>${esc(q.id)}</code></td><td>${esc(q.level)}</td><td>${esc(q.profile)}</td><td>${esc(q.text)}${note}</td>${cells}${ledgerCell(r, q.id)}</tr>`;
     })
     .join('\n');
   const head = targets.map((t) => `<th>${esc(targetLabel(t))}</th>`).join('');
-  return `<table class="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Profile</th><th>In our words</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
+  return `<table class="matrix"><thead><tr><th>Requirement</th><th>Level</th><th>Profile</th><th>In our words</th>${head}<th>Ledger</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+// ------------------------------------------------------------------ the traceability ledger
+
+const LEDGER_WORDS: Record<LedgerStatus, string> = {
+  judged: 'judged',
+  'partly-judged': 'partly judged',
+  'claim-validation': 'claim validation',
+  'not-observable': 'not observable',
+  gap: 'gap',
+  informative: 'informative',
+  'not-claimed': 'not claimed',
+};
+/** Words for a status read from results.json (which may come from anywhere: escaped where shown). */
+const ledgerWord = (status: string): string => LEDGER_WORDS[status as LedgerStatus] ?? status;
+
+const ledgerAnchor = (e: LedgerEntry): string => `ledger-${token(e.source.document)}-${token(e.source.item)}`;
+
+/** The requirement matrix's ledger column: what the ledger says of the requirement, linked to its row. */
+function ledgerCell(r: ClaimResults, id: string): string {
+  const e = r.ledger?.entries.find((x) => x.source.document === 'requirements' && x.source.item === id);
+  if (!e) return '<td class="c muted">—</td>';
+  const title = e.reason ?? e.claimValidation ?? e.checks.join(', ');
+  return `<td class="c"><a href="#${ledgerAnchor(e)}" title="${esc(title)}">${badge(e.status, ledgerWord(e.status))}</a></td>`;
+}
+
+/**
+ * How this run went for an entry's checks: the worst status of those that judged something,
+ * or "not exercised here" when none did (all not applicable, or not run).
+ */
+function exercised(r: ClaimResults, e: LedgerEntry): string {
+  if (e.checks.length === 0) return '';
+  const ids = new Set(e.checks);
+  const judged = r.checks.filter((c) => ids.has(c.id) && c.status !== 'not-applicable' && c.status !== 'skipped');
+  const worst = SEVERITY.find((s) => judged.some((c) => c.status === s));
+  return worst ? badge(worst) : badge('not-exercised', 'not exercised here');
+}
+
+function ledgerRow(r: ClaimResults, e: LedgerEntry): string {
+  const sha = e.source.sha256
+    ? `<div class="muted" title="${esc(e.source.sha256)}">sha256 ${esc(e.source.sha256.slice(0, 12))}…</div>`
+    : '';
+  const kind = unjudgedKind(e);
+  const why = e.reason ? `${kind ? `${UNJUDGED_WORDS[kind] ?? kind}: ` : ''}${e.reason}` : '';
+  // The claim file judges it where no check does (the status says so).
+  const checks = e.checks.length
+    ? `${exercised(r, e)} <span class="muted">${e.checks.map((id) => `<code>${esc(id)}</code>`).join(' ')}</span>`
+    : e.claimValidation && e.status === 'claim-validation'
+      ? `the claim file: ${esc(e.claimValidation)}`
+      : '—';
+  return `<tr id="${ledgerAnchor(e)}" data-ledger-status="${token(e.status)}"><td><code>${esc(e.source.item)}</code>${sha}</td><td>${esc(e.says)}</td><td class="c">${badge(e.status, ledgerWord(e.status))}</td><td>${checks}</td><td>${esc(why)}</td></tr>`;
+}
+
+const countsText = (entries: readonly LedgerEntry[]): string =>
+  LEDGER_STATUSES.map((s) => [s, entries.filter((e) => e.status === s).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${ledgerWord(s)}`)
+    .join(', ');
+
+/**
+ * The ledger section: every requirement and profile sentence of the claim's snapshot, what
+ * judges it here, and what the certificate therefore does not prove. One table per document.
+ */
+function ledgerSection(r: ClaimResults): string {
+  const head = '<h2 id="ledger">Traceability ledger</h2>';
+  const l = r.ledger;
+  if (!l)
+    return `${head}<p class="muted">These results carry no ledger (the claim's snapshot is unknown, or an earlier runner wrote them).</p>`;
+  const documents = [...new Set(l.entries.map((e) => e.source.document))];
+  const tables = documents
+    .map((d) => {
+      const entries = l.entries.filter((e) => e.source.document === d);
+      const info = l.documents[d];
+      return `<details class="ledger" data-document="${token(d)}"><summary><b>${esc(info?.title ?? d)}</b> · ${esc(countsText(entries))}${info?.sha256 ? ` <span class="muted">sha256 ${esc(info.sha256.slice(0, 12))}…</span>` : ''}</summary>
+<table><thead><tr><th>Source</th><th>In our words</th><th>Status</th><th>Judged by (this run)</th><th>Not proved, and why</th></tr></thead><tbody>${entries.map((e) => ledgerRow(r, e)).join('')}</tbody></table></details>`;
+    })
+    .join('\n');
+  return `${head}<p>Every requirement of ${esc(l.snapshot ?? r.claim.snapshot.id)} and every sentence of the conformance profile documents, in our words, with the checks of this claim that judge it, or why none does. <b>This certificate proves a row only as far as its checks judge it and passed: nothing of the rows not observable, gaps, informative or not claimed, and of a partly judged row only what its checks judge.</b> Sentences are named by place and by the sha256 of their text, never quoted.</p>
+<p id="ledger-counts">${esc(l.entries.length)} rows: ${esc(countsText(l.entries))}</p>
+${tables}`;
 }
 
 function transcriptTable(lines: readonly TranscriptLine[]): string {
@@ -335,6 +423,7 @@ function navigation(context: ReportContext): string {
       ? `<a id="link-playwright" href="${esc(href(context.playwrightHref))}">Playwright report (every attachment)</a>`
       : '',
     '<a href="#requirements">Requirements</a>',
+    '<a href="#ledger">Ledger</a>',
     '<a href="#checks">Checks</a>',
   ].filter(Boolean);
   return `<nav class="links">${links.join(' · ')}</nav>`;
@@ -404,9 +493,10 @@ export function claimPage(
     acceptanceSection(acceptance),
     claimed,
     targets,
-    '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding, or where its checks judge it on other targets only; "not run" where this run left its checks out; "not covered" where no check covers it yet.</p>',
+    '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding, or where its checks judge it on other targets only; "not run" where this run left its checks out; "not covered" where no check covers it yet. The ledger column says how far the claim\'s checks judge it at all (the traceability ledger below).</p>',
     borrowedNote(r.claim.snapshot),
     requirementMatrix(r),
+    ledgerSection(r),
     '<h2 id="checks">Checks</h2>',
     filters,
     checks
