@@ -528,7 +528,7 @@ test.describe('where the findings go', () => {
     expect(validResults(r), JSON.stringify(validResults.errors)).toBe(true);
     const html = claimPage(r);
     expect(html).toContain('<h2 id="claim-against-behaviour">Claim against behaviour</h2>');
-    expect(html).toContain('2 findings, 1 of them failure');
+    expect(html).toContain('1 failure (the check named decides the verdict), 1 warning.');
     expect(html).toContain('&lt;b&gt;x&lt;/b&gt;');
     expect(html).not.toContain('<b>x</b>');
     expect(html).toContain('<code>upload.request</code>');

@@ -13,7 +13,12 @@ export function findingsSection(r: ClaimResults): string {
   if (findings.length === 0)
     return `${head}<p class="muted">What the claim says agrees with what the implementation advertised and did in this run.</p>`;
   const failures = findings.filter((f) => f.level === 'failure').length;
-  const intro = `<p>${esc(findings.length)} finding${findings.length === 1 ? '' : 's'}${failures ? `, ${esc(failures)} of them failure${failures === 1 ? '' : 's'} (the check named decides the verdict)` : ''}. A warning changes no verdict: it says what the certificate does not cover, or what the claim says that the run did not show.</p>`;
+  const warnings = findings.length - failures;
+  const counts = [
+    failures ? `${failures} failure${failures === 1 ? '' : 's'} (the check named decides the verdict)` : '',
+    warnings ? `${warnings} warning${warnings === 1 ? '' : 's'}` : '',
+  ].filter(Boolean);
+  const intro = `<p>${esc(counts.join(', '))}. A warning changes no verdict: it says what the certificate does not cover, or what the claim says that the run did not show.</p>`;
   const rows = findings
     .map(
       (f) =>
