@@ -29,6 +29,7 @@ import {
   type ExpectedOutcome,
 } from '../results/expected-failures.js';
 import { recordedClaimPath } from '../results/run-record.js';
+import { findingsLine } from '../results/over-claim.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalLine } from '../terminal.js';
@@ -345,6 +346,8 @@ export function conclude(
         }
       }
     }
+    const findings = findingsLine(results.findings);
+    if (findings) lines.push(`  ${findings}`);
     judgement.accepted = !failing && results.verdict !== 'incomplete';
     if (judgement.expectedFailures || judgement.baseline) results.judgement = judgement;
     // Every view at once, after every implementation process is gone; the report shows

@@ -16,6 +16,7 @@ import { readRegularFile } from '../safe-fs.js';
 import { recordedClaimPath, runEnvironment, type RecordedPlan } from '../results/run-record.js';
 import { snapshotSummary } from '../results/snapshot.js';
 import { claimTargets, type PlannedProject, type RunPlan } from './plan.js';
+import { claimDeclarations } from './claim-declarations.js';
 
 /** Set by `ahp-conformance run --shard i/n` for playwright.config.ts (its checks, the blob reporter, metadata). */
 export const SHARD_ENV = 'AHP_SHARD';
@@ -80,6 +81,7 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
       // Shards run with different --timeout-ms are of different runs.
       digest: timeoutMsOverride ? sha256(`${sha256(bytes)} timeoutMs=${timeoutMsOverride.run}`) : sha256(bytes),
       notApplicable: projects.filter((p) => p.target.claimIndex === index).flatMap((p) => p.notApplicable),
+      declares: claimDeclarations(claim),
     };
   });
   return {

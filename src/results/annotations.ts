@@ -13,6 +13,8 @@ export const LAUNCH_FAILURE_PREFIX = 'could not start the implementation: ';
 export const ATTACHMENT = {
   evidence: 'ahp-evidence',
   transcript: 'ahp-transcript',
+  /** What the check saw the implementation advertise and do (src/results/observed.ts). */
+  observed: 'ahp-observed',
 } as const;
 
 /** Statuses a test reports through the `ahp-status` annotation (others follow from the test outcome). */

@@ -225,6 +225,49 @@ export interface ClaimResults {
    * Absent for a claim whose snapshot is unknown, and in results of earlier runners.
    */
   ledger?: Ledger;
+  /** The claim against what the implementation advertised and did (absent: not compared, e.g. a run of an earlier version). */
+  findings?: Finding[];
+}
+
+/**
+ * What a finding compares: the claim says more than was seen (`-unexercised`, `-unused`,
+ * `-unanswered`, `-unseen`), or the implementation advertises or does more than the claim
+ * covers (`-uncovered`, `-unclaimed`, `advertised-beyond-manifest`).
+ */
+export type FindingKind =
+  | 'profile-unexercised'
+  | 'boundary-unexercised'
+  | 'uploads-unexercised'
+  | 'authentication-unused'
+  | 'configuration-unanswered'
+  | 'sample-effect-unseen'
+  | 'configuration-unclaimed'
+  | 'profile-uncovered'
+  | 'boundaries-uncovered'
+  | 'advertised-beyond-manifest'
+  | 'transport-uncovered'
+  | 'authentication-uncovered'
+  | 'effects-uncovered';
+
+/**
+ * One difference between what the claim says and what the implementation advertised or did
+ * in the run (src/results/over-claim.ts). A `failure` is one the spec makes false and the
+ * named check failed for (that check, not the finding, decides the verdict); every other is
+ * a `warning`.
+ */
+export interface Finding {
+  kind: FindingKind;
+  level: 'warning' | 'failure';
+  /** The claim against the behaviour, in one sentence. */
+  says: string;
+  /** What was observed, and where. */
+  evidence: string;
+  /** The requirement the comparison rests on. */
+  requirement: string;
+  /** The check that judges it, where one does. */
+  check?: string;
+  /** The targets it was seen on (`harness/http`). */
+  targets: string[];
 }
 
 /** Whether a target's implementation could be started: a launch failure, and whether any check got past launching. */

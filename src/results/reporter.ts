@@ -11,7 +11,7 @@ import type {
   TestResult,
 } from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
-import { ANNOTATION, ATTACHMENT, type AnnotatedStatus } from './annotations.js';
+import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX, type AnnotatedStatus } from './annotations.js';
 import {
   buildClaimResults,
   projectName,
@@ -34,6 +34,8 @@ import {
 } from './run-record.js';
 import { readSnapshot } from './snapshot.js';
 import { selected } from './check-title.js';
+import { mergeObserved, readObserved, type Observed } from './observed.js';
+import { claimFindings } from './over-claim.js';
 
 /** What the config gives this reporter. */
 export interface ResultsReporterOptions {
@@ -116,6 +118,8 @@ export default class ResultsReporter implements Reporter {
   private readonly attempts = new Map<string, { entry: CheckResult; firstFailure?: string }>();
   /** Per claim, per target (keyed by targetKey): a launch failure reason, and whether any check got past launching. */
   private readonly launch = new Map<number, Map<string, LaunchRecord>>();
+  /** Per claim, per target (keyed by targetKey): what its checks observed the implementation advertise and do. */
+  private readonly observed = new Map<number, Map<string, Observed>>();
   private metadata: Record<string, unknown> = {};
   private timing: { startedAt?: string; durationMs?: number } = {};
   /** --max-failures of the run (0: none), the failures so far, and whether a check was cut short. */
@@ -256,6 +260,13 @@ export default class ResultsReporter implements Reporter {
     };
     const evidence = attachmentJson<Evidence>(result, ATTACHMENT.evidence);
     if (evidence) entry.evidence = evidence;
+    // Every attempt's: a retried check's earlier attempts showed the implementation too.
+    const seen = attachmentJson<unknown>(result, ATTACHMENT.observed);
+    if (seen !== undefined) {
+      const byTarget = this.observed.get(target.claimIndex) ?? new Map<string, Observed>();
+      byTarget.set(targetKey(target), mergeObserved(byTarget.get(targetKey(target)) ?? {}, readObserved(seen)));
+      this.observed.set(target.claimIndex, byTarget);
+    }
     // Every check keeps its evidence: failures in full, passes bounded (a reviewer can see a
     // pass was exercised) unless the run asked for every entry.
     const whole = this.fullTranscripts || status === 'failed' || status === 'warning' || status === 'incomplete';
@@ -327,9 +338,9 @@ export default class ResultsReporter implements Reporter {
    * without coverage every claim is incomplete instead.
    */
   private claims(plan: RecordedPlan, why: string[], absent?: string): RunOutcome['claims'] {
-    return plan.claims.map(({ claim, targets, notApplicable, digest }, index) => {
+    return plan.claims.map(({ claim, targets, notApplicable, digest, declares }, index) => {
       const ran = this.byClaim.get(index) ?? [];
-      const results = buildClaimResults({
+      const built = buildClaimResults({
         runnerVersion: plan.runnerVersion,
         generatedAt: new Date().toISOString(),
         // Blobs of an earlier version recorded a bare snapshot name: read in today's shape.
@@ -358,6 +369,20 @@ export default class ResultsReporter implements Reporter {
         },
         why,
       });
+      // The claim against what its implementation advertised and did; a target whose
+      // implementation never started showed nothing to compare.
+      const results = declares
+        ? {
+            ...built,
+            findings: claimFindings({
+              claim,
+              declares,
+              targets: built.targets.filter((t) => !t.reason?.startsWith(LAUNCH_FAILURE_PREFIX)),
+              observed: this.observed.get(index) ?? new Map(),
+              checks: built.checks,
+            }),
+          }
+        : built;
       return absent && !results.coverage
         ? {
             ...results,

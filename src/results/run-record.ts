@@ -12,6 +12,7 @@ import { packageRoot } from '../package-root.js';
 import { readRegularFile, writeFileSafely } from '../safe-fs.js';
 import type { CheckResult, ClaimResults, ClaimSummary, PlannedTarget, RunEnvironment, TargetKey } from './model.js';
 import { stableJson } from './model.js';
+import type { ClaimDeclarations } from './over-claim.js';
 
 const PLAN_KEY = 'ahp-conformance-plan';
 const SHARD_KEY = /^ahp-conformance-shard-(\d+)-of-(\d+)$/;
@@ -39,6 +40,8 @@ export interface RecordedPlan {
     /** Over the claim file's bytes: equal on every machine that ran a shard of it. */
     digest: string;
     notApplicable?: DeclaredNotApplicable[];
+    /** What the claim says beyond its summary, to hold against the run (absent in plans of earlier versions). */
+    declares?: ClaimDeclarations;
   }[];
   /** Over the runner version and every claim's digest: equal in every shard of one run. */
   digest: string;

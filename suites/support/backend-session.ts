@@ -35,6 +35,8 @@ import { implementationEnv, type DeclaredEnv } from '../../src/claims/environmen
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import { patienceMs } from '../../src/timing.js';
 import { isObject, parseJsonStrict } from '../../src/protocol/json.js';
+import { ObservedLog } from '../../src/results/observed.js';
+import { observeBackendExchange } from './claim-observations.js';
 
 export type { Reply, Silence } from '../../drivers/channel.js';
 
@@ -76,6 +78,8 @@ export class BackendSession {
   oauth?: { as: AuthorizationServer; resource: string; scopes: readonly string[] };
   /** The transport and lifecycle of this session, picked once from the target. */
   readonly channel: Channel;
+  /** What the backend returned that its claim is held against after the run (src/results/over-claim.ts). */
+  readonly observed = new ObservedLog();
   private readonly timing: ReplyTiming;
 
   constructor(
@@ -222,9 +226,13 @@ export class BackendSession {
   }
 
   /** Send one message that expects a reply; wait at most one deadline (with patience). */
-  request(m: Outgoing, opts: { token?: string } & Omit<RequestOptions, 'credential'> = {}): Promise<Reply> {
+  async request(m: Outgoing, opts: { token?: string } & Omit<RequestOptions, 'credential'> = {}): Promise<Reply> {
     const { token, ...rest } = opts;
-    return this.channel.request(frame(m), { ...rest, ...(token ? { credential: token } : {}) });
+    const reply = await this.channel.request(frame(m), { ...rest, ...(token ? { credential: token } : {}) });
+    // A probe wrong on purpose says nothing of what the backend decides for its claim.
+    const seen = isDeliberate(m) ? undefined : observeBackendExchange(m, reply);
+    if (seen) this.observed.add(seen);
+    return reply;
   }
 
   /** Whether the claim says this HTTP backend requires bearer credentials. */

@@ -20,6 +20,7 @@ import { checkWorkspace, type RunFolders } from '../../src/engine/workspace.js';
 import { extraLaunchesMs } from '../../src/timing.js';
 import { HarnessSession } from './harness-session.js';
 import { SharedRuns } from '../../drivers/adapter-runs.js';
+import type { ObservedLog } from '../../src/results/observed.js';
 
 /** A check that did not hold: the message says what was sent, what came back and what was expected. */
 export class CheckFailure extends Error {
@@ -76,6 +77,16 @@ export interface CheckContext extends Fixtures {
   spec: CheckSpec;
 }
 
+/** What a session saw, for the claim's comparison after the run (src/results/over-claim.ts); redacted like evidence. */
+async function attachObserved(info: TestInfo, log: ObservedLog, transcript: Transcript): Promise<void> {
+  const observed = log.observed;
+  if (observed)
+    await info.attach(ATTACHMENT.observed, {
+      body: transcript.redactText(JSON.stringify(observed)),
+      contentType: 'application/json',
+    });
+}
+
 const NO_PLAN = 'conformance suites run through `ahp-conformance run` (no run plan found)';
 
 const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
@@ -97,7 +108,7 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
       }
     }
   },
-  backend: async ({ claim, target, runFolders, transcript }, use) => {
+  backend: async ({ claim, target, runFolders, transcript }, use, info) => {
     if (!claim || !target || !runFolders) throw new Error(NO_PLAN);
     useContainment(runFolders.containment);
     const session = new BackendSession(
@@ -113,6 +124,7 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
       await use(session);
     } finally {
       await session.close();
+      await attachObserved(info, session.observed, transcript);
     }
   },
   harness: async ({ claim, target, runFolders, transcript, harnessRuns }, use, info) => {
@@ -131,6 +143,7 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
       await use(session);
     } finally {
       await session.close();
+      await attachObserved(info, session.observed, transcript);
     }
   },
   // The judge redacts with the session's secrets: evidence and messages may quote replies.

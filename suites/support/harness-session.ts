@@ -24,6 +24,8 @@ import { nowMs, type BackendScript, type HookScript, type WireRecord } from '../
 import { implementationEnv } from '../../src/claims/environment.js';
 import { CLIENT_SECRET_ENV, RunAuth, type RunAuthObservation, type RunAuthPlan } from './harness-auth.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
+import { ObservedLog } from '../../src/results/observed.js';
+import { observeHarnessRun } from './claim-observations.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
 import type { ContentStepKind } from '../../src/checks/boundaries.js';
 import {
@@ -255,6 +257,8 @@ export class HarnessSession {
   readonly token = `ahp-canary-${randomBytes(12).toString('hex')}`;
   /** The OAuth client secret (CLIENT_SECRET_ENV): random per session, redacted like the token. */
   readonly clientSecret = `ahp-client-secret-${randomBytes(12).toString('hex')}`;
+  /** What the harness advertised and did that its claim is held against after the run (src/results/over-claim.ts). */
+  readonly observed = new ObservedLog();
 
   constructor(
     readonly claim: ResolvedClaim,
@@ -448,6 +452,7 @@ export class HarnessSession {
     });
     if (!shared && own) return own;
     const run = JSON.parse(value) as HarnessRun;
+    this.observed.add(observeHarnessRun(run));
     this.transcript.record({
       dir: 'note',
       channel: this.transport,
@@ -479,7 +484,9 @@ export class HarnessSession {
     const running = adapterRuns.run(() => this.execute(h, opts, n, startupMs));
     this.active.add(running);
     try {
-      return await running;
+      const run = await running;
+      this.observed.add(observeHarnessRun(run));
+      return run;
     } finally {
       this.active.delete(running);
     }

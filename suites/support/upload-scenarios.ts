@@ -125,6 +125,8 @@ export async function uploadRun(harness: HarnessSession, answer: UploadAnswer): 
       ],
     });
     await receiver.close();
+    // Uploads proper, as uploadsOf counts them: what harness.uploads is held against.
+    harness.observed.add({ uploads: receiver.records.filter((r) => !r.redirected && r.method === 'POST').length });
     for (const r of receiver.records)
       harness.transcript.record({
         dir: 'recv',

@@ -31,6 +31,7 @@ import {
 import { checkGrep } from '../check-title.js';
 import { esc, escJson, href, token } from './escape.js';
 import { badge, page } from './page.js';
+import { findingsSection } from './claim-findings.js';
 
 /** Worst first: what a matrix cell shows when several checks cover one requirement. */
 const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
@@ -492,6 +493,7 @@ export function claimPage(
     banner,
     acceptanceSection(acceptance),
     claimed,
+    findingsSection(r),
     targets,
     '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding, or where its checks judge it on other targets only; "not run" where this run left its checks out; "not covered" where no check covers it yet. The ledger column says how far the claim\'s checks judge it at all (the traceability ledger below).</p>',
     borrowedNote(r.claim.snapshot),
