@@ -131,36 +131,25 @@ function harnessFindings(input: FindingsInput, o: Observed, checks: TargetChecks
     });
 
   // The implementation advertises or does more than the claim covers.
-  const observing = [...new Set([...observedEvents, ...manifestModes('observe')])].sort();
-  if (!profiles.includes(LO) && observing.length)
+  // Per mode: the events sent so and those the manifest offers so, against the profile that covers that mode.
+  for (const [mode, sent, profile, verb] of [
+    ['observe', observedEvents, LO, 'observes'],
+    ['intercept', intercepted, TI, 'intercepts'],
+  ] as const) {
+    const offered = manifestModes(mode);
+    if (profiles.includes(profile) || sent.length + offered.length === 0) continue;
     out.push({
       kind: 'profile-uncovered',
-      says: `The harness observes events, yet the claim does not list the ${LO} profile: the certificate does not cover it.`,
+      says: `The harness ${verb} events, yet the claim does not list the ${profile} profile: the certificate does not cover it.`,
       evidence: [
-        observedEvents.length ? `hooks/observe sent for ${list(observedEvents)}` : '',
-        manifestModes('observe').length
-          ? `the session.start manifest lists observe for ${list(manifestModes('observe'))}`
-          : '',
+        sent.length ? `hooks/${mode} sent for ${list(sent)}` : '',
+        offered.length ? `the session.start manifest lists ${mode} for ${list(offered)}` : '',
       ]
         .filter(Boolean)
         .join('; '),
       requirement: 'AHP-CORE-001',
     });
-  const intercepting = [...new Set([...intercepted, ...manifestModes('intercept')])].sort();
-  if (!profiles.includes(TI) && intercepting.length)
-    out.push({
-      kind: 'profile-uncovered',
-      says: `The harness intercepts events, yet the claim does not list the ${TI} profile: the certificate does not cover it.`,
-      evidence: [
-        intercepted.length ? `hooks/intercept sent for ${list(intercepted)}` : '',
-        manifestModes('intercept').length
-          ? `the session.start manifest lists intercept for ${list(manifestModes('intercept'))}`
-          : '',
-      ]
-        .filter(Boolean)
-        .join('; '),
-      requirement: 'AHP-CORE-001',
-    });
+  }
   const advertised = o.advertised ?? {};
   const boundaryEvents: readonly string[] = BOUNDARY_EVENTS;
   const unclaimed = (events: readonly string[]): string[] =>
