@@ -16,6 +16,7 @@ import {
   type RequirementCatalogue,
 } from '../results/staleness.js';
 import { verifyClaimFolder } from '../results/verify.js';
+import { sha256OfFile } from '../safe-fs.js';
 import { RESULTS_FILE } from '../results/write.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
@@ -85,6 +86,14 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
     throw new UsageError('--sha256 checks one claim folder; name that folder');
   if (options.implementation !== undefined && folders.length !== 1)
     throw new UsageError('--implementation checks one claim folder; name that folder');
+  // A file to compare that cannot be read is bad input, like a key that cannot.
+  if (options.implementation !== undefined) {
+    const h = sha256OfFile(options.implementation);
+    if (h.kind !== 'ok')
+      throw new UsageError(
+        `--implementation ${options.implementation}: ${h.kind === 'missing' ? 'no such file' : `${h.why}; not read`}`,
+      );
+  }
   let exit: number = EXIT.ok;
   for (const dir of folders) {
     const v = verifyClaimFolder(dir, {
@@ -106,26 +115,23 @@ export function verifyCommand(paths: string[], options: Record<string, string>, 
         : '';
     // Published complete logs say so: a reader need not wonder what a passing check left out.
     const whole = v.fullTranscripts ? ', whole transcripts' : '';
-    const who = `${v.name ?? '?'}${v.verdict ? ` (${v.verdict}${ran}${kind}${whole})` : ''}`;
+    const who = `${v.name ?? '(no readable results)'}${v.verdict ? ` (${v.verdict}${ran}${kind}${whole})` : ''}`;
     if (v.problems.length === 0) {
+      // Against a newer catalogue first, so the line says at once whether it still holds.
+      const attested = catalogue ? attestedOf(v.statement) : undefined;
+      const s = catalogue && attested ? staleness(attested, catalogue) : undefined;
+      const stale = catalogue !== undefined && (s === undefined || !s.fresh);
+      if (stale) exit = Math.max(exit, EXIT.finding);
       io.out(
         terminalLine(
-          `${show(dir)}: verified: ${who}${v.snapshot ? `, judged by ${v.snapshot}` : ''}, results.json sha256 ${v.digest}${v.signature ? `; ${v.signature}` : ''}`,
+          `${show(dir)}: verified${stale ? ' but STALE' : ''}: ${who}${v.snapshot ? `, judged by ${v.snapshot}` : ''}, results.json sha256 ${v.digest}${v.signature ? `; ${v.signature}` : ''}`,
         ),
       );
       if (v.implementationMatch)
         io.out(terminalLine(`  ${options.implementation}: the bytes the run tested (${v.implementationMatch})`));
-      if (catalogue) {
-        const attested = attestedOf(v.statement);
-        if (!attested) {
-          exit = Math.max(exit, EXIT.finding);
-          io.out(terminalLine(`  no attestation of requirement texts: nothing to compare with ${catalogue.path}`));
-          continue;
-        }
-        const s = staleness(attested, catalogue);
-        for (const line of stalenessLines(s, catalogue)) io.out(terminalLine(`  ${line}`));
-        if (!s.fresh) exit = Math.max(exit, EXIT.finding);
-      }
+      if (catalogue && !s)
+        io.out(terminalLine(`  no attestation of requirement texts: nothing to compare with ${catalogue.path}`));
+      if (catalogue && s) for (const line of stalenessLines(s, catalogue)) io.out(terminalLine(`  ${line}`));
     } else {
       exit = Math.max(exit, EXIT.finding);
       io.out(terminalLine(`${show(dir)}: NOT VERIFIED: ${who}: ${v.problems.join('; ')}`));

@@ -149,7 +149,7 @@ function checkAttestation(
   }
   if (a.kind === 'missing') {
     if (options.key || options.implementation)
-      out.problems.push(`no ${ATTESTATION_FILE} (the run wrote no attestation)`);
+      out.problems.push(`no ${ATTESTATION_FILE}: nothing signed this folder`);
     out.signature = 'no attestation';
     return;
   }
@@ -169,7 +169,7 @@ function checkAttestation(
       );
   } else
     out.signature = a.envelope.signatures.length
-      ? `signature of key ${named.join(', ') || '?'} not checked (give --key <public key>)`
+      ? `names key ${named.join(', ') || '?'} as signer, not checked (anyone can write a key id: give --key <public key>)`
       : 'unsigned attestation';
   // Every view of the folder is a subject, and each must be the file that is here.
   const subjects = new Map(a.statement.subject.map((s) => [s.name, s.digest.sha256]));

@@ -143,7 +143,7 @@ test('a folder without an attestation fails verify --key; without --key it verif
   writeClaimResults(join(dir, 'acme'), stdioClaimResults());
   expect(verifyClaimFolder(join(dir, 'acme')).problems).toEqual([]);
   expect(verifyClaimFolder(join(dir, 'acme'), { key: pair().publicKey }).problems).toEqual([
-    `no ${ATTESTATION_FILE} (the run wrote no attestation)`,
+    `no ${ATTESTATION_FILE}: nothing signed this folder`,
   ]);
 });
 
@@ -174,12 +174,14 @@ test('keygen writes an owner-only key and its public half, never over a file; ba
   const { dir: folder } = signedFolder();
   for (const [args, says] of [
     [['verify', folder, '--key', 'not-a-key'], /--key not-a-key: not a PEM public key/],
-    [['verify', folder, '--key', 'rsa.pub'], /--key rsa\.pub: a rsa key; an ed25519 key verifies/],
+    [['verify', folder, '--key', 'rsa.pub'], /--key rsa\.pub: its key type is rsa; an ed25519 key verifies/],
     [['verify', folder, '--key', 'missing.pub'], /--key missing\.pub: no such file/],
     [['verify', folder, '--key', 'vendor.key'], /--key vendor\.key: a private key; give the public key/],
     [['run', 'claim.yaml', '--sign-key', 'vendor.pub'], /--sign-key vendor\.pub: not a PEM private key/],
     [['validate', 'x.json', '--sign-key', 'vendor.key'], /--sign-key: only `run` and `merge` take this/],
     [['run', 'claim.yaml', '--key', 'vendor.pub'], /--key: only `verify` takes this/],
+    [['verify', folder, '--implementation', 'missing.bin'], /--implementation missing\.bin: no such file/],
+    [['verify', folder, '--implementation', '.'], /--implementation \.: it is a folder; not read/],
   ] as const) {
     const r = cli(dir, [...args]);
     expect(r.code, `${args.join(' ')}: ${r.err}`).toBe(2);
@@ -254,6 +256,7 @@ test.describe('verify --snapshot', () => {
     });
     const stale = cli(dir, ['verify', 'acme', '--key', 'acme.pub', '--snapshot', edited]);
     expect(stale.code, stale.out + stale.err).toBe(1);
+    expect(stale.out).toMatch(/^acme: verified but STALE: /m);
     const changed = stale.out.split('\n').filter((l) => / changed: /.test(l));
     expect(changed).toHaveLength(1);
     expect(changed[0]).toMatch(

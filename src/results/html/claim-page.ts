@@ -495,7 +495,7 @@ export function claimPage(
     claimed,
     findingsSection(r),
     targets,
-    '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the draft, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding, or where its checks judge it on other targets only; "not run" where this run left its checks out; "not covered" where no check covers it yet. The ledger column says how far the claim\'s checks judge it at all (the traceability ledger below).</p>',
+    '<h2 id="requirements">Requirements</h2><p class="muted">Every requirement of the snapshot that binds a claimed role, per target: the worst status of the checks that cover it; "n/a" where the target does not claim its profile or binding, or where its checks judge it on other targets only; "not run" where this run left its checks out; "not covered" where no check covers it yet. The ledger column says how far the claim\'s checks judge it at all (the traceability ledger below).</p>',
     borrowedNote(r.claim.snapshot),
     requirementMatrix(r),
     ledgerSection(r),
