@@ -136,7 +136,9 @@ export function loadPublicKey(path: string): KeyObject {
     throw new SafeFsError(`--key ${path}: not a PEM public key (the <prefix>.pub keygen wrote)`);
   }
   if (key.asymmetricKeyType !== 'ed25519')
-    throw new SafeFsError(`--key ${path}: its key type is ${key.asymmetricKeyType ?? 'not asymmetric'}; an ed25519 key verifies`);
+    throw new SafeFsError(
+      `--key ${path}: its key type is ${key.asymmetricKeyType ?? 'not asymmetric'}; an ed25519 key verifies`,
+    );
   return key;
 }
 

@@ -148,8 +148,7 @@ function checkAttestation(
     return;
   }
   if (a.kind === 'missing') {
-    if (options.key || options.implementation)
-      out.problems.push(`no ${ATTESTATION_FILE}: nothing signed this folder`);
+    if (options.key || options.implementation) out.problems.push(`no ${ATTESTATION_FILE}: nothing signed this folder`);
     out.signature = 'no attestation';
     return;
   }
