@@ -17,6 +17,22 @@ export type ParseJson = (text: string) => { ok: true; value: Json } | { ok: fals
 export interface WireMessage {
   text: string;
   note?: string;
+  /**
+   * The JSON-RPC id the caller gave it, when it has one: a reply carrying it that comes
+   * after the channel gave up on the request is set aside, never taken for a later one's.
+   */
+  id?: string | number;
+}
+
+/**
+ * A healthy request the implementation answers (caller-made, e.g. a harmless intercept),
+ * sent on the same process or endpoint when a request got no reply within its deadline.
+ * Silence is then judged by causality: once the implementation has answered this later
+ * request (and a margin from its own turnaround has passed), the earlier one is
+ * unanswered; patience stays only for an implementation that answers nothing at all.
+ */
+export interface Fence {
+  message: WireMessage & { id: string | number };
 }
 
 export type ExitStatus = { code: number | null; signal: string | null };
@@ -84,6 +100,8 @@ export interface StdioNoReply {
   oversize: number;
   /** per_event: always; persistent: when stdout closed. */
   exit?: Exit;
+  /** Nothing came by the deadline (rather than stdout closing or the bounds). */
+  timedOut?: true;
 }
 
 /** HTTP: no reply body (an empty one, with its status), or no response at all (timeout, refused, cut short). */
@@ -141,6 +159,18 @@ export interface Channel {
   close(): Promise<void>;
 }
 
+/** The JSON-RPC id of a reply value, when it has one of the kinds a request can carry. */
+export function replyId(value: Json | undefined): string | number | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const id = value.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** Why a request counts as unanswered once a later request (the fence) was answered. */
+export function unansweredBehindFence(timeoutMs: number, fenceMs: number, marginMs: number): string {
+  return `no reply within ${timeoutMs} ms (timeoutMs), while a later request (a fence) was answered in ${Math.round(fenceMs)} ms and ${Math.round(marginMs)} ms more brought nothing: unanswered`;
+}
+
 /** "no reply within 2000 ms (timeoutMs); waited 10000 ms in all" */
 export function noReplyWithin(timeoutMs: number, patience: number): string {
   return patience > timeoutMs
@@ -156,10 +186,15 @@ export class ReplyTiming {
   /** Replies that came after timeoutMs: each one's latency, and whether it included a process start. */
   readonly late: { ms: number; includesStart: boolean }[] = [];
 
+  /**
+   * `fenceMarginMs`: after a fence is answered, how long a request that got no reply by its
+   * deadline may still take, given the fence's measured turnaround (src/timing.ts).
+   */
   constructor(
     readonly timeoutMs: number,
     readonly patienceMs: number,
     private readonly transcript: Transcript,
+    readonly fenceMarginMs: (fenceTurnaroundMs: number) => number = (t) => t,
   ) {}
 
   /** Note `reply` if late. `includesStart`: the exchange also started the process, so start-up is part of the latency. */

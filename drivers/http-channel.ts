@@ -3,7 +3,9 @@
 import {
   noReplyWithin,
   parseBody,
+  unansweredBehindFence,
   type Channel,
+  type Fence,
   type HttpDetails,
   type ParseJson,
   type Reply,
@@ -13,7 +15,7 @@ import {
   type SilenceProbe,
   type WireMessage,
 } from './channel.js';
-import { HttpServerProcess, postJson, type HttpServerLaunch } from './http.js';
+import { HttpServerProcess, postJson, type HttpOutcome, type HttpServerLaunch } from './http.js';
 import type { Transcript } from './transcript.js';
 
 export interface HttpChannelOptions {
@@ -24,6 +26,8 @@ export interface HttpChannelOptions {
   transcript: Transcript;
   timing: ReplyTiming;
   parse: ParseJson;
+  /** A new fence for a request that got no reply by its deadline (see Fence). */
+  fence?: () => Fence;
 }
 
 export class HttpChannel implements Channel {
@@ -43,17 +47,62 @@ export class HttpChannel implements Channel {
     return launch.url;
   }
 
-  async request(m: WireMessage, opts: RequestOptions = {}): Promise<Reply> {
-    const url = withQuery(await this.endpoint(), opts.query);
+  /**
+   * The outcome of the request's POST: awaited until its deadline (timeoutMs); then, with a
+   * fence, judged by causality (see Fence: the fence is a POST of its own), else with patience.
+   */
+  private async exchange(
+    url: string,
+    m: WireMessage,
+    token: string | undefined,
+    opts: RequestOptions,
+  ): Promise<HttpOutcome | string> {
     const { timeoutMs, patienceMs } = this.o.timing;
-    const token = opts.credential ?? this.o.token;
-    const out = await postJson(url, m.text, {
+    const giveUp = new AbortController();
+    const start = Date.now();
+    const post = postJson(url, m.text, {
       timeoutMs: patienceMs,
       transcript: this.o.transcript,
+      giveUp: giveUp.signal,
       ...(token ? { token } : {}),
       ...(opts.authorization ? { authorization: opts.authorization } : {}),
       ...(m.note ? { note: m.note } : {}),
     });
+    if (!this.o.fence) return post;
+    const inTime = await within(post, timeoutMs);
+    if (inTime !== undefined) return inTime;
+    const fence = this.o.fence().message;
+    this.o.transcript.record({
+      dir: 'note',
+      channel: 'http',
+      note: `no reply within ${timeoutMs} ms (timeoutMs): a fence request (${JSON.stringify(fence.id)}) follows; once it is answered, the request counts as unanswered`,
+    });
+    const fenceSent = Date.now();
+    const fenced = postJson(url, fence.text, {
+      timeoutMs: Math.max(1, start + patienceMs - fenceSent),
+      transcript: this.o.transcript,
+      ...(this.o.token ? { token: this.o.token } : {}),
+    });
+    const first = await Promise.race([post.then((o) => ({ post: o })), fenced.then((o) => ({ fence: o }))]);
+    if ('post' in first) return first.post;
+    // Any complete answer to the fence shows the server took and answered a later request.
+    if (!first.fence.ok) return post;
+    const fenceMs = Date.now() - fenceSent;
+    const margin = this.o.timing.fenceMarginMs(fenceMs);
+    const late = await within(post, margin);
+    if (late !== undefined) return late;
+    const why = unansweredBehindFence(timeoutMs, fenceMs, margin);
+    giveUp.abort(why);
+    await post;
+    return why;
+  }
+
+  async request(m: WireMessage, opts: RequestOptions = {}): Promise<Reply> {
+    const url = withQuery(await this.endpoint(), opts.query);
+    const { timeoutMs, patienceMs } = this.o.timing;
+    const token = opts.credential ?? this.o.token;
+    const out = await this.exchange(url, m, token, opts);
+    if (typeof out === 'string') return { kind: 'none', transport: 'http', why: out };
     if (!out.ok) {
       return {
         kind: 'none',
@@ -119,4 +168,17 @@ function withQuery(url: string, query: Readonly<Record<string, string>> | undefi
   const u = new URL(url);
   for (const [k, v] of Object.entries(query)) u.searchParams.append(k, v);
   return u.toString();
+}
+
+/** The promise's value if it settles within `ms`, else undefined (the promise runs on). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const wait = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([p, wait]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -108,6 +108,8 @@ export async function postJson(
     note?: string;
     /** GET sends no body (getUrl). */
     method?: 'POST' | 'GET';
+    /** Aborts the exchange early, as a timeout whose message is the abort's reason (a fence was answered). */
+    giveUp?: AbortSignal;
   },
 ): Promise<HttpOutcome> {
   const { transcript } = opts;
@@ -162,6 +164,13 @@ export async function postJson(
     },
     Math.max(0, opts.timeoutMs),
   );
+  let gaveUp: string | undefined;
+  const onGiveUp = (): void => {
+    gaveUp = String(opts.giveUp?.reason ?? 'given up');
+    controller.abort(new Error(gaveUp));
+  };
+  if (opts.giveUp?.aborted) onGiveUp();
+  else opts.giveUp?.addEventListener('abort', onGiveUp, { once: true });
   const started = performance.now();
   let head: { status: number; headers: Record<string, string> } | undefined;
   const chunks: Buffer[] = [];
@@ -226,7 +235,9 @@ export async function postJson(
     const progress = head
       ? `HTTP ${head.status} and ${received}${announced !== undefined ? ` of ${announced}` : ''} body bytes`
       : '';
-    if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    if (gaveUp !== undefined) {
+      outcome = { ok: false, error: 'timeout', message: `${gaveUp}${head ? ` (got ${progress})` : ''}` };
+    } else if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       outcome = {
         ok: false,
         error: 'timeout',
@@ -273,6 +284,7 @@ export async function postJson(
     return outcome;
   } finally {
     clearTimeout(timer);
+    opts.giveUp?.removeEventListener('abort', onGiveUp);
   }
 }
 

@@ -1,6 +1,19 @@
 // The two stdio channels: one long-lived process for every message (persistent), or a new
 // process per message that gets the message, end of input, and must exit (per_event).
-import type { Channel, ParseJson, Reply, ReplyTiming, Silence, SilenceProbe, WireMessage } from './channel.js';
+import {
+  replyId,
+  unansweredBehindFence,
+  type Channel,
+  type Fence,
+  type ParseJson,
+  type PersistentReply,
+  type Reply,
+  type ReplyTiming,
+  type Silence,
+  type SilenceProbe,
+  type StdioNoReply,
+  type WireMessage,
+} from './channel.js';
 import { StdioProcess, type StdioLaunch } from './stdio.js';
 import { readPerEvent, readReply } from './stdio-framing.js';
 import type { Transcript } from './transcript.js';
@@ -11,6 +24,8 @@ export interface StdioChannelOptions {
   transcript: Transcript;
   timing: ReplyTiming;
   parse: ParseJson;
+  /** A new fence for a request that got no reply by its deadline (persistent only; see Fence). */
+  fence?: () => Fence;
 }
 
 export class PersistentStdioChannel implements Channel {
@@ -20,6 +35,8 @@ export class PersistentStdioChannel implements Channel {
   private fresh = false;
   /** How often the process had ended and was started again (judged by the lifecycle's own check). */
   restarts = 0;
+  /** Ids of requests (and fences) given up on: a reply carrying one later is set aside. */
+  private readonly abandoned = new Set<string>();
 
   constructor(private readonly o: StdioChannelOptions) {}
 
@@ -51,21 +68,101 @@ export class PersistentStdioChannel implements Channel {
     p.send(`${m.text}\n`);
   }
 
-  /** Read the next reply of the process (see readReply), with patience. */
-  async next(p: StdioProcess): Promise<Reply> {
+  /** The next reply within `waitMs`, setting aside replies to requests given up on earlier. */
+  private async read(p: StdioProcess, waitMs: number): Promise<PersistentReply | StdioNoReply> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const r = await readReply(
+        p,
+        this.o.timing.timeoutMs,
+        this.o.transcript,
+        this.o.parse,
+        this.o.timing.patienceMs,
+        Math.max(1, until - Date.now()),
+      );
+      const id = r.kind === 'reply' ? replyId(r.value) : undefined;
+      if (id === undefined || !this.abandoned.has(JSON.stringify(id))) return r;
+      this.o.transcript.record({
+        dir: 'note',
+        channel: 'stdio',
+        note: `a reply to request ${JSON.stringify(id)}, which was given up on earlier: set aside`,
+      });
+    }
+  }
+
+  /**
+   * The reply to `m`, sent just now: awaited until its deadline (timeoutMs); then, with a
+   * fence, judged by causality (see Fence), else with patience.
+   */
+  async next(p: StdioProcess, m?: WireMessage): Promise<Reply> {
     const includesStart = this.fresh;
     this.fresh = false;
     const { timeoutMs, patienceMs } = this.o.timing;
-    return this.o.timing.timed(
-      await readReply(p, timeoutMs, this.o.transcript, this.o.parse, patienceMs),
-      includesStart,
-    );
+    const start = Date.now();
+    const timed = (r: Reply): Reply => this.o.timing.timed(r, includesStart);
+    if (!this.o.fence) return timed(await this.read(p, patienceMs));
+    const first = await this.read(p, timeoutMs);
+    if (first.kind === 'reply' || !first.timedOut) return timed(first);
+    const fence = this.o.fence().message;
+    this.o.transcript.record({
+      dir: 'note',
+      channel: 'stdio',
+      note: `no reply within ${timeoutMs} ms (timeoutMs): a fence request (${JSON.stringify(fence.id)}) follows; once it is answered, the request counts as unanswered`,
+    });
+    p.send(`${fence.text}\n`);
+    const fenceSent = Date.now();
+    const isFence = (r: Reply): boolean => r.kind === 'reply' && replyId(r.value) === fence.id;
+    // The request's reply, framed with what came before it in the first wait too.
+    const late = (r: PersistentReply): Reply =>
+      timed({
+        ...r,
+        latencyMs: r.latencyMs + (fenceSent - start),
+        framing: {
+          ...r.framing,
+          skipped: [...first.skipped, ...r.framing.skipped],
+          oversize: first.oversize + r.framing.oversize,
+        },
+      });
+    const giveUp = (id: string | number | undefined): void => {
+      if (id !== undefined) this.abandoned.add(JSON.stringify(id));
+    };
+    for (;;) {
+      const r = await this.read(p, Math.max(1, start + patienceMs - Date.now()));
+      if (r.kind === 'none') {
+        giveUp(fence.id);
+        // The fence unanswered too: an implementation that answers nothing, judged with patience as before.
+        return timed(
+          r.timedOut ? { ...r, skipped: [...first.skipped, ...r.skipped], oversize: first.oversize + r.oversize } : r,
+        );
+      }
+      if (!isFence(r)) {
+        // The request's own reply, late: the fence's reply is read too, so it answers no later request.
+        const after = await this.read(p, timeoutMs);
+        if (!isFence(after)) giveUp(fence.id);
+        return late(r);
+      }
+      const fenceMs = Date.now() - fenceSent;
+      const margin = this.o.timing.fenceMarginMs(fenceMs);
+      const after = await this.read(p, margin);
+      if (after.kind === 'reply') return late(after);
+      giveUp(m?.id);
+      return timed({
+        kind: 'none',
+        transport: 'stdio',
+        lifecycle: 'persistent',
+        why: unansweredBehindFence(timeoutMs, fenceMs, margin),
+        skipped: [...first.skipped, ...after.skipped],
+        oversize: first.oversize + after.oversize,
+      });
+    }
   }
 
   async request(m: WireMessage): Promise<Reply> {
+    // A request that reuses an id given up on (a retry, a duplicate delivery) claims its replies again.
+    if (m.id !== undefined) this.abandoned.delete(JSON.stringify(m.id));
     return this.exchange(async (p) => {
       this.send(p, m);
-      return this.next(p);
+      return this.next(p, m);
     });
   }
 

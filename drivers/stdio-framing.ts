@@ -180,9 +180,11 @@ export async function readReply(
   transcript: Transcript,
   parse: ParseJson,
   patience = timeoutMs,
+  /** How long this read waits, when it is the rest of a longer wait (a fence's): the message still names `patience`. */
+  waitMs = patience,
 ): Promise<PersistentReply | StdioNoReply> {
   const start = Date.now();
-  const deadline = start + patience;
+  const deadline = start + waitMs;
   const noReply = (): string => noReplyWithin(timeoutMs, patience);
   const none = (why: string, lines: readonly Line[], exit?: StdioNoReply['exit']): StdioNoReply => ({
     kind: 'none',
@@ -207,7 +209,7 @@ export async function readReply(
         return none(`${over} without a reply${notObjects(lines)}`, lines);
       }
       if (Date.now() < deadline) continue;
-      return none(`${noReply()}${notObjects(lines)}`, lines);
+      return { ...none(`${noReply()}${notObjects(lines)}`, lines), timedOut: true };
     }
     if (line.kind === 'eof') {
       const exit = p.exited() ?? (await p.waitExit(500));
@@ -217,7 +219,7 @@ export async function readReply(
         exit,
       );
     }
-    return none(`${noReply()}${notObjects(lines)}`, lines);
+    return { ...none(`${noReply()}${notObjects(lines)}`, lines), timedOut: true };
   }
 }
 

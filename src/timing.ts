@@ -15,6 +15,15 @@ export function patienceMs(timeoutMs: number): number {
   return 5 * timeoutMs;
 }
 
+/**
+ * After a fence is answered (drivers/channel.ts, Fence), how long a request that got no reply
+ * by its deadline may still take: a floor for scheduling jitter, plus twice the fence's own
+ * turnaround, so a slow machine or a slow implementation is given time in its own measure.
+ */
+export function fenceMarginMs(fenceTurnaroundMs: number): number {
+  return Math.round(100 + 2 * Math.max(0, fenceTurnaroundMs));
+}
+
 /** Starting one implementation process (interpreter start-up, imports) on a loaded machine. */
 export const START_ALLOWANCE_MS = 5_000;
 

@@ -204,6 +204,13 @@ export const FAULTS = {
     targets: ['ti.duplicate-answered'],
     description: 'the second and later delivery of an event id get error -32600 ("duplicate event")',
   },
+  'silent-on-errors': {
+    targets: ['base.unknown-method', 'base.unknown-event', 'base.unsupported-version'],
+    description:
+      'requests with an unknown method, an unsupported version or an unsupported event get no reply at all; everything else is answered (silence judged by the fence)',
+    transport: 'stdio',
+    lifecycle: 'persistent',
+  },
   'duplicate-silent': {
     targets: ['ti.duplicate-answered'],
     description: 'the second and later delivery of an event id get no reply at all',

@@ -101,11 +101,21 @@ export function handle(input: string | Uint8Array, ctx: HandlerContext): string 
   return reply === null ? null : JSON.stringify(reply);
 }
 
+/** The refusals silent-on-errors leaves unanswered. */
+const SILENCED: readonly number[] = [
+  RPC_CODES.methodNotFound,
+  RPC_CODES.unsupportedProtocolVersion,
+  RPC_CODES.unsupportedEvent,
+];
+
 /** The reply object for one incoming message, or null when nothing is to be sent. */
 export function respond(input: string | Uint8Array, ctx: HandlerContext): Reply | null {
   const reply = dispatch(input, ctx);
   if (reply === null) return null;
   const { fault } = ctx;
+  // Asked only where it can act, so the fault probe traces it to these refusals alone.
+  if (isObject(reply.error) && SILENCED.includes(reply.error.code as number) && fault.is('silent-on-errors'))
+    return null;
   if (fault.is('no-jsonrpc-member')) delete reply.jsonrpc;
   if (typeof reply.id === 'number' && fault.is('integer-id-as-string')) reply.id = String(reply.id);
   if (isObject(reply.error) && reply.error.code === RPC_CODES.methodNotFound && fault.is('error-no-message'))

@@ -11,6 +11,7 @@ import { AuthorizationServer } from '../../drivers/auth/authorization-server.js'
 import { createRunCa } from '../../drivers/auth/ca.js';
 import type {
   Channel,
+  Fence,
   ParseJson,
   Reply,
   RequestOptions,
@@ -33,7 +34,7 @@ import {
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import { implementationEnv, type DeclaredEnv } from '../../src/claims/environment.js';
 import type { CheckWorkspace } from '../../src/engine/workspace.js';
-import { patienceMs } from '../../src/timing.js';
+import { fenceMarginMs, patienceMs } from '../../src/timing.js';
 import { isObject, parseJsonStrict } from '../../src/protocol/json.js';
 import { ObservedLog } from '../../src/results/observed.js';
 import { observeBackendExchange } from './claim-observations.js';
@@ -52,12 +53,18 @@ const isDeliberate = (m: Outgoing): m is DeliberateProbe =>
   typeof (m as DeliberateProbe).deliberate === 'string' && 'message' in m;
 
 function frame(m: Outgoing): WireMessage {
+  // The id, when it has one, lets the channel set aside a reply that comes after it gave up.
+  const idOf = (o: unknown): { id?: string | number } => {
+    const id = isObject(o) ? o.id : undefined;
+    return typeof id === 'string' || typeof id === 'number' ? { id } : {};
+  };
   if (isDeliberate(m))
     return {
       text: typeof m.message === 'string' ? m.message : JSON.stringify(m.message),
       note: `probe is wrong on purpose: ${m.deliberate}`,
+      ...idOf(m.message),
     };
-  return { text: JSON.stringify(m) };
+  return { text: JSON.stringify(m), ...idOf(m) };
 }
 
 export class BackendSession {
@@ -110,7 +117,7 @@ export class BackendSession {
         : undefined;
       if (this.uploadToken) this.transcript.addSecret(this.uploadToken);
     }
-    this.timing = new ReplyTiming(timeoutMs, patienceMs(timeoutMs), transcript);
+    this.timing = new ReplyTiming(timeoutMs, patienceMs(timeoutMs), transcript, fenceMarginMs);
     this.channel = this.pickChannel();
   }
 
@@ -143,6 +150,12 @@ export class BackendSession {
   }
 
   private pickChannel(): Channel {
+    // A request unanswered by its deadline is judged by causality: a harmless intercept on the
+    // same process or endpoint, whose answer shows the backend alive (drivers/channel.ts, Fence).
+    const fence = (): Fence => {
+      const req = interceptRequest(toolBeforeEvent(HARMLESS_TOOL, newId('fence')));
+      return { message: { text: JSON.stringify(req), id: String(req.id) } };
+    };
     const common = { transcript: this.transcript, timing: this.timing, parse: parseStrict };
     if (this.transport === 'http') {
       // Read per request: an OAuth token arrives in prepare(), after the channel exists.
@@ -150,6 +163,7 @@ export class BackendSession {
       return new HttpChannel({
         ...common,
         launch: () => this.httpLaunch(),
+        fence,
         get token() {
           return session.token;
         },
@@ -168,7 +182,7 @@ export class BackendSession {
     };
     return this.lifecycle === 'per_event'
       ? new PerEventStdioChannel({ ...common, launch })
-      : new PersistentStdioChannel({ ...common, launch });
+      : new PersistentStdioChannel({ ...common, launch, fence });
   }
 
   /** The implementation's environment (src/claims/environment.ts); the HTTP token only to the HTTP server. */

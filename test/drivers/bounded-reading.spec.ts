@@ -170,6 +170,7 @@ test.describe('stdout: the reply search', () => {
       why: 'no reply within 300 ms',
       skipped: [],
       oversize: 0,
+      timedOut: true,
     });
     expect(p.pendingBytes()).toBeGreaterThan(1024 * 1024); // it did write: over the line bound, discarded
     expect(growth).toBeLessThan(200 * MB);

@@ -691,6 +691,15 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
     changes: ['rm_rf-again'],
     check: (f) => expectError(f, RPC_CODES.invalidRequest, 'e-rm'),
   },
+  'silent-on-errors': {
+    // Every request refused with -32601, -32001 or -32002 (notifications get no reply anyway).
+    changes: [...CONFORMING]
+      .filter(([, r]) => [-32601, -32001, -32002].includes((r?.error as Obj | undefined)?.code as number))
+      .map(([n]) => n),
+    check: (f) => {
+      expect(f).toBeNull();
+    },
+  },
   'duplicate-silent': {
     changes: ['rm_rf-again'],
     check: (f) => {

@@ -1,0 +1,197 @@
+// Silence judged by causality (drivers/channel.ts, Fence): a request unanswered by its
+// deadline is followed by a healthy one on the same process or endpoint; once that is
+// answered (and a margin from its turnaround has passed), the first is unanswered, without
+// waiting for patience. A backend that answers late and out of order keeps its answer; one
+// that answers nothing at all is still judged with patience; a reply that comes after the
+// channel gave up is set aside, never taken for a later request's.
+//
+// Patience is set far above what these tests may take: a wrong rule shows as the test's own
+// time limit, never as a timed assertion.
+import { test, expect } from '@playwright/test';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReplyTiming, type Fence, type ParseJson, type Reply } from '../../drivers/channel.js';
+import { HttpChannel } from '../../drivers/http-channel.js';
+import { PersistentStdioChannel } from '../../drivers/stdio-channel.js';
+import { Transcript } from '../../drivers/transcript.js';
+import { parseJsonStrict } from '../../src/protocol/json.js';
+import { fenceMarginMs } from '../../src/timing.js';
+import { childEnv, NODE } from './helpers.js';
+
+test.setTimeout(60_000);
+const parseStrict: ParseJson = (text) => {
+  const p = parseJsonStrict(text);
+  return p.ok ? p : { ok: false, message: 'not strict JSON' };
+};
+const TIMEOUT_MS = 300;
+/** Far above any test's time: reaching it fails the test by its time limit. */
+const PATIENCE_MS = 120_000;
+
+let fences = 0;
+const fence = (): Fence => {
+  const id = `fence-${++fences}`;
+  return { message: { text: JSON.stringify({ jsonrpc: '2.0', id, method: 'ok' }), id } };
+};
+const req = (id: string, method: string) => ({ text: JSON.stringify({ jsonrpc: '2.0', id, method }), id });
+
+/**
+ * A persistent backend: `ok` is answered at once; `silent` never; `hold` is answered only
+ * after the next request's answer (late and out of order); `late` after `lateMs`.
+ */
+const BACKEND = `
+const rl = require('node:readline').createInterface({ input: process.stdin });
+let held;
+const answer = (id) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
+rl.on('line', (l) => {
+  const m = JSON.parse(l);
+  if (m.method === 'silent') return;
+  if (m.method === 'hold') { held = m.id; return; }
+  if (m.method === 'late') { setTimeout(() => answer(m.id), Number(process.env.LATE_MS)); return; }
+  answer(m.id);
+  if (held !== undefined) { answer(held); held = undefined; }
+});`;
+
+function stdioChannel(tr: Transcript, opts: { fence?: boolean; lateMs?: number; patienceMs?: number } = {}) {
+  return new PersistentStdioChannel({
+    launch: () => ({
+      command: NODE,
+      args: ['-e', BACKEND],
+      cwd: process.cwd(),
+      env: childEnv({ LATE_MS: String(opts.lateMs ?? 0) }),
+      transcript: tr,
+    }),
+    transcript: tr,
+    timing: new ReplyTiming(TIMEOUT_MS, opts.patienceMs ?? PATIENCE_MS, tr, fenceMarginMs),
+    parse: parseStrict,
+    ...(opts.fence === false ? {} : { fence }),
+  });
+}
+
+const idOf = (r: Reply): unknown => (r.kind === 'reply' ? (r.value as { id?: unknown }).id : undefined);
+const notes = (tr: Transcript): string =>
+  tr
+    .entries()
+    .map((e) => e.note ?? '')
+    .join('\n');
+
+test('stdio: silent on one request, answering the fence: unanswered by causality; the next request gets its own reply', async () => {
+  const tr = new Transcript();
+  const ch = stdioChannel(tr);
+  try {
+    const r = await ch.request(req('a', 'silent'));
+    expect(r.kind).toBe('none');
+    expect(r.kind === 'none' && r.why).toMatch(
+      /^no reply within 300 ms \(timeoutMs\), while a later request \(a fence\) was answered in \d+ ms and \d+ ms more brought nothing: unanswered$/,
+    );
+    expect(notes(tr)).toContain('a fence request ("fence-');
+    // The fence's own reply was read: it answers no later request.
+    expect(idOf(await ch.request(req('b', 'ok')))).toBe('b');
+  } finally {
+    await ch.close();
+  }
+});
+
+test('stdio: a backend answering late and out of order (the fence first) keeps its answer, judged on content', async () => {
+  const tr = new Transcript();
+  const ch = stdioChannel(tr);
+  try {
+    const r = await ch.request(req('slow', 'hold'));
+    expect(r.kind).toBe('reply');
+    expect(idOf(r)).toBe('slow');
+    expect(r.kind === 'reply' && r.latencyMs).toBeGreaterThan(TIMEOUT_MS);
+    expect(idOf(await ch.request(req('next', 'ok')))).toBe('next');
+  } finally {
+    await ch.close();
+  }
+});
+
+test('stdio: a reply that comes after the channel gave up is set aside, never taken for the next request', async () => {
+  const tr = new Transcript();
+  // Answered well after the fence and its margin, and before the next request's answer.
+  const ch = stdioChannel(tr, { lateMs: 3000 });
+  try {
+    const r = await ch.request(req('x', 'late'));
+    expect(r.kind).toBe('none');
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    expect(idOf(await ch.request(req('y', 'ok')))).toBe('y');
+    expect(notes(tr)).toContain('a reply to request "x", which was given up on earlier: set aside');
+  } finally {
+    await ch.close();
+  }
+});
+
+test('stdio: an implementation that answers nothing, not even the fence, is judged with patience as before', async () => {
+  const tr = new Transcript();
+  const silentAll = new PersistentStdioChannel({
+    launch: () => ({
+      command: NODE,
+      args: ['-e', 'setInterval(() => {}, 1000)'],
+      cwd: process.cwd(),
+      env: childEnv(),
+      transcript: tr,
+    }),
+    transcript: tr,
+    timing: new ReplyTiming(TIMEOUT_MS, 1500, tr, fenceMarginMs),
+    parse: parseStrict,
+    fence,
+  });
+  try {
+    const r = await silentAll.request(req('a', 'ok'));
+    expect(r.kind === 'none' && r.why).toBe('no reply within 300 ms (timeoutMs); waited 1500 ms in all');
+  } finally {
+    await silentAll.close();
+  }
+});
+
+test('stdio: without a fence, silence is judged with patience as before', async () => {
+  const tr = new Transcript();
+  const ch = stdioChannel(tr, { fence: false, patienceMs: 1500 });
+  try {
+    const r = await ch.request(req('a', 'silent'));
+    expect(r.kind === 'none' && r.why).toBe('no reply within 300 ms (timeoutMs); waited 1500 ms in all');
+  } finally {
+    await ch.close();
+  }
+});
+
+test.describe('http', () => {
+  let server: Server;
+  let url: string;
+  test.beforeAll(async () => {
+    // A POST of method `silent` is never answered; every other one at once.
+    server = createServer((q, s) => {
+      let body = '';
+      q.on('data', (d: Buffer) => (body += d.toString()));
+      q.on('end', () => {
+        const m = JSON.parse(body) as { id: string; method: string };
+        if (m.method === 'silent') return;
+        s.writeHead(200, { 'content-type': 'application/json' });
+        s.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  });
+  test.afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('a POST left hanging while the fence POST is answered: unanswered by causality, the hanging one given up', async () => {
+    const tr = new Transcript();
+    const ch = new HttpChannel({
+      launch: async () => ({ args: [], cwd: process.cwd(), env: {}, url, transcript: tr }),
+      transcript: tr,
+      timing: new ReplyTiming(TIMEOUT_MS, PATIENCE_MS, tr, fenceMarginMs),
+      parse: parseStrict,
+      fence,
+    });
+    try {
+      const r = await ch.request(req('a', 'silent'));
+      expect(r.kind === 'none' && r.why).toMatch(/while a later request \(a fence\) was answered in \d+ ms/);
+      expect(idOf(await ch.request(req('b', 'ok')))).toBe('b');
+    } finally {
+      await ch.close();
+    }
+  });
+});
