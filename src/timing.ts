@@ -17,11 +17,13 @@ export function patienceMs(timeoutMs: number): number {
 
 /**
  * After a fence is answered (drivers/channel.ts, Fence), how long a request that got no reply
- * by its deadline may still take: a floor for scheduling jitter, plus twice the fence's own
- * turnaround, so a slow machine or a slow implementation is given time in its own measure.
+ * by its deadline may still take: a floor for scheduling jitter, plus four times the fence's
+ * own turnaround, so a loaded machine (which slows the fence too) or an implementation that
+ * answers concurrently, out of order, is given time in its own measure. The request had its
+ * whole deadline (timeoutMs) before the fence was sent.
  */
 export function fenceMarginMs(fenceTurnaroundMs: number): number {
-  return Math.round(100 + 2 * Math.max(0, fenceTurnaroundMs));
+  return Math.round(250 + 4 * Math.max(0, fenceTurnaroundMs));
 }
 
 /** Starting one implementation process (interpreter start-up, imports) on a loaded machine. */
