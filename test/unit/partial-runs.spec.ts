@@ -27,6 +27,7 @@ import {
   type PlannedTarget,
 } from '../../src/results/model.js';
 import ResultsReporter from '../../src/results/reporter.js';
+import ProgressReporter from '../../src/results/progress.js';
 import { ANNOTATION, NOT_FINISHED, NOT_STARTED } from '../../src/results/annotations.js';
 import { runMetadata, type RecordedPlan, type RunOutcome } from '../../src/results/run-record.js';
 import { snapshotSummary } from '../../src/results/snapshot.js';
@@ -461,6 +462,65 @@ test.describe('a run stopped early, as the reporter records it', () => {
     );
     expect(out.claims[0]!.verdict).toBe('incomplete');
     expect(out.claims[0]!.reason).toContain('shard 2/2 missing');
+  });
+});
+
+test.describe('the progress lines of a run that stopped', () => {
+  const testCase = (id: string): TestCase =>
+    ({
+      id,
+      title: id,
+      retries: 0,
+      timeout: 1000,
+      annotations: [{ type: ANNOTATION.check, description: id }],
+      parent: { project: () => ({ name: 'demo:backend:stdio:persistent' }) },
+    }) as unknown as TestCase;
+  const result = (status: TestResult['status'], annotated?: string): TestResult =>
+    ({
+      retry: 0,
+      status,
+      duration: 5,
+      annotations: annotated ? [{ type: ANNOTATION.status, description: annotated }] : [],
+      attachments: [],
+      errors: status === 'failed' ? [{ message: 'CheckFailure: the deny is not valid' }] : [],
+    }) as unknown as TestResult;
+
+  /** What the progress reporter prints for these ends, of `total` tests given. */
+  function progress(style: 'list' | 'dot', ends: [string, TestResult['status'], string?][], total: number): string {
+    const out: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write;
+    try {
+      const reporter = new ProgressReporter({ style });
+      const tests = Array.from({ length: total }, (_, i) => testCase(`t${i}`));
+      reporter.onBegin({ workers: 2 } as FullConfig, { allTests: () => tests } as unknown as Suite);
+      for (const [id, status, annotated] of ends) reporter.onTestEnd(testCase(id), result(status, annotated));
+      reporter.onEnd({ status: 'interrupted' } as never);
+    } finally {
+      process.stdout.write = write;
+    }
+    return out.join('');
+  }
+
+  test('-x: the check cut short is ° and not run, never a failure block; the closing line counts it with those never started', () => {
+    const dots = progress(
+      'dot',
+      [
+        ['t0', 'passed'],
+        ['t1', 'failed'],
+        ['t2', 'interrupted'],
+        ['t3', 'skipped', 'not-applicable'],
+        ['t4', 'skipped', 'incomplete'],
+      ],
+      7,
+    );
+    expect(dots).toContain('·F°-?\n');
+    expect(dots).toMatch(/1 passed, 1 failed, 1 not applicable, 1 incomplete, 3 not run \(\d+\.\ds\), interrupted/);
+    expect(dots.match(/^ {2}\d+\) /gm)).toHaveLength(1);
+    expect(dots).not.toContain('the run was interrupted');
+    const list = progress('list', [['t2', 'interrupted']], 1);
+    expect(list).toContain(`°  [demo:backend:stdio:persistent] › t2 (not run: ${NOT_FINISHED})`);
+    expect(list).toMatch(/0 passed, 0 failed, 1 not run /);
   });
 });
 
