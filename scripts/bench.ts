@@ -291,7 +291,7 @@ if (!want('corpus')) {
       if (!all && !subset.has(row.id)) continue;
       const b = await runBatch(batch, nonce, { rows: [row.id] });
       const o = b.rows.get(row.id)!;
-      const check = o.results?.checks.find((c) => c.status !== 'skipped');
+      const check = o.results?.checks.find((c) => c.status !== 'not-run');
       const peak = runnerPeak(b);
       process.stdout.write(
         `${row.id.padEnd(26)} ${`${(b.wallMs / 1000).toFixed(1)} s`.padStart(8)} ${`${((check?.durationMs ?? 0) / 1000).toFixed(1)} s`.padStart(8)} ` +

@@ -140,13 +140,13 @@ function judgeRow(o: RowOutcome): void {
     .toBe(true);
   expect.soft(r.verdict, `${id}: verdict (${r.reason ?? ''})`).toBe(o.row.verdict);
   for (const check of o.row.checks) {
-    const c = r.checks.find((x) => x.id === check && x.status !== 'skipped');
+    const c = r.checks.find((x) => x.id === check && x.status !== 'not-run');
     const want = o.row.statuses?.[check] ?? ['failed'];
     expect
       .soft(want, `${id}: ${check} is ${c?.status ?? 'not run'}: ${c?.message.slice(0, 300) ?? ''}`)
       .toContain(c?.status);
   }
-  for (const c of r.checks.filter((x) => x.status !== 'skipped')) {
+  for (const c of r.checks.filter((x) => x.status !== 'not-run')) {
     expect.soft(c.durationMs, `${id}: ${c.id} took ${c.durationMs} ms, over its time limit`).toBeLessThan(LIMIT_MS);
     expect
       .soft(c.message, `${id}: ${c.id} ended by Playwright's timeout`)

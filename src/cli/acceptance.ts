@@ -9,6 +9,7 @@ import { join, relative, resolve } from 'node:path';
 import {
   coverageText,
   readRecordedResults,
+  reasonIsCoverage,
   targetLabel,
   type ClaimResults,
   type Coverage,
@@ -39,8 +40,9 @@ import { readRegularFile } from '../safe-fs.js';
  * `name version: verdict (counts) -> dir`, or `: reason` for an incomplete claim; with
  * more than one target, each target's verdict follows (`; backend/http conformant, ...`).
  * A run that left out checks the claim needs says how many ran of how many: `partial: ran
- * 1 of 120 checks the claim needs (1 passed, ...; left out by --grep "...")`, or beside the
- * counts of a nonconformant one. One terminal line whatever results.json holds (a merged
+ * 1 of 120 checks the claim needs (1 passed, ...; left out by --grep "...")`, the same after
+ * `incomplete` when the run stopped (`..., 2 not run; the run was interrupted`), or beside
+ * the counts of a nonconformant one. One terminal line whatever results.json holds (a merged
  * one comes from blob reports).
  */
 export function summaryLine(r: ClaimResults, dir: string, digest?: string): string {
@@ -51,14 +53,14 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
     c.warning ? `${c.warning} warning${c.warning > 1 ? 's' : ''}` : '',
     c.incomplete ? `${c.incomplete} incomplete` : '',
     c['not-applicable'] ? `${c['not-applicable']} not applicable` : '',
-    c.skipped ? `${c.skipped} skipped` : '',
+    c['not-run'] ? `${c['not-run']} not run` : '',
   ].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
   const cov = r.coverage && r.coverage.ran < r.coverage.needed ? r.coverage : undefined;
   const ran = cov ? coverageText({ ran: cov.ran, needed: cov.needed }, ' the claim needs') : '';
   const why = cov?.why?.join('; ') ?? '';
   const reason =
-    r.verdict === 'partial' && cov
+    reasonIsCoverage(r) && cov
       ? `: ${ran} (${[parts.join(', '), why, targets].filter(Boolean).join('; ')})`
       : r.reason
         ? `: ${r.reason}${targets ? ` (${targets})` : ''}`
@@ -251,7 +253,8 @@ export function weakContainmentRefusal(c: { kind: string; reason?: string }): st
 /**
  * Judge each claim's recorded results (expected failures, baseline), write its views once
  * (results.json, JUnit, the report, regression.json), print its summary, and return the
- * exit code: 1 nonconformant (with a baseline: new failures only), 2 incomplete.
+ * exit code: 1 nonconformant (with a baseline: new failures only), 2 incomplete (a run
+ * that stopped before every check ran included, unless a failure makes it 1).
  */
 export function conclude(
   claims: readonly { results: ClaimResults; reportDir: string }[],
@@ -348,7 +351,11 @@ export function conclude(
     }
     const findings = findingsLine(results.findings);
     if (findings) lines.push(`  ${findings}`);
-    judgement.accepted = !failing && results.verdict !== 'incomplete';
+    // A run that stopped before every check ran is never accepted: a failure it found is
+    // still exit 1, else (a failure excused, or a baseline's) it is incomplete, exit 2.
+    const stopped = results.counts['not-run'] > 0;
+    if (stopped && !failing) exit = Math.max(exit, EXIT.badInput);
+    judgement.accepted = !failing && results.verdict !== 'incomplete' && !stopped;
     if (judgement.expectedFailures || judgement.baseline) results.judgement = judgement;
     // Every view at once, after every implementation process is gone; the report shows
     // what the run was judged against, beside the verdict.

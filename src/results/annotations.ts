@@ -10,6 +10,10 @@ export const ANNOTATION = {
 
 export const LAUNCH_FAILURE_PREFIX = 'could not start the implementation: ';
 
+/** The message of a check the run stopped (`not-run`): one it had started, one it never started. */
+export const NOT_FINISHED = 'the run stopped before this check finished';
+export const NOT_STARTED = 'the run stopped before this check started';
+
 export const ATTACHMENT = {
   evidence: 'ahp-evidence',
   transcript: 'ahp-transcript',

@@ -184,7 +184,7 @@ export const catalogueDigest = (): string => sha256(stableJson(CHECKS));
 /**
  * The requirements a claim's results judged: each with its upstream text digest in the
  * snapshot's catalogue and the checks of the run that cover it (those that came to a
- * verdict: a check left out or skipped proved nothing).
+ * verdict: a check left out or not run proved nothing).
  */
 export function judgedRequirements(r: ClaimResults): AttestedRequirement[] {
   const judged = new Set(['passed', 'failed', 'warning', 'incomplete']);

@@ -6,18 +6,27 @@ import { LAUNCH_FAILURE_PREFIX } from './annotations.js';
 import { knownSnapshot, readSnapshot, type SnapshotSummary } from './snapshot.js';
 
 /**
- * 2: `claim.snapshot` is the snapshot's identity (src/results/snapshot.ts). 1 recorded a
- * bare `"draft"`; {@link readRecordedResults} still reads it (as draft@2b5da580).
+ * 3: a check that did not run is `not-run` (2 said `skipped`). 2: `claim.snapshot` is the
+ * snapshot's identity (src/results/snapshot.ts); 1 recorded a bare `"draft"`.
+ * {@link readRecordedResults} still reads both.
  */
-export const RESULTS_SCHEMA_VERSION = 2;
+export const RESULTS_SCHEMA_VERSION = 3;
 
-/** `incomplete`: the check applies but could not judge (e.g. silence, when the follow-up got no reply). */
-export type CheckStatus = 'passed' | 'failed' | 'warning' | 'incomplete' | 'skipped' | 'not-applicable';
 /**
- * `partial`: every check that ran passed (or only warned), but not every check the claim
- * needs ran (--grep, a run stopped early, a shard missing from a merge): never a
+ * `incomplete`: the check applies but could not judge (e.g. silence, when the follow-up got no reply).
+ * `not-run`: the run stopped (-x / --max-failures, a signal, Playwright's global timeout)
+ * before the check finished or before it started: no result, never a failure.
+ */
+export type CheckStatus = 'passed' | 'failed' | 'warning' | 'incomplete' | 'not-run' | 'not-applicable';
+
+/** A status as the views show it: `not run`, `not applicable`. */
+export const statusWord = (s: string): string => s.replace(/-/g, ' ');
+/**
+ * `partial`: every check that ran passed (or only warned), but the run left out checks the
+ * claim needs on purpose (--grep, --grep-invert, a shard missing from a merge): never a
  * certificate, and never told as `conformant`. A MUST failure is `nonconformant` whatever
- * else ran; a MUST check that could not judge is `incomplete`.
+ * else ran; a MUST check that could not judge, or a check the run stopped before it
+ * finished or started (`not-run`), makes it `incomplete`.
  */
 export type Verdict = 'conformant' | 'nonconformant' | 'incomplete' | 'partial';
 
@@ -42,7 +51,7 @@ export interface TranscriptLine {
  * How much of what the claim needs ran: `needed` is every (check, target) pair the plan
  * runs for the claim (its applicable checks, less those declared not applicable), `ran`
  * how many of them ran to a result (passed, failed, warning, incomplete, or not applicable
- * at run time; a check the run stopped before it finished is `skipped` and did not run).
+ * at run time; a check the run stopped before it finished or started is `not-run`).
  */
 export interface Coverage {
   ran: number;
@@ -282,7 +291,7 @@ export function countStatuses(checks: readonly CheckResult[]): Record<CheckStatu
     failed: 0,
     warning: 0,
     incomplete: 0,
-    skipped: 0,
+    'not-run': 0,
     'not-applicable': 0,
   };
   for (const c of checks) counts[c.status]++;
@@ -327,8 +336,8 @@ export interface PlannedTarget extends TargetKey {
   checks?: readonly string[];
 }
 
-/** Whether a check ran to a result: a `skipped` one did not (the run stopped before it finished). */
-export const ranToResult = (c: Pick<CheckResult, 'status'>): boolean => c.status !== 'skipped';
+/** Whether a check ran to a result: a `not-run` one did not (the run stopped before it finished or started). */
+export const ranToResult = (c: Pick<CheckResult, 'status'>): boolean => c.status !== 'not-run';
 
 /** How many of `needed` (check ids of one target) have a result in `mine` (that target's checks). */
 function coverageOf(needed: readonly string[], mine: readonly CheckResult[]): Coverage {
@@ -344,12 +353,30 @@ export function coverageText(c: Coverage, of = ''): string {
 const isPartial = (c: Coverage | undefined): boolean => c !== undefined && c.ran < c.needed;
 
 /**
+ * Whether a claim's reason is its coverage (`ran 1 of 3 checks the claim needs (...)`): a
+ * partial claim, or one incomplete because the run stopped. The views then show the counts
+ * beside it, as for any verdict.
+ */
+export const reasonIsCoverage = (r: Pick<ClaimResults, 'verdict' | 'reason' | 'coverage'>): boolean =>
+  isPartial(r.coverage) &&
+  (r.verdict === 'partial' ||
+    (r.verdict === 'incomplete' && r.reason === coverageText(r.coverage!, ' the claim needs')));
+
+/** Why a target whose run stopped is incomplete: its coverage, or without one (an earlier plan) how many did not run. */
+function stopReason(mine: readonly CheckResult[], coverage: Coverage | undefined, why?: readonly string[]): string {
+  if (isPartial(coverage)) return coverageText(coverage!);
+  const n = mine.filter((c) => !ranToResult(c)).length;
+  return `${n} check${n === 1 ? '' : 's'} not run${why?.length ? ` (${why.join('; ')})` : ''}`;
+}
+
+/**
  * The verdict of each target, sorted by role, transport and lifecycle: the planned targets
  * plus any other a check names. A target is incomplete when its implementation never
  * started for any check (`launches`, keyed by {@link targetKey}), when a MUST check could
  * not judge, or when none of its checks ran and the plan did not record what it needs; else
- * nonconformant when a MUST check failed, else partial when some check it needs did not
- * run (`why` says why), else conformant.
+ * nonconformant when a MUST check failed; else incomplete when the run stopped before some
+ * of its checks finished or started (`not-run`); else partial when some check it needs was
+ * left out (`why` says why), else conformant.
  */
 export function targetResults(
   targets: readonly PlannedTarget[],
@@ -383,13 +410,30 @@ export function targetResults(
               ? { verdict: 'incomplete', reason: openReason(mine)! }
               : verdictOf(mine) === 'nonconformant'
                 ? { verdict: 'nonconformant' }
-                : isPartial(coverage)
-                  ? { verdict: 'partial', reason: coverageText(coverage!) }
-                  : { verdict: 'conformant' };
+                : mine.some((c) => !ranToResult(c))
+                  ? { verdict: 'incomplete', reason: stopReason(mine, coverage, why) }
+                  : isPartial(coverage)
+                    ? { verdict: 'partial', reason: coverageText(coverage!) }
+                    : { verdict: 'conformant' };
       if (coverage && !isPartial(coverage)) delete coverage.why;
       return { ...t, ...verdict, counts: countStatuses(mine), ...(coverage ? { coverage } : {}) };
     })
     .sort(byKey);
+}
+
+/**
+ * Whether a target is incomplete only because the run stopped before some of its checks
+ * finished or started (no launch failure, no MUST check that could not judge, no MUST
+ * failure): the branch of {@link targetResults} that says so.
+ */
+function stoppedOnly(t: TargetResult, checks: readonly CheckResult[]): boolean {
+  const mine = checks.filter((c) => targetKey(c) === targetKey(t));
+  return (
+    t.verdict === 'incomplete' &&
+    !t.reason?.startsWith(LAUNCH_FAILURE_PREFIX) &&
+    verdictOf(mine) === 'conformant' &&
+    mine.some((c) => !ranToResult(c))
+  );
 }
 
 /**
@@ -404,9 +448,11 @@ export function claimCoverage(targets: readonly TargetResult[], why?: readonly s
 }
 
 /**
- * The claim's verdict: incomplete if no check ran or any target is incomplete, else
- * nonconformant if a MUST check failed (a failure is a finding whatever else ran), else
- * partial when not every check the claim needs ran, else conformant.
+ * The claim's verdict: incomplete if no check ran or a target is incomplete (its
+ * implementation never started, a MUST check could not judge), else nonconformant if a
+ * MUST check failed (a failure is a finding whatever else ran, a run stopped early
+ * included), else incomplete if the run stopped before some check finished or started,
+ * else partial when a check the claim needs was left out, else conformant.
  */
 export function claimVerdict(
   targets: readonly TargetResult[],
@@ -415,17 +461,21 @@ export function claimVerdict(
 ): Pick<ClaimResults, 'verdict' | 'reason'> {
   if (checks.filter(ranToResult).length === 0) return { verdict: 'incomplete', reason: NO_CHECK };
   const incomplete = targets.filter((t) => t.verdict === 'incomplete');
-  if (incomplete.length === 0) {
-    const verdict = verdictOf(checks);
-    if (verdict === 'conformant' && isPartial(coverage))
-      return { verdict: 'partial', reason: coverageText(coverage!, ' the claim needs') };
-    return { verdict };
-  }
-  const reason =
+  const reason = (): string =>
     targets.length === 1
       ? (incomplete[0]!.reason ?? 'incomplete')
       : incomplete.map((t) => `${targetLabel(t)}: ${t.reason ?? 'incomplete'}`).join('; ');
-  return { verdict: 'incomplete', reason };
+  if (incomplete.some((t) => !stoppedOnly(t, checks))) return { verdict: 'incomplete', reason: reason() };
+  const verdict = verdictOf(checks);
+  if (verdict === 'nonconformant') return { verdict };
+  if (incomplete.length)
+    return {
+      verdict: 'incomplete',
+      reason: isPartial(coverage) ? coverageText(coverage!, ' the claim needs') : reason(),
+    };
+  if (verdict === 'conformant' && isPartial(coverage))
+    return { verdict: 'partial', reason: coverageText(coverage!, ' the claim needs') };
+  return { verdict };
 }
 
 export interface ClaimResultsInput {
@@ -489,15 +539,36 @@ export function claimLedger(
   );
 }
 
+/** What results.json of version 2 and earlier called a check that did not run. */
+export const LEGACY_NOT_RUN = 'skipped';
+
 /**
  * Results as an earlier run wrote them (a baseline, a report folder), in the current shape:
- * version 1's bare snapshot name becomes its identity. Undefined when it is not results.
+ * version 1's bare snapshot name becomes its identity, version 2's `skipped` (a check that
+ * did not run) becomes `not-run`. Undefined when it is not results.
  */
 export function readRecordedResults(raw: unknown): ClaimResults | undefined {
   const r = raw as ClaimResults | null;
   if (!r || typeof r !== 'object' || !Array.isArray(r.checks) || typeof r.claim?.implementation?.name !== 'string')
     return undefined;
-  return { ...r, claim: { ...r.claim, snapshot: readSnapshot(r.claim.snapshot) } };
+  return {
+    ...r,
+    claim: { ...r.claim, snapshot: readSnapshot(r.claim.snapshot) },
+    ...(r.counts ? { counts: readCounts(r.counts) } : {}),
+    ...(Array.isArray(r.targets)
+      ? { targets: r.targets.map((t) => (t?.counts ? { ...t, counts: readCounts(t.counts) } : t)) }
+      : {}),
+    checks: r.checks.map((c) => ((c?.status as string) === LEGACY_NOT_RUN ? { ...c, status: 'not-run' } : c)),
+  };
+}
+
+function readCounts(counts: Record<CheckStatus, number>): Record<CheckStatus, number> {
+  const all = { ...counts } as Record<string, number>;
+  const legacy = all[LEGACY_NOT_RUN];
+  if (legacy === undefined) return counts;
+  delete all[LEGACY_NOT_RUN];
+  all['not-run'] = (all['not-run'] ?? 0) + legacy;
+  return all as Record<CheckStatus, number>;
 }
 
 /** Checks in a stable order (id, then role, transport, lifecycle), so two runs diff cleanly. */

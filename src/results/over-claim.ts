@@ -58,7 +58,7 @@ class TargetChecks {
 
   /** Ran and judged (or could not judge): not declared not applicable, not left out. */
   ran(id: string): boolean {
-    return this.mine.some((c) => c.id === id && c.status !== 'skipped' && c.status !== 'not-applicable');
+    return this.mine.some((c) => c.id === id && c.status !== 'not-run' && c.status !== 'not-applicable');
   }
 
   failedMust(id: string): boolean {

@@ -13,7 +13,7 @@ import type {
   TestError,
   TestResult,
 } from '@playwright/test/reporter';
-import { ANNOTATION } from './annotations.js';
+import { ANNOTATION, NOT_FINISHED } from './annotations.js';
 
 export interface ProgressOptions {
   /** `quiet`: nothing but errors outside any check (Playwright adds its own progress when no reporter prints). */
@@ -60,7 +60,6 @@ export function transcriptBlock(entries: readonly string[]): string[] {
 /** An error as a vendor needs it: the check's message; for anything else (a runner bug), its message and where. */
 function errorText(error: TestError | undefined, result: TestResult, test: TestCase): string {
   if (result.status === 'timedOut') return `the check did not finish within its time limit (${test.timeout} ms)`;
-  if (result.status === 'interrupted') return 'the run was interrupted';
   const message = (error?.message ?? 'failed').replace(ANSI, '');
   if (message.startsWith('CheckFailure: ')) return message.slice('CheckFailure: '.length);
   const where = (error?.stack ?? '')
@@ -74,14 +73,21 @@ function errorText(error: TestError | undefined, result: TestResult, test: TestC
 const annotation = (test: TestCase, result: TestResult, type: string): string | undefined =>
   [...result.annotations, ...test.annotations].find((a) => a.type === type)?.description;
 
-type Outcome = 'passed' | 'warning' | 'failed' | 'flaky' | 'skipped' | 'retrying';
+/**
+ * `not-run`: the run stopped (-x / --max-failures, a signal, the global timeout) before the
+ * check finished; never a failure. Playwright's own skips are told apart by the check's
+ * status: not applicable, or could not judge.
+ */
+type Outcome = 'passed' | 'warning' | 'failed' | 'flaky' | 'not-applicable' | 'incomplete' | 'not-run' | 'retrying';
 
 const SYMBOL: Record<Outcome, string> = {
   passed: '✓',
   warning: '!',
   failed: '✘',
   flaky: '±',
-  skipped: '-',
+  'not-applicable': '-',
+  incomplete: '?',
+  'not-run': '°',
   retrying: '✘',
 };
 const DOT: Record<Outcome, string> = {
@@ -89,7 +95,9 @@ const DOT: Record<Outcome, string> = {
   warning: '!',
   failed: 'F',
   flaky: '±',
-  skipped: '°',
+  'not-applicable': '-',
+  incomplete: '?',
+  'not-run': '°',
   retrying: '×',
 };
 
@@ -104,7 +112,9 @@ export default class ProgressReporter implements Reporter {
     warning: 0,
     failed: 0,
     flaky: 0,
-    skipped: 0,
+    'not-applicable': 0,
+    incomplete: 0,
+    'not-run': 0,
   };
 
   constructor(private readonly options: ProgressOptions = { style: 'list' }) {}
@@ -136,10 +146,13 @@ export default class ProgressReporter implements Reporter {
     }
     const project = test.parent.project()?.name ?? '';
     const retry = result.retry ? ` (retry #${result.retry})` : '';
-    const status = annotation(test, result, ANNOTATION.status);
+    const message =
+      result.status === 'interrupted'
+        ? NOT_FINISHED
+        : (annotation(test, result, ANNOTATION.message) ?? annotation(test, result, 'skip'));
     const why =
-      outcome === 'skipped'
-        ? ` (${status ?? 'skipped'}${annotation(test, result, ANNOTATION.message) ? `: ${annotation(test, result, ANNOTATION.message)}` : ''})`
+      outcome === 'not-applicable' || outcome === 'incomplete' || outcome === 'not-run'
+        ? ` (${outcome.replace('-', ' ')}${message ? `: ${message}` : ''})`
         : outcome === 'warning'
           ? ' (warning)'
           : outcome === 'flaky'
@@ -169,8 +182,10 @@ export default class ProgressReporter implements Reporter {
       c.warning ? `${c.warning} with warnings` : '',
       `${c.failed} failed`,
       c.flaky ? `${c.flaky} flaky` : '',
-      c.skipped ? `${c.skipped} not run (not applicable, incomplete or skipped)` : '',
-      this.total > this.done ? `${this.total - this.done} did not run` : '',
+      c['not-applicable'] ? `${c['not-applicable']} not applicable` : '',
+      c.incomplete ? `${c.incomplete} incomplete` : '',
+      // Cut short, or never started: one count.
+      c['not-run'] + this.total - this.done ? `${c['not-run'] + this.total - this.done} not run` : '',
     ].filter(Boolean);
     const seconds = ((Date.now() - this.started) / 1000).toFixed(1);
     this.write(
@@ -179,7 +194,12 @@ export default class ProgressReporter implements Reporter {
   }
 
   private outcome(test: TestCase, result: TestResult): Outcome {
-    if (result.status === 'skipped') return 'skipped';
+    // Cut short by the stop: never a failure, and never retried.
+    if (result.status === 'interrupted') return 'not-run';
+    if (result.status === 'skipped') {
+      const status = annotation(test, result, ANNOTATION.status);
+      return status === 'not-applicable' || status === 'incomplete' ? status : 'not-run';
+    }
     if (result.status === 'passed') {
       if (result.retry > 0) return 'flaky';
       return annotation(test, result, ANNOTATION.status) === 'warning' ? 'warning' : 'passed';

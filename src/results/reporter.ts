@@ -11,7 +11,14 @@ import type {
   TestResult,
 } from '@playwright/test/reporter';
 import { checkSpec } from '../checks/catalogue.js';
-import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX, type AnnotatedStatus } from './annotations.js';
+import {
+  ANNOTATION,
+  ATTACHMENT,
+  LAUNCH_FAILURE_PREFIX,
+  NOT_FINISHED,
+  NOT_STARTED,
+  type AnnotatedStatus,
+} from './annotations.js';
 import {
   buildClaimResults,
   projectName,
@@ -126,6 +133,8 @@ export default class ResultsReporter implements Reporter {
   private maxFailures = 0;
   private failures = 0;
   private stoppedEarly = false;
+  /** The tests Playwright was given (after --grep): one that never ended was never started. */
+  private suite?: Suite;
   /** The plan's --full-transcripts: every check keeps its whole transcript. */
   private fullTranscripts = false;
   /** Errors of the runner itself, each one line: any makes the outcome an internal error (exit 3). */
@@ -138,6 +147,7 @@ export default class ResultsReporter implements Reporter {
     this.metadata = config.metadata ?? {};
     this.maxFailures = config.maxFailures ?? 0;
     this.fullTranscripts = recordedPlan(this.metadata)?.fullTranscripts === true;
+    this.suite = suite;
     if (this.options.mode !== 'merge' && suite) this.collected(config, suite);
   }
 
@@ -161,7 +171,10 @@ export default class ResultsReporter implements Reporter {
     }
   }
 
-  /** Why checks the plan needs may not have run in this run (said only where some did not). */
+  /**
+   * Why checks the plan needs may not have run in this run (said only where some did not):
+   * left out on purpose (--grep, a shard missing from a merge), or the run stopped.
+   */
   private why(plan: RecordedPlan, status: FullResult['status'], missingShards?: string): string[] {
     const s = plan.selection;
     // Quoted as a shell word, as the user typed it.
@@ -171,9 +184,11 @@ export default class ResultsReporter implements Reporter {
       ...(s?.grepInvert !== undefined ? [`left out by --grep-invert ${word(s.grepInvert)}`] : []),
       ...(this.maxFailures > 0 && this.failures >= this.maxFailures
         ? [`the run stopped early at --max-failures ${this.maxFailures}`]
-        : status === 'interrupted' || this.stoppedEarly
-          ? ['the run was interrupted']
-          : []),
+        : status === 'timedout'
+          ? ["the run reached Playwright's global timeout"]
+          : status === 'interrupted' || this.stoppedEarly
+            ? ['the run was interrupted']
+            : []),
       ...(missingShards ? [missingShards] : []),
     ];
   }
@@ -186,7 +201,7 @@ export default class ResultsReporter implements Reporter {
   onError(error: TestError): void {
     const text = (error.message ?? String(error.value ?? 'unknown error')).replace(ANSI, '');
     // Two errors Playwright reports that are no fault of the runner: --max-failures reached
-    // (the checks that did not run make the claim partial), and a --grep that selected
+    // (the checks that did not run are `not-run`), and a --grep that selected
     // nothing (no check ran: incomplete), where the config gave it no check at all. Their
     // wording is Playwright's (1.65).
     if (/^\s*(Error: )?Testing stopped early after \d+ maximum allowed failures/.test(text)) return;
@@ -216,7 +231,7 @@ export default class ResultsReporter implements Reporter {
     // A worker that ran the check returns the check's own annotations with its result. A
     // failure without them never reached the check: Playwright failed it from outside (its
     // file or a fixture did not load in the worker, the worker died). That is the runner's
-    // error, never a finding about the implementation; the checks skipped with it are not run.
+    // error, never a finding about the implementation; the checks skipped with it are `not-run`.
     if (
       (result.status === 'failed' || result.status === 'timedOut') &&
       !result.annotations.some((a) => a.type === ANNOTATION.check)
@@ -229,16 +244,17 @@ export default class ResultsReporter implements Reporter {
     let status: CheckStatus;
     let message = annotation(test, result, ANNOTATION.message) ?? '';
     if (result.status === 'skipped') {
+      // Skipped by Playwright itself (beside a worker that died): it did not run.
       status =
-        annotated === 'not-applicable' ? 'not-applicable' : annotated === 'incomplete' ? 'incomplete' : 'skipped';
-      message ||= result.annotations.find((a) => a.type === 'skip')?.description ?? 'skipped';
+        annotated === 'not-applicable' ? 'not-applicable' : annotated === 'incomplete' ? 'incomplete' : 'not-run';
+      message ||= result.annotations.find((a) => a.type === 'skip')?.description ?? 'Playwright skipped it';
     } else if (result.status === 'passed') {
       status = annotated === 'warning' ? 'warning' : 'passed';
     } else if (result.status === 'interrupted') {
-      // Stopped by -x / --max-failures or a signal before it judged: not a finding, a check
-      // that did not run (the claim is partial, never nonconformant for it).
-      status = 'skipped';
-      message = 'not judged: the run stopped before this check finished';
+      // Stopped by -x / --max-failures, a signal or the global timeout before it judged (or
+      // after: Playwright then drops what it found): never a finding. The target is incomplete.
+      status = 'not-run';
+      message = NOT_FINISHED;
       this.stoppedEarly = true;
     } else {
       status = 'failed';
@@ -276,7 +292,7 @@ export default class ResultsReporter implements Reporter {
     const launch = launches.get(targetKey(target)) ?? { started: false };
     const failure = annotation(test, result, ANNOTATION.launchFailure);
     if (failure) launch.failure ??= failure;
-    else if (status !== 'skipped' && status !== 'not-applicable') launch.started = true;
+    else if (status !== 'not-run' && status !== 'not-applicable') launch.started = true;
     launches.set(targetKey(target), launch);
     this.launch.set(target.claimIndex, launches);
     const list = this.byClaim.get(target.claimIndex) ?? [];
@@ -284,6 +300,7 @@ export default class ResultsReporter implements Reporter {
     if (earlier) {
       entry.attempts = result.retry + 1;
       const firstFailure = earlier.firstFailure ?? earlier.entry.message;
+      if (status === 'not-run') entry.message = `${NOT_FINISHED} (attempt 1: ${firstFailure})`;
       if (status === 'passed' || status === 'warning') {
         entry.flaky = true;
         const what = `passed only on attempt ${entry.attempts} (flaky); attempt 1: ${firstFailure}`;
@@ -308,6 +325,7 @@ export default class ResultsReporter implements Reporter {
       this.writeOutcome({ claims: [] });
       return;
     }
+    this.notStarted();
     if (this.options.mode === 'merge') {
       const coverage = mergeCoverage(this.metadata);
       if (coverage.kind === 'error') {
@@ -333,9 +351,36 @@ export default class ResultsReporter implements Reporter {
   }
 
   /**
+   * The checks Playwright was given (in a merge: those of the shards merged) that never
+   * ended: the run stopped before they started (-x, a signal, the global timeout). Each is
+   * `not-run`, so its target is incomplete rather than partial: nobody chose to leave it out.
+   */
+  private notStarted(): void {
+    for (const test of this.suite?.allTests() ?? []) {
+      if (this.attempts.has(test.id)) continue;
+      const id = test.annotations.find((a) => a.type === ANNOTATION.check)?.description;
+      const target = test.parent.project()?.metadata?.target as Target | undefined;
+      if (!id || !target) continue;
+      const entry: CheckResult = {
+        ...specResult(id),
+        role: target.role,
+        transport: target.transport,
+        ...(target.lifecycle ? { lifecycle: target.lifecycle } : {}),
+        status: 'not-run',
+        message: NOT_STARTED,
+        durationMs: 0,
+      };
+      this.attempts.set(test.id, { entry });
+      this.byClaim.set(target.claimIndex, [...(this.byClaim.get(target.claimIndex) ?? []), entry]);
+      this.stoppedEarly = true;
+    }
+  }
+
+  /**
    * `absent`: shards missing from a merge. The claims' coverage then says partial (or the
-   * failures nonconformant); a plan of an earlier version records no checks per target, so
-   * without coverage every claim is incomplete instead.
+   * failures nonconformant; left out, as by --grep, not stopped: the merge exits 2 for it
+   * anyway); a plan of an earlier version records no checks per target, so without
+   * coverage every claim is incomplete instead.
    */
   private claims(plan: RecordedPlan, why: string[], absent?: string): RunOutcome['claims'] {
     return plan.claims.map(({ claim, targets, notApplicable, digest, declares }, index) => {

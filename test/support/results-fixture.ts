@@ -2,6 +2,7 @@
 // target whose checks have the given statuses.
 import { applicableChecks, type Lifecycle, type Role, type Transport } from '../../src/checks/catalogue.js';
 import type { CheckStatus } from '../../src/results/model.js';
+import { NOT_FINISHED } from '../../src/results/annotations.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
 import { snapshotSummary } from '../../src/results/snapshot.js';
@@ -115,7 +116,7 @@ export function checkResult(
     transport,
     ...(lifecycle ? { lifecycle } : {}),
     status,
-    message: status === 'failed' ? 'it did not hold' : status === 'skipped' ? 'not judged' : '',
+    message: status === 'failed' ? 'it did not hold' : status === 'not-run' ? NOT_FINISHED : '',
     durationMs: 1,
   };
 }

@@ -110,9 +110,10 @@ test('--max-failures reached and a --grep that selected nothing are not the runn
 });
 
 test('a check the config gave a project that Playwright did not collect (its suite file missing) is an internal error', () => {
-  const collected = { annotations: [CHECK] };
+  const collected = testCase;
   const suite = {
     suites: [{ project: () => ({ name: 'acme:backend:http' }), allTests: () => [collected] }],
+    allTests: () => [collected],
   } as unknown as Suite;
   const projects = [{ name: 'acme:backend:http', metadata: { checks: ['base.jsonrpc-utf8', 'ti.response-id'] } }];
   const o = outcome(end, {}, { config: { projects } as unknown as Partial<FullConfig>, suite });

@@ -95,7 +95,7 @@ test('hostile strings in every field: junit.xml is well-formed and reads back es
   const xml = junitXml(
     results([
       check('x.failed', 'failed'),
-      check('x.skipped', 'skipped'),
+      check('x.not-run', 'not-run'),
       check('x.na', 'not-applicable'),
       check('x.warning', 'warning'),
       check('x.passed', 'passed'),
@@ -108,7 +108,7 @@ test('hostile strings in every field: junit.xml is well-formed and reads back es
     `${HOSTILE_ATTRIBUTE} ${HOSTILE_ATTRIBUTE} backend/stdio/persistent`,
   ]);
   expect(all('testcase').map((e) => e.attributes.name)).toEqual(
-    ['x.failed', 'x.skipped', 'x.na', 'x.warning', 'x.passed'].map((id) => `${id}: ${HOSTILE_ATTRIBUTE}`).sort(),
+    ['x.failed', 'x.not-run', 'x.na', 'x.warning', 'x.passed'].map((id) => `${id}: ${HOSTILE_ATTRIBUTE}`).sort(),
   );
   // The failure's message attribute is the first line; its text is the whole message.
   const failure = all('failure');
@@ -119,7 +119,7 @@ test('hostile strings in every field: junit.xml is well-formed and reads back es
     all('skipped')
       .map((e) => e.attributes.message)
       .sort(),
-  ).toEqual([`not-applicable: ${HOSTILE_ATTRIBUTE}`, `skipped: ${HOSTILE_ATTRIBUTE}`]);
+  ).toEqual([`not-applicable: ${HOSTILE_ATTRIBUTE}`, `not-run: ${HOSTILE_ATTRIBUTE}`]);
   expect(all('system-out').map((e) => e.text)).toEqual([`warning: ${HOSTILE_TEXT}`]);
   // Nothing raw: no ESC, no C0 control but LF, no CR, no noncharacter, no lone surrogate.
   expect(xml).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\ufffe\uffff]/);
@@ -159,7 +159,7 @@ test('random strings over all of UTF-16 always give well-formed XML', () => {
     ).join('');
   for (let i = 0; i < 200; i++) {
     const c: CheckResult = {
-      ...check(random(), (['failed', 'skipped', 'warning', 'passed'] as const)[i % 4]!, random()),
+      ...check(random(), (['failed', 'not-run', 'warning', 'passed'] as const)[i % 4]!, random()),
       title: random(),
     };
     const r = buildClaimResults({

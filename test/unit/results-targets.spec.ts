@@ -81,7 +81,7 @@ test('each target gets the verdict of its own checks, sorted by role, transport 
     passed: 0,
     failed: 0,
     warning: 1,
-    skipped: 0,
+    'not-run': 0,
     'not-applicable': 1,
     incomplete: 0,
   });
@@ -89,13 +89,13 @@ test('each target gets the verdict of its own checks, sorted by role, transport 
     passed: 1,
     failed: 1,
     warning: 0,
-    skipped: 0,
+    'not-run': 0,
     'not-applicable': 0,
     incomplete: 0,
   });
   expect(r.verdict).toBe('nonconformant');
   expect(r.reason).toBeUndefined();
-  expect(r.counts).toEqual({ passed: 2, failed: 2, warning: 1, skipped: 0, 'not-applicable': 1, incomplete: 0 });
+  expect(r.counts).toEqual({ passed: 2, failed: 2, warning: 1, 'not-run': 0, 'not-applicable': 1, incomplete: 0 });
   expect(r.claim.lifecycles).toEqual(['persistent', 'per_event']);
   expect(r.checks.map((c) => `${c.id} ${c.role} ${c.transport}`)).toEqual([
     'base.a backend http',
@@ -171,7 +171,7 @@ test('a planned target where no check ran is incomplete; a claim where nothing r
     passed: 0,
     failed: 0,
     warning: 0,
-    skipped: 0,
+    'not-run': 0,
     'not-applicable': 0,
     incomplete: 0,
   });
@@ -193,7 +193,7 @@ test('targets named only by checks are reported too, and claimVerdict agrees wit
       role: 'harness',
       transport: 'http',
       verdict: 'conformant',
-      counts: { passed: 1, failed: 0, warning: 0, skipped: 0, 'not-applicable': 0, incomplete: 0 },
+      counts: { passed: 1, failed: 0, warning: 0, 'not-run': 0, 'not-applicable': 0, incomplete: 0 },
     },
   ]);
   expect(claimVerdict(targets, checks)).toEqual({ verdict: 'conformant' });

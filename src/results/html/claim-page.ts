@@ -19,6 +19,8 @@ import { knownSnapshot, snapshotIdentity, UNKNOWN_SNAPSHOT, type SnapshotSummary
 import type { ExpectedFailure, ExpectedOutcome } from '../expected-failures.js';
 import {
   coverageText,
+  reasonIsCoverage,
+  statusWord,
   projectName,
   targetKey,
   targetLabel,
@@ -34,7 +36,7 @@ import { badge, page } from './page.js';
 import { findingsSection } from './claim-findings.js';
 
 /** Worst first: what a matrix cell shows when several checks cover one requirement. */
-const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
+const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'not-run'];
 
 /** A word quoted for a POSIX shell. */
 const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
@@ -87,9 +89,9 @@ function implementationRows(
 
 function cell(checks: CheckResult[]): string {
   if (checks.length === 0) return badge('not-covered', 'not covered');
-  const worst = SEVERITY.find((s) => checks.some((c) => c.status === s)) ?? 'skipped';
+  const worst = SEVERITY.find((s) => checks.some((c) => c.status === s)) ?? 'not-run';
   const ids = [...new Set(checks.map((c) => c.id))].join(', ');
-  return `<span title="${esc(ids)}">${badge(worst)}</span>`;
+  return `<span title="${esc(ids)}">${badge(worst, statusWord(worst))}</span>`;
 }
 
 /**
@@ -195,9 +197,9 @@ function ledgerCell(r: ClaimResults, id: string): string {
 function exercised(r: ClaimResults, e: LedgerEntry): string {
   if (e.checks.length === 0) return '';
   const ids = new Set(e.checks);
-  const judged = r.checks.filter((c) => ids.has(c.id) && c.status !== 'not-applicable' && c.status !== 'skipped');
+  const judged = r.checks.filter((c) => ids.has(c.id) && c.status !== 'not-applicable' && c.status !== 'not-run');
   const worst = SEVERITY.find((s) => judged.some((c) => c.status === s));
-  return worst ? badge(worst) : badge('not-exercised', 'not exercised here');
+  return worst ? badge(worst, statusWord(worst)) : badge('not-exercised', 'not exercised here');
 }
 
 function ledgerRow(r: ClaimResults, e: LedgerEntry): string {
@@ -280,7 +282,7 @@ function acceptanceSection(j: Acceptance): string {
     const rows = shown
       .map(
         (c) =>
-          `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before) : '—'}</td><td class="c">${c.after ? badge(c.after) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}${c.change === 'new-failure' && listed.has(c.key) ? ' <span class="muted">on the expected-failures list: not counted</span>' : ''}</td></tr>`,
+          `<tr data-change="${token(c.change)}"><td><code>${esc(c.id)}</code></td><td>${esc(c.key.slice(c.id.length).trim().replace(/ /g, '/'))}</td><td class="c">${c.before ? badge(c.before, statusWord(c.before)) : '—'}</td><td class="c">${c.after ? badge(c.after, statusWord(c.after)) : '—'}</td><td class="c">${badge(c.change, c.change.replace('-', ' '))}${c.change === 'new-failure' && listed.has(c.key) ? ' <span class="muted">on the expected-failures list: not counted</span>' : ''}</td></tr>`,
       )
       .join('');
     const moved = j.regression.snapshots;
@@ -351,7 +353,7 @@ function checkBlock(r: ClaimResults, c: CheckResult, context: ReportContext, exp
   const attrs = `data-status="${token(c.status)}" data-profile="${token(c.profile)}" data-transport="${token(c.transport)}" data-role="${token(c.role)}"`;
   // run --retries: a pass on a retry is shown as flaky, with the attempts.
   const flaky = c.flaky ? ` <b class="flaky">flaky (${esc(c.attempts ?? 2)} attempts)</b>` : '';
-  return `<details class="check" ${attrs}${open}><summary>${badge(c.status)}${flaky} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
+  return `<details class="check" ${attrs}${open}><summary>${badge(c.status, statusWord(c.status))}${flaky} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
 }
 
 // The matrix links to a claim's checks of one profile and transport: `index.html?profile=http&transport=http#checks`.
@@ -442,15 +444,15 @@ export function claimPage(
   const c = r.claim;
   const counts = Object.entries(r.counts)
     .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${n} ${k}`)
+    .map(([k, n]) => `${n} ${statusWord(k)}`)
     .join(', ');
   // A run that left out checks the claim needs says how many ran, whatever its verdict.
   const cov = r.coverage && r.coverage.ran < r.coverage.needed ? r.coverage : undefined;
   const coverageLine = cov
-    ? `<p id="coverage"><b>${esc(coverageText({ ran: cov.ran, needed: cov.needed }, ' the claim needs'))}</b>${cov.why?.length ? `: ${esc(cov.why.join('; '))}` : ''}${r.verdict === 'partial' ? '. Every check that ran passed; the claim is not conformant until every check it needs has run.' : ''}</p>`
+    ? `<p id="coverage"><b>${esc(coverageText({ ran: cov.ran, needed: cov.needed }, ' the claim needs'))}</b>${cov.why?.length ? `: ${esc(cov.why.join('; '))}` : ''}${r.verdict === 'partial' ? '. Every check that ran passed; the claim is not conformant until every check it needs has run.' : r.counts['not-run'] ? `. ${r.counts['not-run']} not run: the run stopped before ${r.counts['not-run'] === 1 ? 'it' : 'they'} finished or started.` : ''}</p>`
     : '';
   const banner = `<section class="banner v-${token(r.verdict)}" id="verdict"><h1>${esc(c.implementation.name)} ${esc(c.implementation.version)}: ${esc(r.verdict)}</h1>
-<p>${r.reason && !(cov && r.verdict === 'partial') ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${coverageLine}${failingLine(r)}
+<p>${r.reason && !reasonIsCoverage(r) ? `${esc(r.reason)} · ` : ''}${esc(counts || 'no checks ran')}</p>${coverageLine}${failingLine(r)}
 <p id="snapshot" data-snapshot="${esc(c.snapshot.id)}">AHP: ${esc(snapshotBanner(c.snapshot))}</p>
 <p>ahp-conformance ${esc(r.runner.version)} · ${esc(r.generatedAt)}${r.run?.durationMs !== undefined ? ` · ran ${esc(duration(r.run.durationMs))}` : ''}</p>${runKindLine(r)}${
     r.containment && r.containment.kind !== 'sandbox'

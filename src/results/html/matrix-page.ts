@@ -8,12 +8,12 @@
 // snapshot it was judged by: claims of different snapshots share one page, told apart.
 import { applicableChecks, CAPABILITY_PROFILES } from '../../checks/catalogue.js';
 import type { CheckResult, CheckStatus, ClaimResults, TargetKey, Verdict } from '../model.js';
-import { coverageText, targetKey, targetLabel } from '../model.js';
+import { coverageText, ranToResult, statusWord, targetKey, targetLabel } from '../model.js';
 import { snapshotIdentity } from '../snapshot.js';
 import { esc, href } from './escape.js';
 import { badge, page } from './page.js';
 
-const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable', 'skipped'];
+const SEVERITY: CheckStatus[] = ['failed', 'incomplete', 'warning', 'passed', 'not-applicable'];
 const PROFILES = ['base', 'tool-interception', 'lifecycle-observation', 'stdio', 'http'] as const;
 
 /** A report of an earlier run found in the reports folder: listed, not part of this run. */
@@ -45,10 +45,11 @@ function profileCell(r: ClaimResults, t: TargetKey, profile: string, checks: Che
       ? '<td class="c muted" data-cell="not-claimed">not claimed</td>'
       : '<td class="c muted" data-cell="n-a">n/a</td>';
   }
-  const ran = new Set(mine.map((c) => c.id));
+  const ran = new Set(mine.filter(ranToResult).map((c) => c.id));
   const notRun = planned.filter((id) => !ran.has(id)).length;
   const worst = SEVERITY.find((s) => mine.some((c) => c.status === s));
-  // Green only when every planned check ran: a cell of a missing shard or a --grep run is not a pass.
+  // Green only when every planned check ran: a cell of a missing shard, a --grep run or a
+  // run that stopped is not a pass.
   const shown =
     worst === undefined
       ? badge('excluded', 'not run')
@@ -57,7 +58,7 @@ function profileCell(r: ClaimResults, t: TargetKey, profile: string, checks: Che
         : badge(worst);
   const counts = SEVERITY.map((s) => [s, mine.filter((c) => c.status === s).length] as const)
     .filter(([, n]) => n > 0)
-    .map(([s, n]) => `${n} ${s}`);
+    .map(([s, n]) => `${n} ${statusWord(s)}`);
   if (notRun) counts.push(`${notRun} not run`);
   // A failing cell names its checks, so a nightly reader sees what broke without opening the report.
   const ids =
@@ -125,7 +126,7 @@ export function matrixPage(
 ${pw}<table class="matrix"><thead><tr><th>Implementation</th><th>Snapshot</th><th>Target</th><th>Verdict</th>${PROFILES.map((p) => `<th>${esc(p)}</th>`).join('')}</tr></thead><tbody>
 ${rows}
 </tbody></table>
-<p class="muted">Each cell: the worst status of the profile's checks for the target, with counts; "not all run" where some of its checks did not run (left out by --grep, or in a shard missing from the merge); "not claimed" for a capability profile the claim does not list; "n/a" where the profile has no check for the target.</p>
+<p class="muted">Each cell: the worst status of the profile's checks for the target, with counts; "not all run" where some of its checks did not run (left out by --grep, in a shard missing from the merge, or not run because the run stopped); "not claimed" for a capability profile the claim does not list; "n/a" where the profile has no check for the target.</p>
 ${earlier}`;
   return page('AHP conformance matrix', body);
 }

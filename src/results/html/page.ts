@@ -16,7 +16,7 @@ th{background:var(--bg);font-weight:600}td.c{text-align:center;white-space:nowra
 .s{display:inline-block;padding:0 6px;border-radius:10px;font-size:12px;font-weight:600;color:#fff;white-space:nowrap}
 .s-passed,.s-conformant{background:var(--ok)}.s-failed,.s-nonconformant{background:var(--bad)}.s-warning,.s-incomplete{background:var(--warn)}.s-partial{background:var(--part)}
 .s-new-failure,.s-unexpected,.s-expired,.s-stale{background:var(--bad)}.s-fixed,.s-matched{background:var(--ok)}.s-still-failing{background:var(--warn)}
-.s-skipped,.s-not-applicable,.s-not-covered,.s-excluded,.s-new-check,.s-removed-check,.s-not-comparable,.s-not-run{background:#8c959f}.s-checked-elsewhere{background:#0969da}
+.s-not-applicable,.s-not-covered,.s-excluded,.s-new-check,.s-removed-check,.s-not-comparable,.s-not-run{background:#8c959f}.s-checked-elsewhere{background:#0969da}
 .s-judged{background:var(--ok)}.s-partly-judged{background:var(--part)}.s-claim-validation{background:#0969da}.s-not-observable,.s-gap{background:var(--warn)}.s-informative,.s-not-claimed,.s-not-exercised{background:#8c959f}
 .muted{color:var(--muted)}pre{background:var(--bg);border:1px solid var(--line);padding:8px;overflow:auto;max-height:420px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
 details.check{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}details.check>summary{cursor:pointer;padding:2px 0}
