@@ -30,6 +30,7 @@ import {
 } from '../results/expected-failures.js';
 import { recordedClaimPath } from '../results/run-record.js';
 import { findingsLine } from '../results/over-claim.js';
+import { flakyLines } from '../results/repetitions.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalLine } from '../terminal.js';
@@ -52,6 +53,8 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
     c.incomplete ? `${c.incomplete} incomplete` : '',
     c['not-applicable'] ? `${c['not-applicable']} not applicable` : '',
     c.skipped ? `${c.skipped} skipped` : '',
+    // --repeat: how many checks' repetitions differ, said even when none do.
+    r.run?.repeat ? `${r.checks.filter((x) => x.flaky).length} flaky across ${r.run.repeat} repetitions` : '',
   ].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
   const cov = r.coverage && r.coverage.ran < r.coverage.needed ? r.coverage : undefined;
@@ -265,6 +268,11 @@ export function conclude(
     throw new UsageError(
       '--certify accepts no shards that ran with --grep or --grep-invert (a certificate covers every check)',
     );
+  // Nor of checks run several times: a certificate is of one run of each (run refuses --repeat with --certify).
+  if (criteria.certification && claims.some((c) => c.results.run?.repeat))
+    throw new UsageError(
+      '--certify accepts no shards that ran with --repeat (a certificate is of one run of each check)',
+    );
   // A certificate says how the implementation was contained: never a weak one unless asked for.
   const weak = claims.find((c) => c.results.containment && c.results.containment.kind !== 'sandbox');
   if (criteria.certification && !criteria.allowWeakContainment && weak)
@@ -348,6 +356,7 @@ export function conclude(
     }
     const findings = findingsLine(results.findings);
     if (findings) lines.push(`  ${findings}`);
+    if (results.run?.repeat) lines.push(...flakyLines(results.checks, targetLabel).map((l) => `  ${l}`));
     judgement.accepted = !failing && results.verdict !== 'incomplete';
     if (judgement.expectedFailures || judgement.baseline) results.judgement = judgement;
     // Every view at once, after every implementation process is gone; the report shows
