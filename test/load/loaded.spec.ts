@@ -1,8 +1,9 @@
 // Verdicts that hold on a loaded machine (issue 10): while busy processes keep both cores
 // occupied, the reference backend and harness are conformant on one target each, a
 // backend that burns 1.5 s of CPU before its first line is conformant on every target at
-// the default timeoutMs (with latency warnings where a reply came late), and a backend
-// that never answers still fails, naming the patience it was given.
+// the default timeoutMs (with latency warnings where a reply came late), the harness's
+// timing checks give the same verdict three times over (`run --repeat 3`: none flaky), and a
+// backend that never answers still fails, naming the patience it was given.
 import { test, expect } from '@playwright/test';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,6 +71,32 @@ test('the reference backend (stdio per_event) and harness (http) are conformant 
   );
   expect(failing(harness.results)).toEqual([]);
   expect(harness.results.verdict).toBe('conformant');
+});
+
+/**
+ * The harness checks judged against deadlines and tolerances measured in the run
+ * (src/timing.ts: actToleranceMs, the deadline probes, the timeout class): on http, where
+ * each runs in a few seconds.
+ */
+const TIMING_CHECKS = ['ti.deadline', 'ti.failure-policy', 'lo.observer-isolation', 'auth.acquisition-deadline'];
+
+test('the timing checks give the same verdict three times over with both cores busy (run --repeat 3)', () => {
+  const r = certify(
+    'loaded-timing',
+    `role: harness\ntransports: [http]\nprofiles: [tool-interception, lifecycle-observation]\n` +
+      `harness: { command: ${node}, args: [${JSON.stringify(HARNESS)}, --config, "{config}"] }\n`,
+    ['--repeat', '3', '--grep', `^(${TIMING_CHECKS.map((id) => id.replace(/\./g, '\\.')).join('|')}):`],
+  );
+  const flaky = r.results.checks
+    .filter((c) => c.flaky)
+    .map((c) => `${c.id}: ${c.repetitions?.map((x) => `${x.status} ${x.durationMs} ms`).join(', ')}`);
+  expect(flaky).toEqual([]);
+  expect(failing(r.results)).toEqual([]);
+  expect(r.results.run?.repeat).toBe(3);
+  expect(r.results.checks.map((c) => c.id).sort()).toEqual([...TIMING_CHECKS].sort());
+  for (const c of r.results.checks) expect(c.repetitions, c.id).toHaveLength(3);
+  expect(r.out).toContain('0 flaky across 3 repetitions');
+  expect(r.code).toBe(0);
 });
 
 test('a backend that burns 1.5 s of CPU before its first line is conformant on every target at the default timeoutMs', () => {
