@@ -242,7 +242,7 @@ function repeatOf(options: Record<string, string>): number {
   if (text === undefined) return 1;
   const n = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
   if (!(n >= 1 && n <= 100)) throw new UsageError(`--repeat takes a number from 1 to 100 (got "${text}")`);
-  if (options.certify)
+  if (options.certify && n > 1)
     throw new UsageError(
       '--certify accepts no --repeat (a certificate is of one run of each check; --repeat finds verdicts that differ between runs)',
     );
@@ -467,7 +467,8 @@ async function listRun(
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   if (claims.length === 0) return exit;
   // Each check once, whatever --repeat says: the repetitions are of the same checks.
-  const plan = newPlan(claims, { ...options, repeat: '1' }, reportsDir, reportsDir, timeoutOverride(options));
+  const { repeat: _repeat, ...once } = options;
+  const plan = newPlan(claims, once, reportsDir, reportsDir, timeoutOverride(options));
   // The plan carries --grep and --grep-invert (newPlan): the config selects by them.
   // A selection that leaves nothing lists nothing (Playwright would call it an error).
   const { code, warnings, stderr } = await runPlan(plan, ['--list', '--reporter', 'list', '--pass-with-no-tests'], {});
