@@ -84,6 +84,8 @@ export default defineConfig<SuiteOptions>({
   workers: defaultWorkers(),
   forbidOnly: true,
   retries: 0,
+  // run --repeat N: every check N times, folded into one result by the results reporter.
+  repeatEach: plan?.repeat ?? 1,
   timeout: checkTimeLimitMs(longestDeadline),
   outputDir: folder.playwrightOutput,
   reporter,

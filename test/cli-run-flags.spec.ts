@@ -1,7 +1,7 @@
 // The run options a Playwright user expects, on a real run of the deliberately faulty
 // example claim (the reference backend whose deny effects carry an empty reason, so
 // ti.deny-samples fails): --list, the progress reporters and their failure blocks,
-// --quiet, --retries, --max-failures/-x, --timeout-ms and --full-transcripts.
+// --quiet, --retries, --repeat, --max-failures/-x, --timeout-ms and --full-transcripts.
 import { test, expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -102,6 +102,24 @@ test('--reporter json: Playwright JSON alone on stdout, our lines on stderr; --t
   expect(readFileSync(join(r.reports, 'faulty-backend', 'index.html'), 'utf8')).toContain(
     '3000 (run --timeout-ms; the claim says 2000)',
   );
+});
+
+test('--repeat runs every check n times and records each repetition; --list lists each check once', () => {
+  const r = run('--grep', 'base.jsonrpc', '--repeat', '2', '--reporter', 'line');
+  expect(r.code, r.err).toBe(0);
+  expect(r.out).toMatch(/Running 2 checks, 2 times each using \d workers?/);
+  expect(r.out).toContain('(repetition 2/2)');
+  expect(r.out).toMatch(
+    /partial: ran 2 of \d+ checks the claim needs \(2 passed, 0 failed, 0 flaky across 2 repetitions;/,
+  );
+  const res = results(r.reports);
+  expect(res.run?.repeat).toBe(2);
+  expect(res.checks).toHaveLength(2);
+  for (const c of res.checks) {
+    expect(c.repetitions!.map((x) => x.status)).toEqual(['passed', 'passed']);
+    expect(c.flaky).toBeUndefined();
+  }
+  expect(run('--list', '--grep', 'base.jsonrpc', '--repeat', '3').out).toMatch(/Total: 2 tests/);
 });
 
 test('--full-transcripts keeps every entry of a passing check, and says so; without it a pass keeps a bounded transcript', () => {

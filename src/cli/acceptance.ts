@@ -31,6 +31,7 @@ import {
 } from '../results/expected-failures.js';
 import { recordedClaimPath } from '../results/run-record.js';
 import { findingsLine } from '../results/over-claim.js';
+import { flakyLines } from '../results/repetitions.js';
 import { UsageError } from './args.js';
 import { EXIT, type Io } from './io.js';
 import { terminalLine } from '../terminal.js';
@@ -54,6 +55,8 @@ export function summaryLine(r: ClaimResults, dir: string, digest?: string): stri
     c.incomplete ? `${c.incomplete} incomplete` : '',
     c['not-applicable'] ? `${c['not-applicable']} not applicable` : '',
     c['not-run'] ? `${c['not-run']} not run` : '',
+    // --repeat: how many checks' repetitions differ, said even when none do.
+    r.run?.repeat ? `${r.checks.filter((x) => x.flaky).length} flaky across ${r.run.repeat} repetitions` : '',
   ].filter(Boolean);
   const targets = (r.targets ?? []).length > 1 ? r.targets.map((t) => `${targetLabel(t)} ${t.verdict}`).join(', ') : '';
   const cov = r.coverage && r.coverage.ran < r.coverage.needed ? r.coverage : undefined;
@@ -268,6 +271,11 @@ export function conclude(
     throw new UsageError(
       '--certify accepts no shards that ran with --grep or --grep-invert (a certificate covers every check)',
     );
+  // Nor of checks run several times: a certificate is of one run of each (run refuses --repeat with --certify).
+  if (criteria.certification && claims.some((c) => c.results.run?.repeat))
+    throw new UsageError(
+      '--certify accepts no shards that ran with --repeat (a certificate is of one run of each check)',
+    );
   // A certificate says how the implementation was contained: never a weak one unless asked for.
   const weak = claims.find((c) => c.results.containment && c.results.containment.kind !== 'sandbox');
   if (criteria.certification && !criteria.allowWeakContainment && weak)
@@ -351,6 +359,7 @@ export function conclude(
     }
     const findings = findingsLine(results.findings);
     if (findings) lines.push(`  ${findings}`);
+    if (results.run?.repeat) lines.push(...flakyLines(results.checks, targetLabel).map((l) => `  ${l}`));
     // A run that stopped before every check ran is never accepted: a failure it found is
     // still exit 1, else (a failure excused, or a baseline's) it is incomplete, exit 2.
     const stopped = results.counts['not-run'] > 0;

@@ -38,7 +38,7 @@ plain draft means the newest, ${NEWEST_SNAPSHOT} (docs/claims.md).
 Usage:
   ahp-conformance run <claim.yaml>... [--grep <regex>] [--grep-invert <regex>] [--workers <n>] [--reports <dir>]
                   [--baseline <results.json|reports dir>] [--expected-failures <file.yaml>] [--certify [--allow-weak-containment]] [--shard <i>/<n>]
-                  [--list] [--reporter list|line|dot|json] [--quiet] [--retries <n>] [--max-failures <n> | -x]
+                  [--list] [--reporter list|line|dot|json] [--quiet] [--retries <n>] [--repeat <n>] [--max-failures <n> | -x]
                   [--timeout-ms <ms>] [--full-transcripts] [--sign-key <file.key>] [--no-color]
       Certify the implementations the claims describe: launch each one, play scripted
       traffic over its claimed transports, and write reports/<implementation>/
@@ -49,6 +49,8 @@ Usage:
       report (reports/blob/<i>-of-<n>/); it gives no verdict (exit 0 once it ran).
       --list lists the checks the run would run, and runs nothing. --retries retries a
       failed check; a pass on retry is recorded as flaky (and fails under --certify).
+      --repeat runs every check n times (1 to 100) and records each repetition; a check
+      whose repetitions differ is flaky (not with --certify).
       --timeout-ms overrides the claims' timeoutMs (recorded; refused under --certify).
       --full-transcripts keeps every transcript entry of passing checks in results.json too
       (a passing check keeps 40 without it; recorded as run.fullTranscripts).
@@ -226,6 +228,7 @@ const RUN_ONLY = [
   'x',
   'reporter',
   'retries',
+  'repeat',
   'max-failures',
   'timeout-ms',
   'grep',
@@ -267,6 +270,7 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
         'sha256',
         'reporter',
         'retries',
+        'repeat',
         'max-failures',
         'timeout-ms',
         'role',

@@ -1,6 +1,6 @@
 // `ahp-conformance run <claim.yaml>... [--grep re] [--grep-invert re] [--workers n] [--reports dir]
 //   [--baseline b] [--expected-failures f] [--certify] [--shard i/n] [--list] [--reporter r]
-//   [--quiet] [--retries n] [--max-failures n | -x] [--timeout-ms ms] [--full-transcripts]`:
+//   [--quiet] [--retries n] [--repeat n] [--max-failures n | -x] [--timeout-ms ms] [--full-transcripts]`:
 // load the claims, write a run plan, run the suites through Playwright Test, and sum up.
 // With --shard, run one Playwright shard and leave a blob report for `merge`; with --list,
 // list the planned checks and run nothing. docs/cli.md describes the options.
@@ -158,6 +158,7 @@ function newPlan(
     cwd: process.cwd(),
     ...selectionOf(options),
     ...(options['full-transcripts'] ? { fullTranscripts: true } : {}),
+    ...(repeatOf(options) > 1 ? { repeat: repeatOf(options) } : {}),
     // Filled in by runPlan, which owns the folder's lifetime.
     workDir: '',
     containment: containment(),
@@ -233,6 +234,19 @@ function progressEnv(options: Record<string, string>): NodeJS.ProcessEnv {
     ...(progress ? { AHP_PROGRESS: progress } : {}),
     ...(options.certify ? { [FLAKY_FAILS_ENV]: '1' } : {}),
   };
+}
+
+/** `--repeat N`: how many times every check runs (1: once, as without it). */
+function repeatOf(options: Record<string, string>): number {
+  const text = options.repeat;
+  if (text === undefined) return 1;
+  const n = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
+  if (!(n >= 1 && n <= 100)) throw new UsageError(`--repeat takes a number from 1 to 100 (got "${text}")`);
+  if (options.certify && n > 1)
+    throw new UsageError(
+      '--certify accepts no --repeat (a certificate is of one run of each check; --repeat finds verdicts that differ between runs)',
+    );
+  return n;
 }
 
 /** `--timeout-ms`: a deadline for every claim's exchanges instead of its own `timeoutMs` (recorded in the results). */
@@ -452,7 +466,9 @@ async function listRun(
   }
   const claims = outcomes.flatMap((o) => (o.kind === 'ok' ? [o.claim] : []));
   if (claims.length === 0) return exit;
-  const plan = newPlan(claims, options, reportsDir, reportsDir, timeoutOverride(options));
+  // Each check once, whatever --repeat says: the repetitions are of the same checks.
+  const { repeat: _repeat, ...once } = options;
+  const plan = newPlan(claims, once, reportsDir, reportsDir, timeoutOverride(options));
   // The plan carries --grep and --grep-invert (newPlan): the config selects by them.
   // A selection that leaves nothing lists nothing (Playwright would call it an error).
   const { code, warnings, stderr } = await runPlan(plan, ['--list', '--reporter', 'list', '--pass-with-no-tests'], {});
@@ -474,6 +490,7 @@ export async function runCommand(files: string[], options: Record<string, string
   if (options['allow-weak-containment'] !== undefined && options.certify === undefined)
     throw new UsageError('--allow-weak-containment relaxes --certify only: pass both or neither');
   const timeoutMs = timeoutOverride(options);
+  repeatOf(options);
   const shard = options.shard !== undefined ? parseShard(options.shard) : undefined;
   if (typeof shard === 'string') throw new UsageError(shard);
   if (options.list && shard) throw new UsageError('--list lists every check of the run: pass it or --shard');

@@ -35,6 +35,8 @@ export interface RunPlan {
   selection?: RunInfo['selection'];
   /** --full-transcripts: results.json keeps every transcript entry of passing checks too. */
   fullTranscripts?: true;
+  /** --repeat N (N > 1): Playwright runs every check N times, and the reporter folds them (src/results/repetitions.ts). */
+  repeat?: number;
   /** The folder the run started in: results name claim files relative to it. */
   cwd?: string;
   /**

@@ -87,7 +87,7 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
   return {
     runnerVersion: plan.runnerVersion,
     claims,
-    // Shards that selected other checks, or kept other transcripts, are not one run.
+    // Shards that selected other checks, kept other transcripts or repeated them otherwise are not one run.
     digest: sha256(
       JSON.stringify([
         plan.runnerVersion,
@@ -96,10 +96,12 @@ export function recordPlan(plan: RunPlan, projects: readonly PlannedProject[]): 
         claims.map((c) => (c.claim.implementationFiles ?? []).map((f) => [f.kind, f.name, f.sha256 ?? null])),
         ...(plan.selection ? [plan.selection] : []),
         ...(plan.fullTranscripts ? ['full-transcripts'] : []),
+        ...(plan.repeat ? [`repeat=${plan.repeat}`] : []),
       ]),
     ),
     ...(plan.selection ? { selection: plan.selection } : {}),
     ...(plan.fullTranscripts ? { fullTranscripts: true } : {}),
+    ...(plan.repeat ? { repeat: plan.repeat } : {}),
     ...(plan.containment ? { containment: plan.containment } : {}),
     environment: runEnvironment(),
   };

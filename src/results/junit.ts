@@ -72,6 +72,13 @@ function testcase(parent: XMLBuilder, c: CheckResult): void {
     ...c.requirements.map((req): [string, string] => ['requirement', req]),
     ['level', c.level],
     ['status', c.status],
+    // run --repeat: each repetition in order (results without them render as they did, so `verify` still checks them).
+    ...(c.repetitions
+      ? [
+          ...(c.flaky ? [['flaky', 'true'] as [string, string]] : []),
+          ...c.repetitions.map((r, i): [string, string] => ['repetition', `${i + 1}: ${r.status} ${r.durationMs} ms`]),
+        ]
+      : []),
   ]);
   if (c.status === 'failed')
     tc.ele('failure', attrs({ message: c.message.split('\n')[0] ?? '' })).txt(xmlText(c.message));

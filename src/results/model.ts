@@ -80,8 +80,24 @@ export interface CheckResult {
   transcript?: TranscriptLine[];
   /** How many times it ran, when `run --retries` retried it. */
   attempts?: number;
-  /** It passed only on a retry (`run --retries`); under --certify it is failed instead. */
+  /**
+   * Its outcome was not the same every time it ran: it passed only on a retry (`run
+   * --retries`; under --certify it is failed instead), or its repetitions differ (`run
+   * --repeat`, src/results/repetitions.ts).
+   */
   flaky?: boolean;
+  /** `run --repeat N`: each of the N runs of the check, in order. */
+  repetitions?: Repetition[];
+}
+
+/** One of a check's runs under `run --repeat`. */
+export interface Repetition {
+  status: CheckStatus;
+  durationMs: number;
+  /** Its message, when it is not the check's own. */
+  message?: string;
+  /** How many times it ran, when `run --retries` retried it. */
+  attempts?: number;
 }
 
 export interface ClaimSummary {
@@ -130,6 +146,8 @@ export interface RunInfo {
   selection?: { grep?: string; grepInvert?: string };
   /** `--full-transcripts`: every check keeps its whole transcript (else a passing one keeps 40 entries). */
   fullTranscripts?: true;
+  /** `--repeat N` (N > 1): every check ran N times; each check records its repetitions. */
+  repeat?: number;
   startedAt?: string;
   /** Wall time of the Playwright run (for a merge: as the merged reports give it). */
   durationMs?: number;

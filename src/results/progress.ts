@@ -106,6 +106,8 @@ export default class ProgressReporter implements Reporter {
   private done = 0;
   private dots = 0;
   private started = Date.now();
+  /** `run --repeat`: how many times each check runs (Playwright's repeatEach). */
+  private repeat = 1;
   private readonly failures: { test: TestCase; result: TestResult }[] = [];
   private readonly counts: Record<Exclude<Outcome, 'retrying'>, number> = {
     passed: 0,
@@ -126,9 +128,12 @@ export default class ProgressReporter implements Reporter {
   onBegin(config: FullConfig, suite: Suite): void {
     this.total = suite.allTests().length;
     this.started = Date.now();
+    this.repeat = Math.max(1, config.projects[0]?.repeatEach ?? 1);
     const workers = Math.min(config.workers, this.total);
+    const checks = this.total / this.repeat;
+    const times = this.repeat > 1 ? `, ${this.repeat} times each` : '';
     this.write(
-      `\nRunning ${this.total} check${this.total === 1 ? '' : 's'} using ${workers} worker${workers === 1 ? '' : 's'}\n\n`,
+      `\nRunning ${checks} check${checks === 1 ? '' : 's'}${times} using ${workers} worker${workers === 1 ? '' : 's'}\n\n`,
     );
   }
 
@@ -145,7 +150,7 @@ export default class ProgressReporter implements Reporter {
       return;
     }
     const project = test.parent.project()?.name ?? '';
-    const retry = result.retry ? ` (retry #${result.retry})` : '';
+    const retry = `${this.repeat > 1 ? ` (repetition ${test.repeatEachIndex + 1}/${this.repeat})` : ''}${result.retry ? ` (retry #${result.retry})` : ''}`;
     const message =
       result.status === 'interrupted'
         ? NOT_FINISHED
@@ -210,7 +215,7 @@ export default class ProgressReporter implements Reporter {
   private block(n: number, test: TestCase, result: TestResult): string {
     const project = test.parent.project()?.name ?? '';
     const lines = [
-      `\n  ${n}) [${project}] › ${test.title}${result.retry ? ` (retry #${result.retry})` : ''}`,
+      `\n  ${n}) [${project}] › ${test.title}${this.repeat > 1 ? ` (repetition ${test.repeatEachIndex + 1}/${this.repeat})` : ''}${result.retry ? ` (retry #${result.retry})` : ''}`,
       '',
       ...errorText(result.errors[0] ?? result.error, result, test)
         .split('\n')

@@ -43,6 +43,7 @@ import { readSnapshot } from './snapshot.js';
 import { selected } from './check-title.js';
 import { mergeObserved, readObserved, type Observed } from './observed.js';
 import { claimFindings } from './over-claim.js';
+import { foldChecks } from './repetitions.js';
 
 /** What the config gives this reporter. */
 export interface ResultsReporterOptions {
@@ -123,6 +124,8 @@ export default class ResultsReporter implements Reporter {
   private readonly byClaim = new Map<number, CheckResult[]>();
   /** Each test's entry so far (`--retries`: a retry replaces the attempt before it), and its first failure. */
   private readonly attempts = new Map<string, { entry: CheckResult; firstFailure?: string }>();
+  /** `run --repeat`: each entry's repetition (Playwright's repeatEachIndex), for folding them in order. */
+  private readonly repetition = new Map<CheckResult, number>();
   /** Per claim, per target (keyed by targetKey): a launch failure reason, and whether any check got past launching. */
   private readonly launch = new Map<number, Map<string, LaunchRecord>>();
   /** Per claim, per target (keyed by targetKey): what its checks observed the implementation advertise and do. */
@@ -296,6 +299,7 @@ export default class ResultsReporter implements Reporter {
     launches.set(targetKey(target), launch);
     this.launch.set(target.claimIndex, launches);
     const list = this.byClaim.get(target.claimIndex) ?? [];
+    this.repetition.set(entry, test.repeatEachIndex ?? 0);
     const earlier = this.attempts.get(test.id);
     if (earlier) {
       entry.attempts = result.retry + 1;
@@ -384,7 +388,9 @@ export default class ResultsReporter implements Reporter {
    */
   private claims(plan: RecordedPlan, why: string[], absent?: string): RunOutcome['claims'] {
     return plan.claims.map(({ claim, targets, notApplicable, digest, declares }, index) => {
-      const ran = this.byClaim.get(index) ?? [];
+      const recorded = this.byClaim.get(index) ?? [];
+      // --repeat: one result per (check, target), with every repetition's (src/results/repetitions.ts).
+      const ran = plan.repeat ? foldChecks(recorded, (e) => this.repetition.get(e) ?? 0) : recorded;
       const built = buildClaimResults({
         runnerVersion: plan.runnerVersion,
         generatedAt: new Date().toISOString(),
@@ -411,6 +417,7 @@ export default class ResultsReporter implements Reporter {
           ...(plan.environment ? { environment: plan.environment } : {}),
           ...(plan.selection ? { selection: plan.selection } : {}),
           ...(plan.fullTranscripts ? { fullTranscripts: true } : {}),
+          ...(plan.repeat ? { repeat: plan.repeat } : {}),
         },
         why,
       });

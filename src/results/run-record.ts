@@ -51,6 +51,8 @@ export interface RecordedPlan {
   selection?: { grep?: string; grepInvert?: string };
   /** --full-transcripts of the run (of every shard): results.json keeps every transcript entry. */
   fullTranscripts?: true;
+  /** --repeat of the run (of every shard), when more than 1. */
+  repeat?: number;
   /** The machine that planned the run (for a merge: one of the shards'). */
   environment?: RunEnvironment;
 }
@@ -165,7 +167,7 @@ export function mergeCoverage(metadata: Record<string, unknown>): MergeCoverage 
     return {
       kind: 'error',
       message:
-        'the blob reports come from different runs (other claims, claim files that differ, other bytes of an implementation, other --grep, --timeout-ms or --full-transcripts, or another ahp-conformance version); merge shards of one run only',
+        'the blob reports come from different runs (other claims, claim files that differ, other bytes of an implementation, other --grep, --timeout-ms, --full-transcripts or --repeat, or another ahp-conformance version); merge shards of one run only',
     };
   }
   const total = totals[0]!;

@@ -246,6 +246,18 @@ function ledgerSection(r: ClaimResults): string {
 ${tables}`;
 }
 
+/** run --repeat: each repetition's status, time and (when not the check's own) message. */
+function repetitionsTable(c: CheckResult): string {
+  if (!c.repetitions) return '';
+  const rows = c.repetitions
+    .map(
+      (x, i) =>
+        `<tr><td class="c">${esc(i + 1)}</td><td>${badge(x.status)}</td><td class="c">${esc(x.durationMs)} ms</td><td>${x.attempts ? `${esc(x.attempts)} attempts ` : ''}${x.message ? `<pre>${esc(x.message)}</pre>` : ''}</td></tr>`,
+    )
+    .join('');
+  return `<p><b>Repetitions</b></p><table class="repetitions"><thead><tr><th>#</th><th>status</th><th>time</th><th>message</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
 function transcriptTable(lines: readonly TranscriptLine[]): string {
   const rows = lines
     .map((l) => {
@@ -343,6 +355,7 @@ function checkBlock(r: ClaimResults, c: CheckResult, context: ReportContext, exp
     c.evidence?.expected && c.evidence.expected !== spec?.expectation
       ? `<p><b>Expected here</b></p><pre>${esc(c.evidence.expected)}</pre>`
       : '',
+    repetitionsTable(c),
     c.transcript?.length
       ? `<details><summary>Wire transcript (${c.transcript.length} entries)</summary>${transcriptTable(c.transcript)}</details>`
       : '',
@@ -351,8 +364,12 @@ function checkBlock(r: ClaimResults, c: CheckResult, context: ReportContext, exp
     .filter(Boolean)
     .join('\n');
   const attrs = `data-status="${token(c.status)}" data-profile="${token(c.profile)}" data-transport="${token(c.transport)}" data-role="${token(c.role)}"`;
-  // run --retries: a pass on a retry is shown as flaky, with the attempts.
-  const flaky = c.flaky ? ` <b class="flaky">flaky (${esc(c.attempts ?? 2)} attempts)</b>` : '';
+  // run --retries: a pass on a retry is shown as flaky, with the attempts; run --repeat: with its repetitions.
+  const flaky = !c.flaky
+    ? ''
+    : c.repetitions
+      ? ` <b class="flaky">flaky (${esc(c.repetitions.map((x) => x.status).join(', '))})</b>`
+      : ` <b class="flaky">flaky (${esc(c.attempts ?? 2)} attempts)</b>`;
   return `<details class="check" ${attrs}${open}><summary>${badge(c.status, statusWord(c.status))}${flaky} <code>${esc(c.id)}</code> ${esc(c.title)} <span class="muted">${esc(targetLabel(c))}</span></summary>\n${parts}\n</details>`;
 }
 
@@ -406,6 +423,7 @@ function runKindLine(r: ClaimResults): string {
         : '',
     r.judgement?.expectedFailures ? 'judged with expected failures' : '',
     r.judgement?.baseline ? 'judged against a baseline' : '',
+    r.run.repeat ? `every check ran ${r.run.repeat} times (--repeat)` : '',
   ].filter(Boolean);
   const judged = r.judgement
     ? ` · as judged, the run ${r.judgement.accepted ? 'passed' : 'failed'} (the verdict stays what the checks say)`
