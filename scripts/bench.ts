@@ -4,7 +4,7 @@
 // (docs/performance.md), all in the same run (absolute numbers vary by machine; ratios are
 // what to compare between commits).
 //
-//   npm run bench -- [--only validator,launch,driver,harness-run,corpus,certify] [--no-corpus] [--corpus all]
+//   npm run bench -- [--only validator,launch,driver,harness-run,corpus,silence,certify] [--no-corpus] [--corpus all]
 //                    [--no-certify] [--workers <n>] [--repeat <n>]
 import { performance } from 'node:perf_hooks';
 import { parseJsonBytes } from '../src/protocol/json.js';
@@ -638,5 +638,39 @@ async function certifySection(): Promise<void> {
   );
 }
 
+// ---------------------------------------------------------------- silence by causality
+// A backend that answers what it accepts and is silent on what it refuses (the reference's
+// silent-on-errors), against the conforming reference under the same claim, in the same run:
+// each silent refusal costs its deadline and a fence, not the patience (drivers/channel.ts).
+async function silenceSection(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'ahp-bench-silence-'));
+  const claim = (name: string, fault?: string): string => {
+    const file = join(dir, `${name}.yaml`);
+    const args = [join(root, 'dist', 'reference', 'backend', 'main.js'), '--transport', 'stdio'];
+    if (fault) args.push('--fault', fault);
+    writeFileSync(
+      file,
+      YAML.stringify({
+        implementation: { name, version: '1.0.0' },
+        role: 'backend',
+        transports: ['stdio'],
+        profiles: ['tool-interception'],
+        backend: { stdio: { command: process.execPath, args, lifecycles: ['persistent'] } },
+      }),
+    );
+    return file;
+  };
+  const workers = Number(flag('--workers') ?? defaultWorkers());
+  const good = await certify(claim('conforming'), workers);
+  const silent = await certify(claim('silent', 'silent-on-errors'), workers);
+  rmSync(dir, { recursive: true, force: true });
+  const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  process.stdout.write(
+    `\nsilence (stdio persistent, --workers ${workers}): conforming ${s(good.ms)}, silent on refusals ${s(silent.ms)}: ` +
+      `ratio ${(silent.ms / good.ms).toFixed(2)}x (goal 1.5x; ${silent.failed.length} checks failed, as they must)\n`,
+  );
+}
+
+if (want('silence')) await silenceSection();
 // Last: the slowest section, and its declarations above must be initialized first.
 if (want('certify') && !process.argv.includes('--no-certify')) await certifySection();

@@ -493,7 +493,10 @@ test.describe('the progress lines of a run that stopped', () => {
     try {
       const reporter = new ProgressReporter({ style });
       const tests = Array.from({ length: total }, (_, i) => testCase(`t${i}`));
-      reporter.onBegin({ workers: 2 } as FullConfig, { allTests: () => tests } as unknown as Suite);
+      reporter.onBegin(
+        { workers: 2, projects: [] } as unknown as FullConfig,
+        { allTests: () => tests } as unknown as Suite,
+      );
       for (const [id, status, annotated] of ends) reporter.onTestEnd(testCase(id), result(status, annotated));
       reporter.onEnd({ status: 'interrupted' } as never);
     } finally {
