@@ -285,20 +285,18 @@ function backendFindings(input: FindingsInput, o: Observed, checks: TargetChecks
       requirement: 'AHP-CORE-001',
       check: 'base.configuration-unoffered',
     });
-  if (c && c.observe.length && !profiles.includes(LO))
-    out.push({
-      kind: 'profile-uncovered',
-      says: `The backend's hooks/configuration result subscribes observations, yet the claim does not list the ${LO} profile: the certificate does not cover it.`,
-      evidence: `observe ${list(c.observe)}`,
-      requirement: 'AHP-CORE-001',
-    });
-  if (c && c.intercept.length && !profiles.includes(TI))
-    out.push({
-      kind: 'profile-uncovered',
-      says: `The backend's hooks/configuration result subscribes interceptions, yet the claim does not list the ${TI} profile: the certificate does not cover it.`,
-      evidence: `intercept ${list(c.intercept)}`,
-      requirement: 'AHP-CORE-001',
-    });
+  // Per mode its configuration result subscribes, against the profile that covers that mode.
+  for (const [events, profile, mode, what] of [
+    [c?.observe ?? [], LO, 'observe', 'observations'],
+    [c?.intercept ?? [], TI, 'intercept', 'interceptions'],
+  ] as const)
+    if (events.length && !profiles.includes(profile))
+      out.push({
+        kind: 'profile-uncovered',
+        says: `The backend's hooks/configuration result subscribes ${what}, yet the claim does not list the ${profile} profile: the certificate does not cover it.`,
+        evidence: `${mode} ${list(events)}`,
+        requirement: 'AHP-CORE-001',
+      });
   const uncovered: string[] = [];
   if (returnedAt('tool.before').includes('deny') && declared.samples.deny === 0)
     uncovered.push('deny at tool.before (no backend.samples.deny: ti.deny-samples did not run)');

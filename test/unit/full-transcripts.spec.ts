@@ -6,7 +6,6 @@ import { test, expect } from '@playwright/test';
 import type { FullConfig, TestResult } from '@playwright/test/reporter';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadClaim } from '../../src/claims/load.js';
 import { plannedProjects, type RunPlan } from '../../src/engine/plan.js';
 import { recordPlan } from '../../src/engine/shards.js';
 import { ANNOTATION, ATTACHMENT } from '../../src/results/annotations.js';
@@ -14,7 +13,7 @@ import ResultsReporter, { PASS_TRANSCRIPT_ENTRIES } from '../../src/results/repo
 import { runMetadata, type RecordedPlan, type RunOutcome } from '../../src/results/run-record.js';
 import { verifyClaimFolder } from '../../src/results/verify.js';
 import { writeClaimResults } from '../../src/results/write.js';
-import { ROOT } from '../support/paths.js';
+import { referenceBackendPlan } from '../support/plan-fixture.js';
 import { reporterPlan, reporterTestCase, validResults } from '../support/results-fixture.js';
 import { tempFolders } from '../support/temp.js';
 
@@ -73,16 +72,7 @@ for (const mode of ['run', 'merge'] as const) {
 }
 
 test('shards run with and without --full-transcripts are of different runs; the recorded plan carries it', () => {
-  const o = loadClaim(join(ROOT, 'claims', 'reference-backend.yaml'));
-  if (o.kind !== 'ok') throw new Error('claims/reference-backend.yaml does not load');
-  const base: RunPlan = {
-    runnerVersion: '0',
-    createdAt: '',
-    reportsDir: '',
-    workDir: '',
-    containment: { kind: 'process-group' },
-    claims: [{ claim: o.claim, reportDir: '' }],
-  };
+  const base: RunPlan = referenceBackendPlan();
   const whole: RunPlan = { ...base, fullTranscripts: true };
   const bounded = recordPlan(base, plannedProjects(base));
   const full = recordPlan(whole, plannedProjects(whole));

@@ -17,10 +17,9 @@ import { claimPage } from '../../src/results/html/claim-page.js';
 import { junitXml } from '../../src/results/junit.js';
 import { conclude, summaryLine } from '../../src/cli/acceptance.js';
 import { UsageError } from '../../src/cli/args.js';
-import { loadClaim } from '../../src/claims/load.js';
 import { plannedProjects, type RunPlan } from '../../src/engine/plan.js';
 import { recordPlan } from '../../src/engine/shards.js';
-import { ROOT } from '../support/paths.js';
+import { referenceBackendPlan } from '../support/plan-fixture.js';
 import { checkResult, reporterPlan, validResults } from '../support/results-fixture.js';
 
 type Outcome = 'passed' | 'warning' | 'failed' | 'incomplete' | 'interrupted';
@@ -197,16 +196,7 @@ test('a certification takes no repeated run (merge --certify of shards run with 
 });
 
 test('shards run with other --repeat values are of different runs; the recorded plan carries it', () => {
-  const o = loadClaim(join(ROOT, 'claims', 'reference-backend.yaml'));
-  if (o.kind !== 'ok') throw new Error('claims/reference-backend.yaml does not load');
-  const base: RunPlan = {
-    runnerVersion: '0',
-    createdAt: '',
-    reportsDir: '',
-    workDir: '',
-    containment: { kind: 'process-group' },
-    claims: [{ claim: o.claim, reportDir: '' }],
-  };
+  const base: RunPlan = referenceBackendPlan();
   const once = recordPlan(base, plannedProjects(base));
   const thrice = recordPlan({ ...base, repeat: 3 }, plannedProjects(base));
   expect(once.repeat).toBeUndefined();
