@@ -2,9 +2,14 @@
 // `ahp-conformance run` writes a run plan into the run's private folder (AHP_RUN_FOLDER names
 // it: src/engine/run-folder.ts) and starts Playwright with this config, compiled
 // with everything else (dist/playwright.config.js runs dist/suites), so a run never mixes
-// source and compiled code. Each (claim, role, transport, lifecycle) becomes a project
-// that collects only its checks (src/engine/plan.ts) and gets its claim and target through
-// `use`; the results reporter records them for the CLI, which judges and writes the views.
+// source and compiled code. The plan decides the checks of each (claim, role, transport,
+// lifecycle), a target (src/engine/plan.ts); each (claim, role) becomes one project,
+// `acme:backend`, that runs all its targets, so they share its workers (Playwright never
+// shares a worker between projects, and each worker costs a start). The suites register
+// every check once per target shape, in a describe titled by it (`stdio:persistent`,
+// `http`: suites/support/check.ts); the project's grep collects exactly the (shape, check)
+// pairs the plan wants and its `use` gives the claim and its targets of the role. The
+// results reporter records them for the CLI, which judges and writes the views.
 // A shard (`run --shard i/n`) collects only its share of the checks and writes a blob
 // report; `ahp-conformance merge` runs `playwright merge-reports` with this config again.
 // (The self-tests of this tool use test/playwright.config.ts.)
@@ -17,8 +22,10 @@ import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV
 import { checkTimeLimitMs } from './src/timing.js';
 import type { ProgressOptions } from './src/results/progress.js';
 import { FLAKY_FAILS_ENV, type ResultsReporterOptions } from './src/results/reporter.js';
-import { checkGrep } from './src/results/check-title.js';
+import { shapesGrep } from './src/results/check-title.js';
 import { runMetadata } from './src/results/run-record.js';
+import { roleProjectName, targetShape } from './src/results/model.js';
+import type { RoleProjectMetadata } from './src/results/test-target.js';
 import type { SuiteOptions } from './suites/support/check.js';
 
 // Playwright loads this config in its main process and in every worker: each reads the
@@ -37,7 +44,15 @@ const all = plan ? plannedProjects(plan) : [];
 // --grep and --grep-invert select here, by check title (src/results/check-title.ts), not by
 // Playwright's title path; the CLI does not pass them to Playwright.
 const chosen = plan ? selectedProjects(all, plan.selection) : [];
-const projects = shard ? shardProjects(chosen, shard) : chosen;
+const targets = shard ? shardProjects(chosen, shard) : chosen;
+// One project per claim and role, in plan order: its targets and their checks.
+const projects: { claimIndex: number; role: RoleProjectMetadata['role']; targets: typeof targets }[] = [];
+for (const t of targets) {
+  const { claimIndex, role } = t.target;
+  const group = projects.find((p) => p.claimIndex === claimIndex && p.role === role);
+  if (group) group.targets.push(t);
+  else projects.push({ claimIndex, role, targets: [t] });
+}
 const longestDeadline = Math.max(2000, ...(plan?.claims.map((c) => c.claim.timeoutMs) ?? []));
 const reportsDir = merging ?? plan!.reportsDir;
 // One claim: its Playwright report sits beside its results; several, or a merge (the
@@ -76,8 +91,6 @@ const reporter: ReporterDescription[] = shard
       ['html', { outputFolder: htmlDir, open: 'never' }],
     ];
 
-/** A regular expression that matches exactly these check ids at the start of a test title. */
-
 export default defineConfig<SuiteOptions>({
   testMatch: '**/*.spec.js',
   fullyParallel: true,
@@ -90,22 +103,27 @@ export default defineConfig<SuiteOptions>({
   outputDir: folder.playwrightOutput,
   reporter,
   metadata: plan ? runMetadata(recordPlan(plan, all), shard) : {},
-  projects: projects.map((p) => ({
-    name: p.name,
-    testDir: `./suites/${p.target.role}`,
-    grep: new RegExp(checkGrep(p.checks)),
-    // The reporter reads the target here (blob reports keep project metadata), and the
-    // checks the project must collect (a suite that did not load is the runner's error).
-    metadata: { target: p.target, checks: p.checks },
-    use: {
-      claim: plan!.claims[p.target.claimIndex]!.claim,
-      snapshot: plan!.claims[p.target.claimIndex]!.claim.snapshot,
-      target: p.target,
-      runFolders: {
-        workDir: plan!.workDir,
-        reportsDir: plan!.hiddenReportsDir ?? plan!.reportsDir,
-        containment: plan!.containment,
+  projects: projects.map((p) => {
+    const claim = plan!.claims[p.claimIndex]!.claim;
+    const byShape = p.targets.map((t) => ({ shape: targetShape(t.target), checks: t.checks }));
+    return {
+      name: roleProjectName(claim.implementation.name, p.role),
+      testDir: `./suites/${p.role}`,
+      grep: new RegExp(shapesGrep(byShape)),
+      // The reporter reads the claim and role here, a test's shape from its annotation (blob
+      // reports keep both), and the checks each target must collect (a suite that did not
+      // load is the runner's error).
+      metadata: { claimIndex: p.claimIndex, role: p.role, targets: byShape } satisfies RoleProjectMetadata,
+      use: {
+        claim,
+        snapshot: claim.snapshot,
+        targets: p.targets.map((t) => t.target),
+        runFolders: {
+          workDir: plan!.workDir,
+          reportsDir: plan!.hiddenReportsDir ?? plan!.reportsDir,
+          containment: plan!.containment,
+        },
       },
-    },
-  })),
+    };
+  }),
 });

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { applicableChecks, checkSpec, claimRoles, type Lifecycle } from '../checks/catalogue.js';
 import type { ResolvedClaim } from '../claims/load.js';
 import type { ContainmentState } from '../../drivers/containment.js';
-import { projectName, type ImplementationFile, type Target } from '../results/model.js';
+import { targetName, type ImplementationFile, type Target } from '../results/model.js';
 import type { DeclaredNotApplicable } from '../results/run-record.js';
 import type { RunInfo } from '../results/model.js';
 import { selected } from '../results/check-title.js';
@@ -146,7 +146,7 @@ export function plannedProjects(plan: Pick<RunPlan, 'claims'>): PlannedProject[]
           });
         else checks.push(spec.id);
       }
-      return { name: projectName(claim.implementation.name, target), target, checks, notApplicable };
+      return { name: targetName(claim.implementation.name, target), target, checks, notApplicable };
     }),
   );
 }

@@ -2,6 +2,8 @@
 // attachments on the Playwright test result (so shard outputs can be merged later).
 export const ANNOTATION = {
   check: 'ahp-check',
+  /** The shape of the check's target (`stdio:persistent`, `http`): its project names the claim and role. */
+  target: 'ahp-target',
   status: 'ahp-status',
   message: 'ahp-message',
   /** The implementation could not be started for this check (the reason). */

@@ -339,11 +339,36 @@ export const targetKey = (t: TargetKey): string => [t.role, t.transport, t.lifec
 export const targetLabel = (t: TargetKey): string => [t.role, t.transport, t.lifecycle].filter(Boolean).join('/');
 
 /**
- * The Playwright project of one claim's target, `acme:backend:stdio:persistent`: the run
- * names its projects with it and the report's rerun command greps for it.
+ * A target's transport and lifecycle, `stdio:persistent`, `http`: the suites register each
+ * check once per shape it applies to (suites/support/check.ts), so one Playwright project
+ * per claim and role runs every target of that role.
  */
-export const projectName = (implementation: string, t: TargetKey): string =>
-  [implementation, t.role, t.transport, t.lifecycle].filter(Boolean).join(':');
+export const targetShape = (t: Pick<TargetKey, 'transport' | 'lifecycle'>): string =>
+  [t.transport, t.lifecycle].filter(Boolean).join(':');
+
+/** Every shape a target can have, in plan order. */
+export const TARGET_SHAPES = ['stdio:persistent', 'stdio:per_event', 'http'] as const;
+
+/** The transport and lifecycle a shape names; undefined for a text that is no shape. */
+export function shapeParts(shape: string): Pick<TargetKey, 'transport' | 'lifecycle'> | undefined {
+  if (!(TARGET_SHAPES as readonly string[]).includes(shape)) return undefined;
+  const [transport, lifecycle] = shape.split(':') as [Transport, Lifecycle | undefined];
+  return { transport, ...(lifecycle ? { lifecycle } : {}) };
+}
+
+/**
+ * The Playwright project of one claim's role, `acme:backend`: it runs the checks of every
+ * target of that role (playwright.config.ts).
+ */
+export const roleProjectName = (implementation: string, role: Role): string => `${implementation}:${role}`;
+
+/**
+ * The name users see for one claim's target, `acme:backend:stdio:persistent`: its role's
+ * project name and its shape. Progress lines show it, `run --grep` selects by it and the
+ * report's rerun command greps for it (src/results/check-title.ts).
+ */
+export const targetName = (implementation: string, t: TargetKey): string =>
+  `${roleProjectName(implementation, t.role)}:${targetShape(t)}`;
 
 const NO_CHECK = 'no check ran (interrupted, or nothing matched --grep)';
 const byKey = <T extends TargetKey>(a: T, b: T): number =>

@@ -14,6 +14,7 @@ import type {
   TestResult,
 } from '@playwright/test/reporter';
 import { ANNOTATION, NOT_FINISHED } from './annotations.js';
+import { testTargetName } from './test-target.js';
 
 export interface ProgressOptions {
   /** `quiet`: nothing but errors outside any check (Playwright adds its own progress when no reporter prints). */
@@ -149,7 +150,7 @@ export default class ProgressReporter implements Reporter {
       this.write(`${DOT[outcome]}${++this.dots % 80 === 0 ? '\n' : ''}`);
       return;
     }
-    const project = test.parent.project()?.name ?? '';
+    const project = testTargetName(test);
     const retry = `${this.repeat > 1 ? ` (repetition ${test.repeatEachIndex + 1}/${this.repeat})` : ''}${result.retry ? ` (retry #${result.retry})` : ''}`;
     const message =
       result.status === 'interrupted'
@@ -213,7 +214,7 @@ export default class ProgressReporter implements Reporter {
   }
 
   private block(n: number, test: TestCase, result: TestResult): string {
-    const project = test.parent.project()?.name ?? '';
+    const project = testTargetName(test);
     const lines = [
       `\n  ${n}) [${project}] › ${test.title}${this.repeat > 1 ? ` (repetition ${test.repeatEachIndex + 1}/${this.repeat})` : ''}${result.retry ? ` (retry #${result.retry})` : ''}`,
       '',

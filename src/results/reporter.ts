@@ -21,13 +21,12 @@ import {
 } from './annotations.js';
 import {
   buildClaimResults,
-  projectName,
+  targetName,
   targetKey,
   type CheckResult,
   type CheckStatus,
   type Evidence,
   type LaunchRecord,
-  type Target,
   type TranscriptLine,
 } from './model.js';
 import {
@@ -44,6 +43,7 @@ import { selected } from './check-title.js';
 import { mergeObserved, readObserved, type Observed } from './observed.js';
 import { claimFindings } from './over-claim.js';
 import { foldChecks } from './repetitions.js';
+import { roleProjectMetadata, testShape, testTarget } from './test-target.js';
 
 /** What the config gives this reporter. */
 export interface ResultsReporterOptions {
@@ -112,7 +112,7 @@ function transcriptOf(result: TestResult, bound?: number): TranscriptLine[] | un
  * (src/results/check-title.ts) is applied to them here.
  */
 function inSelection(claim: string, d: DeclaredNotApplicable, selection: RecordedPlan['selection']): boolean {
-  return selected(selection, projectName(claim, d), d.id, checkSpec(d.id).title);
+  return selected(selection, targetName(claim, d), d.id, checkSpec(d.id).title);
 }
 
 function specResult(id: string): Pick<CheckResult, 'id' | 'title' | 'level' | 'profile' | 'requirements'> {
@@ -155,22 +155,28 @@ export default class ResultsReporter implements Reporter {
   }
 
   /**
-   * Every check the config gave a project (its metadata) must be among the tests Playwright
-   * collected for it. A suite file missing from the install is no error to Playwright, which
-   * collects what it finds: the checks it held would not run, and the run would read as
-   * partial or incomplete. That is the runner's error.
+   * Every check the config gave a project for each target (its metadata) must be among the
+   * tests Playwright collected for it under that target's shape. A suite file missing from
+   * the install is no error to Playwright, which collects what it finds: the checks it held
+   * would not run, and the run would read as partial or incomplete. That is the runner's error.
    */
   private collected(config: FullConfig, suite: Suite): void {
     for (const project of config.projects) {
-      const expected = project.metadata?.checks as unknown;
-      if (!Array.isArray(expected)) continue;
+      const meta = roleProjectMetadata(project.metadata);
+      if (!meta) continue;
       const tests = suite.suites.find((s) => s.project()?.name === project.name)?.allTests() ?? [];
-      const got = new Set(tests.map((t) => t.annotations.find((a) => a.type === ANNOTATION.check)?.description));
-      const missing = expected.filter((id) => !got.has(id as string));
-      if (missing.length)
-        this.internalError(
-          `${missing.length} check${missing.length === 1 ? '' : 's'} of ${project.name} never loaded (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}): a suite of the runner is missing`,
+      for (const { shape, checks } of meta.targets) {
+        const got = new Set(
+          tests
+            .filter((t) => testShape(t) === shape)
+            .map((t) => t.annotations.find((a) => a.type === ANNOTATION.check)?.description),
         );
+        const missing = checks.filter((id) => !got.has(id));
+        if (missing.length)
+          this.internalError(
+            `${missing.length} check${missing.length === 1 ? '' : 's'} of ${project.name}:${shape} never loaded (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}): a suite of the runner is missing`,
+          );
+      }
     }
   }
 
@@ -229,7 +235,7 @@ export default class ResultsReporter implements Reporter {
 
   onTestEnd(test: TestCase, result: TestResult): void {
     const id = annotation(test, result, ANNOTATION.check);
-    const target = test.parent.project()?.metadata?.target as Target | undefined;
+    const target = testTarget(test);
     if (!id || !target) return;
     // A worker that ran the check returns the check's own annotations with its result. A
     // failure without them never reached the check: Playwright failed it from outside (its
@@ -363,7 +369,7 @@ export default class ResultsReporter implements Reporter {
     for (const test of this.suite?.allTests() ?? []) {
       if (this.attempts.has(test.id)) continue;
       const id = test.annotations.find((a) => a.type === ANNOTATION.check)?.description;
-      const target = test.parent.project()?.metadata?.target as Target | undefined;
+      const target = testTarget(test);
       if (!id || !target) continue;
       const entry: CheckResult = {
         ...specResult(id),

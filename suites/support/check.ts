@@ -1,14 +1,18 @@
 // The conformance test fixture: declared once, used by every suite. A check is written as
-// `check('base.unknown-method', async ({ backend, judge }) => { ... })`. The claim, the
-// target and the run's folders are options each project sets in `use` (playwright.config.ts);
-// a project collects only the checks that apply to its target (src/engine/plan.ts). The
-// session launches the implementation lazily, and the fixture always tears it down and
-// attaches the wire transcript.
+// `test(...check('base.unknown-method', async ({ backend, judge }) => { ... }))`. One
+// Playwright project runs every target of a claim's role, so its workers serve them all:
+// `test` registers each check once per target shape it applies to (`stdio:persistent`,
+// `stdio:per_event`, `http`), in a describe titled by the shape that sets the `shape`
+// option. The claim, its targets of the role and the run's folders are options each project
+// sets in `use` (playwright.config.ts), whose grep collects only the (shape, check) pairs the
+// plan wants (src/engine/plan.ts). The session launches the implementation lazily, and the
+// fixture always tears it down and attaches the wire transcript.
 import { test as base, type TestInfo } from '@playwright/test';
+import { fileURLToPath } from 'node:url';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
-import type { Target } from '../../src/results/model.js';
+import { shapeParts, TARGET_SHAPES, targetName, targetShape, type Target } from '../../src/results/model.js';
 import { LaunchError } from '../../drivers/processes.js';
 import { ANNOTATION, ATTACHMENT, LAUNCH_FAILURE_PREFIX, type AnnotatedStatus } from '../../src/results/annotations.js';
 import type { Evidence } from '../../src/results/model.js';
@@ -50,7 +54,7 @@ export interface Judge {
   note(message: string): void;
 }
 
-/** What each project sets in `use` (playwright.config.ts). */
+/** What each project sets in `use` (playwright.config.ts), and the shape each test's describe sets. */
 export interface SuiteOptions {
   claim: ResolvedClaim;
   /**
@@ -58,12 +62,17 @@ export interface SuiteOptions {
    * playwright.config.ts): every wire validation in the suites passes it to `validate`.
    */
   snapshot: SnapshotId;
-  target: Target;
+  /** The claim's targets of the project's role. */
+  targets: Target[];
+  /** The shape of the test's target (`targetShape`), set by the describe `test` registers it in. */
+  shape: string;
   /** The run's folders and how it contains implementations (decided once, by the CLI). */
   runFolders: RunFolders & { containment: ContainmentState };
 }
 
-interface Fixtures extends SuiteOptions {
+interface Fixtures extends Omit<SuiteOptions, 'targets' | 'shape'> {
+  /** The target this test judges: the project's target of the test's shape. */
+  target: Target;
   /** One wire transcript per check, shared by whichever session the check uses. */
   transcript: Transcript;
   /** Backend role: the runner plays the harness. */
@@ -89,14 +98,24 @@ async function attachObserved(info: TestInfo, log: ObservedLog, transcript: Tran
 
 const NO_PLAN = 'conformance suites run through `ahp-conformance run` (no run plan found)';
 
-const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
-  // Harness runs that checks of a target share (HarnessSession.sharedRun), kept per worker.
+const fixtures = base.extend<Fixtures & Pick<SuiteOptions, 'targets' | 'shape'>, { harnessRuns: SharedRuns<string> }>({
+  // Harness runs that checks of a target share (HarnessSession.sharedRun), kept per worker;
+  // the worker serves every target of its project, so each run is keyed by its target.
   harnessRuns: [async ({}, use) => use(new SharedRuns<string>()), { scope: 'worker' }],
   // Options: a project without them is not a run of `ahp-conformance` (the fixture says so).
   claim: [undefined as unknown as ResolvedClaim, { option: true }],
   snapshot: [undefined as unknown as SnapshotId, { option: true }],
-  target: [undefined as unknown as Target, { option: true }],
+  targets: [undefined as unknown as Target[], { option: true }],
+  shape: ['', { option: true }],
   runFolders: [undefined as unknown as SuiteOptions['runFolders'], { option: true }],
+  target: async ({ targets, shape }, use) => {
+    if (!targets) throw new Error(NO_PLAN);
+    const target = targets.find((t) => targetShape(t) === shape);
+    // The project's grep collects only shapes of its targets: anything else is the runner's defect.
+    if (!target)
+      throw new Error(`internal: a check of shape "${shape}" was collected in a project without that target`);
+    await use(target);
+  },
   transcript: async ({}, use, info) => {
     const transcript = new Transcript();
     try {
@@ -137,7 +156,7 @@ const test = base.extend<Fixtures, { harnessRuns: SharedRuns<string> }>({
       claim.timeoutMs,
       transcript,
       checkWorkspace(runFolders),
-      { runs: harnessRuns, scope: info.project.name },
+      { runs: harnessRuns, scope: targetName(claim.implementation.name, target) },
     );
     try {
       await use(session);
@@ -222,7 +241,7 @@ function noSession<T extends object>(role: 'backend' | 'harness'): T {
  * One conformance check, as the arguments of `test(...)`: a spec writes
  * `test(...check('base.unknown-method', async ({ backend, judge }) => { ... }))`, so the
  * test's location is the spec file (reports and reruns point there). Its title starts
- * with the check id, which is what each project's grep selects (playwright.config.ts).
+ * with the check id, which each project's grep selects under a shape (playwright.config.ts).
  */
 export function check(
   id: string,
@@ -237,7 +256,9 @@ export function check(
       throw new Error(`internal: the snapshot option ${String(f.snapshot)} is not the claim's ${claim.snapshot}`);
     // The plan collected this check for this target; anything else is a defect of the runner.
     if (!applicableChecks(target.role, target.transport, target.lifecycle, claim.profiles).some((c) => c.id === id)) {
-      throw new Error(`internal: ${id} was collected for ${info.project.name}, where it does not apply`);
+      throw new Error(
+        `internal: ${id} was collected for ${targetName(claim.implementation.name, target)}, where it does not apply`,
+      );
     }
     // A check that starts the implementation many times gets time for each start.
     if (spec.launches && spec.launches > 1)
@@ -281,5 +302,131 @@ export function check(
         );
   return [checkTitle(id, spec.title), { annotation: { type: ANNOTATION.check, description: id } }, run];
 }
+
+type CheckDetails = ReturnType<typeof check>[1];
+type Location = { file: string; line: number; column: number };
+
+/**
+ * Playwright records where `test()` and `test.describe()` were called as the test's
+ * location (its --list, its HTML report); called from here, every check would sit in this
+ * file. Its test type registers with a location given, which we give as the spec's. Not a
+ * public interface: without it (another Playwright) the public calls register the same tests,
+ * located here.
+ */
+interface Registrar {
+  _createTest(type: 'default', location: Location, title: string, details: CheckDetails, body: CheckBody): void;
+  _describe(type: 'default', location: Location, title: string, body: () => void): void;
+}
+const TEST_TYPE = Object.getOwnPropertySymbols(fixtures).find((s) => s.description === 'testType');
+const registrar = ((TEST_TYPE && (fixtures as unknown as Record<symbol, unknown>)[TEST_TYPE]) ?? undefined) as
+  Partial<Registrar> | undefined;
+const located =
+  typeof registrar?._createTest === 'function' && typeof registrar._describe === 'function'
+    ? (registrar as Registrar)
+    : undefined;
+
+/** Where the spec called `fn`: the frame right above it. */
+function callerOf(fn: (...args: never[]) => unknown): Location | undefined {
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  const holder: { stack?: unknown } = {};
+  let frames: unknown;
+  try {
+    Error.prepareStackTrace = (_e, frames) => frames;
+    Error.stackTraceLimit = 1;
+    Error.captureStackTrace(holder, fn);
+    // Formatted when first read: read while our formatter is in place.
+    frames = holder.stack;
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+  }
+  const frame = Array.isArray(frames) ? (frames[0] as NodeJS.CallSite | undefined) : undefined;
+  if (!frame) return undefined;
+  // Playwright's formatter maps a compiled spec's frame to its source, as it locates its own
+  // tests (`suites/backend/base.spec.ts:29:1`): the frame as it would print it.
+  const text = typeof prepare === 'function' ? String(prepare(new Error(), [frame])) : '';
+  const m = /\(?((?:file:\/\/)?[^\s()]+):(\d+):(\d+)\)?\s*$/.exec(text);
+  const name = m?.[1] ?? frame.getFileName();
+  if (!name) return undefined;
+  return {
+    file: name.startsWith('file://') ? fileURLToPath(name) : name,
+    line: m ? Number(m[2]) : (frame.getLineNumber() ?? 0),
+    column: m ? Number(m[3]) : (frame.getColumnNumber() ?? 0),
+  };
+}
+
+/** The shapes a check applies to, as its catalogue row says (the plan decides which run). */
+const shapesOf = (spec: CheckSpec): string[] =>
+  TARGET_SHAPES.filter((shape) => {
+    const { transport, lifecycle } = shapeParts(shape)!;
+    return spec.transports.includes(transport) && (lifecycle === undefined || spec.lifecycles.includes(lifecycle));
+  });
+
+/** The shape whose describe is registering a spec's `test.describe` right now, if any. */
+let registering: string | undefined;
+
+/** A describe titled by the shape, setting it; right under the spec's file (the grep anchors it there). */
+function shapeDescribe(shape: string, location: Location | undefined, body: () => void): void {
+  const inner = (): void => {
+    fixtures.use({ shape });
+    body();
+  };
+  if (located && location) located._describe('default', location, shape, inner);
+  else fixtures.describe(shape, inner);
+}
+
+/** `test(...check(id, body))`: the check once per shape it applies to. */
+function registerCheck(title: string, details: CheckDetails, body: CheckBody): void {
+  if (details?.annotation?.type !== ANNOTATION.check)
+    throw new Error('a conformance suite registers checks only: test(...check(id, body)) (suites/support/check.ts)');
+  const location = callerOf(registerCheck);
+  const one = (shape: string): void => {
+    const shaped: CheckDetails = {
+      annotation: [details.annotation, { type: ANNOTATION.target, description: shape }],
+    } as unknown as CheckDetails;
+    if (located && location) located._createTest('default', location, title, shaped, body);
+    else fixtures(title, shaped, body);
+  };
+  const shapes = shapesOf(checkSpec(details.annotation.description));
+  if (registering !== undefined) {
+    if (shapes.includes(registering)) one(registering);
+    return;
+  }
+  for (const shape of shapes) shapeDescribe(shape, location, () => one(shape));
+}
+
+/**
+ * `test.describe(title, body)` of a spec: its group once per shape, inside that shape's
+ * describe, so a group that runs in order in one worker (`describe.configure({ mode:
+ * 'default' })`) does so per target. Nested, or with other arguments, it is Playwright's.
+ */
+function describeChecks(...args: unknown[]): void {
+  const [title, body] = args;
+  if (registering !== undefined || typeof title !== 'string' || typeof body !== 'function' || args.length !== 2) {
+    (fixtures.describe as (...a: unknown[]) => void)(...args);
+    return;
+  }
+  const group = body as () => void;
+  const location = callerOf(describeChecks);
+  for (const shape of TARGET_SHAPES)
+    shapeDescribe(shape, location, () => {
+      registering = shape;
+      try {
+        if (located && location) located._describe('default', location, title, group);
+        else fixtures.describe(title, group);
+      } finally {
+        registering = undefined;
+      }
+    });
+}
+
+/**
+ * The suites' `test`: `test(...check(id, body))` registers the check per shape; its members
+ * (`test.describe`, `test.skip`, ...) are Playwright's, `test.describe` registering per shape.
+ */
+const test = Object.assign(registerCheck, fixtures, {
+  describe: Object.assign(describeChecks, fixtures.describe),
+}) as unknown as typeof fixtures;
 
 export { test };

@@ -21,7 +21,7 @@ import {
   coverageText,
   reasonIsCoverage,
   statusWord,
-  projectName,
+  targetName,
   targetKey,
   targetLabel,
   type CheckResult,
@@ -47,7 +47,7 @@ const shellWord = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
  * partial run, so it never replaces this report (see docs/reports.md).
  */
 export function rerunCommand(r: ClaimResults, c: CheckResult, reportsArg?: string): string {
-  const grep = checkGrep([c.id], projectName(r.claim.implementation.name, c));
+  const grep = checkGrep([c.id], targetName(r.claim.implementation.name, c));
   return `ahp-conformance run ${shellWord(r.claim.file)} --grep ${shellWord(grep)}${reportsArg ? ` --reports ${shellWord(reportsArg)}` : ''}`;
 }
 
