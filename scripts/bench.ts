@@ -340,8 +340,8 @@ interface Certified {
   summary: string;
   checksMs: number;
   failed: string[];
-  /** How many checks each target (Playwright project) ran. */
-  perTarget: number[];
+  /** How many checks each Playwright project (one per claim and role: playwright.config.ts) ran. */
+  perProject: number[];
 }
 
 /** Run `ahp-conformance run` on the claim: its wall time, closing line, the sum of its check times and its failures. */
@@ -365,6 +365,7 @@ async function certify(claim: string, workers: number): Promise<Certified> {
   let checks: {
     id: string;
     status: string;
+    role?: string;
     durationMs?: number;
     transport?: string;
     lifecycle?: string;
@@ -382,12 +383,9 @@ async function certify(claim: string, workers: number): Promise<Certified> {
     ms,
     summary: out.trim().split('\n').pop() ?? '',
     checksMs: checks.reduce((n, c) => n + (c.durationMs ?? 0), 0),
-    perTarget: [
+    perProject: [
       ...checks
-        .reduce((m, c) => {
-          const t = `${c.transport}/${c.lifecycle ?? ''}`;
-          return m.set(t, (m.get(t) ?? 0) + 1);
-        }, new Map<string, number>())
+        .reduce((m, c) => m.set(c.role ?? '', (m.get(c.role ?? '') ?? 0) + 1), new Map<string, number>())
         .values(),
     ],
     failed: checks
@@ -478,9 +476,10 @@ async function replay(p: BackendProcess, cwd: string): Promise<void> {
 }
 
 /**
- * Playwright alone: as many projects as the certification had targets, each with as many
- * empty tests as that target had checks, at the same workers, no reporter. What no runner
- * built on Playwright can avoid: its start, a worker per project and slot, its dispatch.
+ * Playwright alone: as many projects as the certification had (one per claim and role, its
+ * targets sharing the project's workers), each with as many empty tests as that project had
+ * checks, at the same workers, no reporter. What no runner built on Playwright can avoid: its
+ * start, a worker per project and slot, its dispatch.
  */
 async function engineFloor(testsPerProject: number[], workers: number): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'ahp-bench-floor-'));
@@ -573,7 +572,7 @@ async function certifySection(): Promise<void> {
         what: 'reference backend',
         cert,
         bare,
-        floor: await engineFloor(cert.perTarget, workers),
+        floor: await engineFloor(cert.perProject, workers),
         detail: `replayed ${count('stdio')} and ${count('http')} process starts`,
       });
     }
@@ -599,7 +598,7 @@ async function certifySection(): Promise<void> {
         what: 'reference harness',
         cert,
         bare: busy(runs),
-        floor: await engineFloor(cert.perTarget, workers),
+        floor: await engineFloor(cert.perProject, workers),
         detail:
           `some adapter alive, ${runs.length} runs${traced.length > runs.length ? ` (+${traced.length - runs.length} without an exit)` : ''}, ` +
           `${sec1(sum)} in all, at most ${peak} at once; makespan on ${workers} slot(s) ${sec1(makespan(durations, workers))}` +
@@ -631,7 +630,7 @@ async function certifySection(): Promise<void> {
       `spread over ${repeat} runs: ${spread('reference backend')}; ${spread('reference harness')}\n`,
     );
   process.stdout.write(
-    `(checks: the sum of the check times in results.json; floor: Playwright alone, the same projects of empty tests;\n` +
+    `(checks: the sum of the check times in results.json; floor: Playwright alone, the same projects (one per claim and role) of empty tests;\n` +
       ` least: (floor + bare) / bare, the ratio of a runner that added nothing to Playwright; load average now ${loadavg()
         .map((l) => l.toFixed(1))
         .join(' ')})\n`,

@@ -2,7 +2,7 @@
 // target whose checks have the given statuses.
 import { applicableChecks, type Lifecycle, type Role, type Transport } from '../../src/checks/catalogue.js';
 import type { CheckStatus } from '../../src/results/model.js';
-import { NOT_FINISHED } from '../../src/results/annotations.js';
+import { ANNOTATION, NOT_FINISHED } from '../../src/results/annotations.js';
 import type { SnapshotId } from '../../src/protocol/snapshots.js';
 import { buildClaimResults, type CheckResult, type ClaimResults } from '../../src/results/model.js';
 import { snapshotSummary } from '../../src/results/snapshot.js';
@@ -144,11 +144,32 @@ export function reporterPlan(extra: Partial<RecordedPlan> = {}): RecordedPlan {
   };
 }
 
+/**
+ * A test's place as the reporter reads it (src/results/test-target.ts): its project, of one
+ * claim's role and its targets' shapes, and the annotation of the shape it was registered under.
+ */
+export function reporterPlace(
+  shape: string,
+  role: Role = 'backend',
+): {
+  annotation: { type: string; description: string };
+  parent: { project: () => { name: string; metadata: object } };
+} {
+  return {
+    annotation: { type: ANNOTATION.target, description: shape },
+    parent: {
+      project: () => ({ name: `acme:${role}`, metadata: { claimIndex: 0, role, targets: [{ shape, checks: [] }] } }),
+    },
+  };
+}
+
+const HTTP = reporterPlace('http');
+
 /** A test of that plan's target, as the reporter sees it. */
 export const reporterTestCase = {
   id: 't1',
-  annotations: [],
-  parent: { project: () => ({ metadata: { target: { claimIndex: 0, role: 'backend', transport: 'http' } } }) },
+  annotations: [HTTP.annotation],
+  parent: HTTP.parent,
 } as unknown as TestCase;
 
 /** schemas/results.schema.json, compiled. */

@@ -16,7 +16,10 @@ import { reporterPlan, reporterTestCase } from '../support/results-fixture.js';
 const metadata = runMetadata(reporterPlan());
 const CHECK = { type: ANNOTATION.check, description: 'base.jsonrpc-utf8' };
 /** A check's test: its id is a static annotation (suites/support/check.ts). */
-const testCase = { ...reporterTestCase, annotations: [CHECK] } as unknown as typeof reporterTestCase;
+const testCase = {
+  ...reporterTestCase,
+  annotations: [CHECK, ...reporterTestCase.annotations],
+} as unknown as typeof reporterTestCase;
 
 /** What the reporter recorded after `drive` (onBegin before it, onEnd after unless it says otherwise). */
 function outcome(
@@ -110,22 +113,32 @@ test('--max-failures reached and a --grep that selected nothing are not the runn
 });
 
 test('a check the config gave a project that Playwright did not collect (its suite file missing) is an internal error', () => {
+  // Collected under the http shape only: the project's stdio target misses it.
   const collected = testCase;
   const suite = {
-    suites: [{ project: () => ({ name: 'acme:backend:http' }), allTests: () => [collected] }],
+    suites: [{ project: () => ({ name: 'acme:backend' }), allTests: () => [collected] }],
     allTests: () => [collected],
   } as unknown as Suite;
-  const projects = [{ name: 'acme:backend:http', metadata: { checks: ['base.jsonrpc-utf8', 'ti.response-id'] } }];
+  const project = (targets: { shape: string; checks: string[] }[]) => ({
+    name: 'acme:backend',
+    metadata: { claimIndex: 0, role: 'backend', targets },
+  });
+  const projects = [
+    project([
+      { shape: 'http', checks: ['base.jsonrpc-utf8', 'ti.response-id'] },
+      { shape: 'stdio:persistent', checks: ['base.jsonrpc-utf8'] },
+    ]),
+  ];
   const o = outcome(end, {}, { config: { projects } as unknown as Partial<FullConfig>, suite });
   expect(o.internalError).toBe(
-    '1 check of acme:backend:http never loaded (ti.response-id): a suite of the runner is missing',
+    '1 check of acme:backend:http never loaded (ti.response-id): a suite of the runner is missing (and 1 more)',
   );
   const whole = outcome(
     end,
     {},
     {
       config: {
-        projects: [{ name: 'acme:backend:http', metadata: { checks: ['base.jsonrpc-utf8'] } }],
+        projects: [project([{ shape: 'http', checks: ['base.jsonrpc-utf8'] }])],
       } as unknown as Partial<FullConfig>,
       suite,
     },

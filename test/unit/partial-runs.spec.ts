@@ -34,7 +34,9 @@ import { snapshotSummary } from '../../src/results/snapshot.js';
 import { verifyClaimFolder } from '../../src/results/verify.js';
 import { ROOT } from '../support/paths.js';
 import { tempFolders } from '../support/temp.js';
-import { checkResult } from '../support/results-fixture.js';
+import { checkResult, reporterPlace } from '../support/results-fixture.js';
+
+const STDIO_PLACE = reporterPlace('stdio:persistent');
 
 const validateResults = new Ajv2020({ strict: false, logger: false }).compile(
   JSON.parse(readFileSync(resolve(ROOT, 'schemas', 'results.schema.json'), 'utf8')) as object,
@@ -268,13 +270,9 @@ test.describe('a run stopped early, as the reporter records it', () => {
   const testCase = (id: string): TestCase =>
     ({
       id,
-      annotations: [{ type: ANNOTATION.check, description: id }],
+      annotations: [{ type: ANNOTATION.check, description: id }, STDIO_PLACE.annotation],
       timeout: 1000,
-      parent: {
-        project: () => ({
-          metadata: { target: { claimIndex: 0, role: 'backend', transport: 'stdio', lifecycle: 'persistent' } },
-        }),
-      },
+      parent: STDIO_PLACE.parent,
     }) as unknown as TestCase;
   const result = (id: string, status: TestResult['status']): TestResult =>
     ({

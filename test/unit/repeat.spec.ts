@@ -20,7 +20,9 @@ import { UsageError } from '../../src/cli/args.js';
 import { plannedProjects, type RunPlan } from '../../src/engine/plan.js';
 import { recordPlan } from '../../src/engine/shards.js';
 import { referenceBackendPlan } from '../support/plan-fixture.js';
-import { checkResult, reporterPlan, validResults } from '../support/results-fixture.js';
+import { checkResult, reporterPlace, reporterPlan, validResults } from '../support/results-fixture.js';
+
+const HTTP = reporterPlace('http');
 
 type Outcome = 'passed' | 'warning' | 'failed' | 'incomplete' | 'interrupted';
 
@@ -36,8 +38,8 @@ function repetition(
   const testCase = {
     id: `${id}-${index}`,
     repeatEachIndex: index,
-    annotations: [],
-    parent: { project: () => ({ metadata: { target: { claimIndex: 0, role: 'backend', transport: 'http' } } }) },
+    annotations: [HTTP.annotation],
+    parent: HTTP.parent,
   } as unknown as TestCase;
   const annotations = [
     { type: ANNOTATION.check, description: id },
