@@ -471,7 +471,9 @@ async function listRun(
   const plan = newPlan(claims, once, reportsDir, reportsDir, timeoutOverride(options));
   // The plan carries --grep and --grep-invert (newPlan): the config selects by them.
   // A selection that leaves nothing lists nothing (Playwright would call it an error).
-  const { code, warnings, stderr } = await runPlan(plan, ['--list', '--reporter', 'list', '--pass-with-no-tests'], {});
+  // Our listing names each check's target, as the progress lines do (src/results/listing.ts).
+  const listing = join(packageRoot(), 'dist', 'src', 'results', 'listing.js');
+  const { code, warnings, stderr } = await runPlan(plan, ['--list', '--reporter', listing, '--pass-with-no-tests'], {});
   withWarnings([], warnings, io);
   if (code !== 0) {
     const why = firstErrorLine(stderr);
