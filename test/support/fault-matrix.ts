@@ -350,6 +350,8 @@ export function checkFaultMatrix(m: FaultMatrix): void {
       expect(m.everyCheck(conformingResults!).filter((id) => !caught.has(id))).toEqual([]);
     }
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // AHP_MATRIX_KEEP=1 keeps the matrix's claims and reports (for measuring where its time goes).
+    if (process.env.AHP_MATRIX_KEEP === '1') console.log(`${m.tempPrefix} kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
