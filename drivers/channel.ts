@@ -102,6 +102,8 @@ export interface StdioNoReply {
   exit?: Exit;
   /** Nothing came by the deadline (rather than stdout closing or the bounds). */
   timedOut?: true;
+  /** Unanswered behind an answered fence: the process is alive (it answered a later request). */
+  fenced?: true;
 }
 
 /** HTTP: no reply body (an empty one, with its status), or no response at all (timeout, refused, cut short). */

@@ -153,6 +153,7 @@ export class PersistentStdioChannel implements Channel {
         why: unansweredBehindFence(timeoutMs, fenceMs, margin),
         skipped: [...first.skipped, ...after.skipped],
         oversize: first.oversize + after.oversize,
+        fenced: true,
       });
     }
   }
@@ -174,7 +175,13 @@ export class PersistentStdioChannel implements Channel {
   private async exchange(run: (p: StdioProcess) => Promise<Reply>): Promise<Reply> {
     const p = await this.process();
     const first = await run(p);
-    if (first.kind === 'reply' || !(p.exited() || (await p.waitExit(100)) !== 'timeout')) return first;
+    if (first.kind === 'reply') return first;
+    // Unanswered behind an answered fence: the process is alive, so no wait for an exit (causality).
+    // Otherwise (patience out, stdout closed) a short look at whether it has just ended: the
+    // exit is awaited where stdout closed (stdio-framing.ts), so this only catches a process
+    // dying at that moment, and missing it only forgoes a retry.
+    if (first.transport === 'stdio' && first.fenced) return first;
+    if (!(p.exited() || (await p.waitExit(100)) !== 'timeout')) return first;
     this.o.transcript.record({
       dir: 'note',
       channel: 'stdio',
