@@ -219,7 +219,8 @@ export class PersistentStdioChannel implements Channel {
       return { silent: true, reply: next, detail: 'the next reply was the follow-up reply' };
     // Either a reply to the notification, or the follow-up's reply under a wrong id (another
     // check's concern): a second reply within timeoutMs tells them apart (no patience: the
-    // usual case is that none comes).
+    // usual case is that none comes). No fence ends this sooner: the follow-up's own deadline
+    // is still running, and a backend may answer a fence before it (out of order).
     const second = await readReply(p, this.o.timing.timeoutMs, this.o.transcript, this.o.parse);
     if (second.kind === 'none')
       return {
