@@ -1320,6 +1320,13 @@ test.describe('stdio process', () => {
     const eof = await run([...slow, '--timeout-ms', '600000'], line({ jsonrpc: '2.0', id: 's-4', method: 'hooks/x' }));
     expect(eof.code).toBe(0);
     expect(JSON.parse(lines(eof.stdout)[0]!).id).toBe('s-4');
+    // per_event: the one refusal is held (only late: there is nothing to overtake it), then the exit.
+    const one = await run(
+      ['--transport', 'stdio', '--lifecycle', 'per_event', '--fault', 'slow-reverse-refusals', '--timeout-ms', '1000'],
+      line({ jsonrpc: '2.0', id: 's-5', method: 'hooks/x' }),
+    );
+    expect(one.code).toBe(0);
+    expect(JSON.parse(lines(one.stdout)[0]!).id).toBe('s-5');
   });
 
   test('a reply hold: released together at the first deadline, newest first', async () => {
