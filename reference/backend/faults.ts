@@ -226,7 +226,7 @@ export const FAULTS = {
       'stdio.stdout-clean',
     ],
     description:
-      "the refusals silent-on-errors leaves unanswered are held, up to half the claim's timeoutMs (--timeout-ms), and released newest first; everything else (a fence too) is answered at once, overtaking them. JSON-RPC allows replies out of order: a correct backend, it fails nothing",
+      "the refusals silent-on-errors leaves unanswered are held, a quarter of the claim's timeoutMs (--timeout-ms), and released newest first; everything else (a fence too) is answered at once, overtaking them. JSON-RPC allows replies out of order: a correct backend, it fails nothing",
     timeoutMs: 'needed',
   },
   'duplicate-silent': {

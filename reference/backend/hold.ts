@@ -5,15 +5,17 @@
 // among them) goes out at once, overtaking them.
 
 /**
- * How long a refusal is held: half the claim's timeoutMs. The runner's deadline runs from
- * its write, ours from a later moment (our clock starts after the exec, a message waits in
- * the pipe or the event loop), and the runner sends a fence only after the whole timeoutMs,
- * then still allows 250 ms plus four times the fence's turnaround (src/timing.ts). The other
- * half is room for those delays on a loaded machine, where timers and pipes lag by hundreds
- * of ms, not by a second: the replies stay within the claim, and the mode fails nothing.
+ * How long a refusal is held: a quarter of the claim's timeoutMs. The runner's deadline runs
+ * from its write, ours from a later moment (our clock starts after the exec; a message waits
+ * in the pipe, a timer fires late), and what a loaded machine adds there must not carry a
+ * reply past timeoutMs: the check would get a latency warning (a correct reply is judged on
+ * content, but the claim's promise would not hold), and past the fence's margin (250 ms plus
+ * four times its turnaround, src/timing.ts) even fail. A quarter leaves three quarters of the
+ * deadline for those delays, close to what a backend answering at once has, so the mode fails
+ * nothing and warns of nothing where the conforming reference does not.
  */
 export function holdMs(timeoutMs: number): number {
-  return Math.floor(timeoutMs / 2);
+  return Math.floor(timeoutMs / 4);
 }
 
 /** Replies held until a deadline each, released together, newest first, at the first deadline. */

@@ -238,7 +238,7 @@ test.describe('http', () => {
 });
 
 // The reference backend's slow-reverse-refusals (reference/backend/hold.ts): refusals held for
-// half the claim's timeoutMs, overtaken by every other reply. A correct backend: each refusal
+// a quarter of the claim's timeoutMs, overtaken by every other reply. A correct backend: each refusal
 // comes back judged on its content, on a persistent process and over HTTP alike.
 test.describe('a backend slow but sure (the reference, slow-reverse-refusals)', () => {
   const SLOW_TIMEOUT_MS = 2000;
