@@ -142,7 +142,8 @@ export class PersistentStdioChannel implements Channel {
         return late(r);
       }
       const fenceMs = Date.now() - fenceSent;
-      const margin = this.o.timing.fenceMarginMs(fenceMs);
+      // A process just started may have read the request only just before the fence (src/timing.ts).
+      const margin = this.o.timing.fenceMarginMs(fenceMs, includesStart ? { timeoutMs } : undefined);
       const after = await this.read(p, margin);
       if (after.kind === 'reply') return late(after);
       giveUp(m?.id);

@@ -108,6 +108,47 @@ test('stdio: a backend answering late and out of order (the fence first) keeps i
   }
 });
 
+test('stdio: a process that starts slowly and answers its first request slowly, after the fence: judged on content', async () => {
+  // It reads nothing for most of the deadline (a slow start: the machine's time), then takes
+  // most of a deadline over the request (its own time, within its promise), answering the
+  // fence, read just after the request, at once. The request may have been read only just
+  // before the fence: it gets its whole deadline again from the fence's answer.
+  const tr = new Transcript();
+  const DEADLINE = 1000;
+  const ch = new PersistentStdioChannel({
+    launch: () => ({
+      command: NODE,
+      args: [
+        '-e',
+        `setTimeout(() => {
+          const answer = (id) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
+          require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+            const m = JSON.parse(l);
+            if (m.method === 'slow') setTimeout(() => answer(m.id), ${DEADLINE * 0.8});
+            else answer(m.id);
+          });
+        }, ${DEADLINE * 0.9});`,
+      ],
+      cwd: process.cwd(),
+      env: childEnv(),
+      transcript: tr,
+    }),
+    transcript: tr,
+    timing: new ReplyTiming(DEADLINE, PATIENCE_MS, tr, fenceMarginMs),
+    parse: parseStrict,
+    fence,
+  });
+  try {
+    const r = await ch.request(req('first', 'slow'));
+    expect(r.kind === 'reply' ? idOf(r) : r.why).toBe('first');
+    expect(notes(tr)).toContain('a fence request ("fence-');
+    // Once started, the same slowness is within the deadline: no fence.
+    expect(idOf(await ch.request(req('second', 'slow')))).toBe('second');
+  } finally {
+    await ch.close();
+  }
+});
+
 test('stdio: unanswered behind an answered fence, the process is known alive: no restart, no exit awaited', async () => {
   const tr = new Transcript();
   const ch = stdioChannel(tr);
