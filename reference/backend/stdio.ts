@@ -47,9 +47,9 @@ export function runStdio(opts: StdioOptions): void {
 }
 
 /**
- * When a held message's deadline starts: the runner's starts at its write, which a message
- * waiting through our start-up (read in the first chunk) preceded by that start-up, so it
- * counts from our process's start; any later message is read as it comes.
+ * Where a held message's deadline starts. The runner counts from its write: a message read in
+ * the first chunk waited through our start-up, so it counts from our process's start; a later
+ * one is read as it comes.
  */
 const PROCESS_START = performance.timeOrigin;
 
