@@ -102,6 +102,8 @@ export interface StdioNoReply {
   exit?: Exit;
   /** Nothing came by the deadline (rather than stdout closing or the bounds). */
   timedOut?: true;
+  /** Unanswered behind an answered fence: the process is alive (it answered a later request). */
+  fenced?: true;
 }
 
 /** HTTP: no reply body (an empty one, with its status), or no response at all (timeout, refused, cut short). */
@@ -188,13 +190,14 @@ export class ReplyTiming {
 
   /**
    * `fenceMarginMs`: after a fence is answered, how long a request that got no reply by its
-   * deadline may still take, given the fence's measured turnaround (src/timing.ts).
+   * deadline may still take, given the fence's measured turnaround and, when the request was
+   * the first of a process just started, the deadline (src/timing.ts).
    */
   constructor(
     readonly timeoutMs: number,
     readonly patienceMs: number,
     private readonly transcript: Transcript,
-    readonly fenceMarginMs: (fenceTurnaroundMs: number) => number = (t) => t,
+    readonly fenceMarginMs: (fenceTurnaroundMs: number, startUp?: { timeoutMs: number }) => number = (t) => t,
   ) {}
 
   /** Note `reply` if late. `includesStart`: the exchange also started the process, so start-up is part of the latency. */

@@ -142,7 +142,8 @@ export class PersistentStdioChannel implements Channel {
         return late(r);
       }
       const fenceMs = Date.now() - fenceSent;
-      const margin = this.o.timing.fenceMarginMs(fenceMs);
+      // A process just started may have read the request only just before the fence (src/timing.ts).
+      const margin = this.o.timing.fenceMarginMs(fenceMs, includesStart ? { timeoutMs } : undefined);
       const after = await this.read(p, margin);
       if (after.kind === 'reply') return late(after);
       giveUp(m?.id);
@@ -153,6 +154,7 @@ export class PersistentStdioChannel implements Channel {
         why: unansweredBehindFence(timeoutMs, fenceMs, margin),
         skipped: [...first.skipped, ...after.skipped],
         oversize: first.oversize + after.oversize,
+        fenced: true,
       });
     }
   }
@@ -174,7 +176,13 @@ export class PersistentStdioChannel implements Channel {
   private async exchange(run: (p: StdioProcess) => Promise<Reply>): Promise<Reply> {
     const p = await this.process();
     const first = await run(p);
-    if (first.kind === 'reply' || !(p.exited() || (await p.waitExit(100)) !== 'timeout')) return first;
+    if (first.kind === 'reply') return first;
+    // Unanswered behind an answered fence: the process is alive, so no wait for an exit (causality).
+    // Otherwise (patience out, stdout closed) a short look at whether it has just ended: the
+    // exit is awaited where stdout closed (stdio-framing.ts), so this only catches a process
+    // dying at that moment, and missing it only forgoes a retry.
+    if (first.transport === 'stdio' && first.fenced) return first;
+    if (!(p.exited() || (await p.waitExit(100)) !== 'timeout')) return first;
     this.o.transcript.record({
       dir: 'note',
       channel: 'stdio',
@@ -212,7 +220,8 @@ export class PersistentStdioChannel implements Channel {
       return { silent: true, reply: next, detail: 'the next reply was the follow-up reply' };
     // Either a reply to the notification, or the follow-up's reply under a wrong id (another
     // check's concern): a second reply within timeoutMs tells them apart (no patience: the
-    // usual case is that none comes).
+    // usual case is that none comes). No fence ends this sooner: the follow-up's own deadline
+    // is still running, and a backend may answer a fence before it (out of order).
     const second = await readReply(p, this.o.timing.timeoutMs, this.o.transcript, this.o.parse);
     if (second.kind === 'none')
       return {

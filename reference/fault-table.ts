@@ -7,7 +7,14 @@ export type FaultTransport = 'stdio' | 'http';
 export type FaultLifecycle = 'persistent' | 'per_event';
 
 export interface FaultSpec {
+  /** The checks the mode fails; none for a mode that breaks no rule (then `passes`). */
   readonly targets: readonly string[];
+  /**
+   * A mode that breaks no rule but plays with what a rule allows (a slow, out-of-order
+   * reply): the checks whose run it changes, each of which must still pass. The fault
+   * matrices run them in either scope.
+   */
+  readonly passes?: readonly string[];
   readonly description: string;
   readonly transport?: FaultTransport;
   readonly lifecycle?: FaultLifecycle;

@@ -21,9 +21,14 @@ export function patienceMs(timeoutMs: number): number {
  * own turnaround, so a loaded machine (which slows the fence too) or an implementation that
  * answers concurrently, out of order, is given time in its own measure. The request had its
  * whole deadline (timeoutMs) before the fence was sent.
+ *
+ * `startUp`: the request was the first of a process just started. Its deadline ran while the
+ * process was starting, which is the machine's time, not the implementation's: the process
+ * may have read the request only just before the fence (which it read after it), so the
+ * request gets its whole deadline again from the fence's answer.
  */
-export function fenceMarginMs(fenceTurnaroundMs: number): number {
-  return Math.round(250 + 4 * Math.max(0, fenceTurnaroundMs));
+export function fenceMarginMs(fenceTurnaroundMs: number, startUp?: { timeoutMs: number }): number {
+  return Math.round(250 + 4 * Math.max(0, fenceTurnaroundMs) + (startUp?.timeoutMs ?? 0));
 }
 
 /** Starting one implementation process (interpreter start-up, imports) on a loaded machine. */

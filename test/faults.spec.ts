@@ -93,17 +93,29 @@ const TOLERATED_BY_1D98C19: Partial<Record<FaultMode, string>> = {
 };
 
 /** A mode of a content rule (reference/backend/content.ts): its targets are content checks. */
-const isContentMode = (m: FaultMode): boolean => FAULTS[m].targets.every((t) => t.startsWith('content.'));
+const isContentMode = (m: FaultMode): boolean =>
+  FAULTS[m].targets.length > 0 && FAULTS[m].targets.every((t) => t.startsWith('content.'));
+
+/** A mode that breaks no rule (slow-reverse-refusals): it has checks to pass, none to fail. */
+const isCorrectMode = (m: FaultMode): boolean => FAULTS[m].targets.length === 0;
+
+type Placement = { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
 
 /**
  * Where each mode runs: its own binding, else persistent stdio. The content modes too run on
- * that one target: the content rules do not depend on the transport.
+ * that one target: the content rules do not depend on the transport. A mode that breaks no
+ * rule plays with the timing and order of replies, which each transport carries its own way
+ * (replies on one stream, or one response per POST): it runs on stdio persistent and HTTP.
  */
-function placement(mode: FaultMode): { transport: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' } {
+function placements(mode: FaultMode): Placement[] {
   const spec = FAULTS[mode] as { transport?: 'stdio' | 'http'; lifecycle?: 'persistent' | 'per_event' };
-  if (spec.transport === 'http') return { transport: 'http' };
-  return { transport: 'stdio', lifecycle: spec.lifecycle ?? 'persistent' };
+  if (spec.transport === 'http') return [{ transport: 'http' }];
+  const stdio: Placement = { transport: 'stdio', lifecycle: spec.lifecycle ?? 'persistent' };
+  return isCorrectMode(mode) && !spec.transport ? [stdio, { transport: 'http' }] : [stdio];
 }
+
+/** The timeoutMs of every matrix claim (the default, said aloud): a slow mode is told it (--timeout-ms). */
+const CLAIM_TIMEOUT_MS = 2000;
 
 interface ClaimKind {
   readonly snapshot: SnapshotId;
@@ -150,10 +162,12 @@ function claimYaml(
     kind.snapshot === OLDEST_SNAPSHOT
       ? ''
       : `, --snapshot, ${kind.snapshot}${kind.configuration ? '' : ', --no-configuration'}`;
-  const fault = `${serves}${mode ? `, --fault, ${mode}` : ''}`;
+  const slow = mode && (FAULTS[mode] as BackendFaultSpec).timeoutMs === 'needed';
+  const fault = `${serves}${mode ? `, --fault, ${mode}` : ''}${slow ? `, --timeout-ms, "${CLAIM_TIMEOUT_MS}"` : ''}`;
   const lines = [
     `implementation: { name: ${name}, version: 0.0.0 }`,
     `snapshot: ${kind.snapshot}`,
+    `timeoutMs: ${CLAIM_TIMEOUT_MS}`,
     'role: backend',
     `transports: [${[...new Set(where.map((w) => w.transport))].join(', ')}]`,
     'profiles: [tool-interception, lifecycle-observation]',
@@ -211,7 +225,7 @@ const traceOf =
   (key: string): TraceClaim | undefined => {
     if (!(FAULT_MODES as string[]).includes(key)) return undefined; // a variant of the reference, not a mode
     const mode = key as FaultMode;
-    const where = [placement(mode)];
+    const where = placements(mode);
     const kind = kindOf(mode, snapshot);
     const shape = shapeOf(mode);
     return {
@@ -231,7 +245,7 @@ test(matrixClaim('backend'), async () => {
       {
         conforming: claimYaml('conforming', undefined, [...EVERY_TARGET]),
         faults: Object.fromEntries(
-          OLDEST_MODES.map((m) => [m, claimYaml(`fault-${m}`, m, [placement(m)], kindOf(m, OLDEST_SNAPSHOT))]),
+          OLDEST_MODES.map((m) => [m, claimYaml(`fault-${m}`, m, placements(m), kindOf(m, OLDEST_SNAPSHOT))]),
         ),
       },
     ],
@@ -262,7 +276,7 @@ test(`draft@1d98c19: ${matrixClaim('backend')}`, () => {
   test.setTimeout(40 * 60_000);
   const clean = new Set<string>([...TOLERATED, NO_CONFIGURATION]);
   const yaml = (mode: FaultMode): string =>
-    claimYaml(`fault-${mode}`, mode, [placement(mode)], kindOf(mode, 'draft@1d98c19'));
+    claimYaml(`fault-${mode}`, mode, placements(mode), kindOf(mode, 'draft@1d98c19'));
   checkFaultMatrix({
     tempPrefix: 'ahp-faults-1d98c19-',
     runs: [

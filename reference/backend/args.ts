@@ -2,6 +2,8 @@
 //   --transport stdio [--lifecycle persistent|per_event] [--fault <mode>] [--policy <file.json>]   (default persistent)
 //   [--snapshot draft@2b5da580|draft@1d98c19] (either transport; default draft@2b5da580): the rules it
 //   follows; under a snapshot with hooks/configuration it serves one unless --no-configuration.
+//   [--timeout-ms <n>] (either transport; only with --fault slow-reverse-refusals, which needs it): the
+//   claim's timeoutMs, which the mode's slow replies keep within (hold.ts).
 //   (AHP_REFERENCE_START_BURN_MS=<n> in the environment: burn n ms of CPU before serving, a slow but correct start)
 //   --trace <file> (either transport): a bench instrument (scripts/bench.ts), not part of the
 //   backend's behaviour: append one line per process start and one per exchange handled to <file>.
@@ -28,6 +30,8 @@ interface Common {
   readonly snapshot: SnapshotId;
   /** Serves hooks/configuration (only where the snapshot has it). */
   readonly configuration: boolean;
+  /** The claim's timeoutMs (--timeout-ms), for slow-reverse-refusals. */
+  readonly timeoutMs?: number;
 }
 
 export type Options = Common &
@@ -99,6 +103,7 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
         trace: { type: 'string' },
         snapshot: { type: 'string' },
         'no-configuration': { type: 'boolean' },
+        'timeout-ms': { type: 'string' },
       },
     });
     values = parsed.values as Record<string, string | undefined>;
@@ -123,7 +128,22 @@ export function parseBackendArgs(argv: readonly string[]): ArgsResult {
   const noConfiguration = (values as Record<string, unknown>)['no-configuration'] === true;
   if (noConfiguration && !snapshot.rules.configuration)
     return fail(`--no-configuration: ${snapshot.id} has no hooks/configuration`);
-  const common: Common = { snapshot: snapshot.id, configuration: snapshot.rules.configuration && !noConfiguration };
+  const timeout = values['timeout-ms'];
+  if (timeout !== undefined && (!/^\d{1,6}$/.test(timeout) || Number(timeout) < 1))
+    return fail("--timeout-ms must be a positive integer (the claim's timeoutMs)");
+  // A slow mode keeps its replies within the claim's deadline, so it must know it; nothing else reads it.
+  const needsTimeout = fault !== undefined && faultSpec(fault).timeoutMs === 'needed';
+  if (needsTimeout !== (timeout !== undefined))
+    return fail(
+      needsTimeout
+        ? `fault ${fault} needs --timeout-ms <the claim's timeoutMs>`
+        : '--timeout-ms applies only to a fault that answers slowly',
+    );
+  const common: Common = {
+    snapshot: snapshot.id,
+    configuration: snapshot.rules.configuration && !noConfiguration,
+    ...(timeout !== undefined ? { timeoutMs: Number(timeout) } : {}),
+  };
 
   if (values.trace === '') return fail('--trace must name a file');
   const trace = values.trace !== undefined ? { trace: values.trace } : {};

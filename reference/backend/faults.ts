@@ -19,6 +19,8 @@ export interface BackendFaultSpec extends FaultSpec {
   readonly configuration?: 'served' | 'not-served';
   /** An OAuth rule: the mode runs with --auth oauth, under a claim that says so (its checks apply only there). */
   readonly oauth?: true;
+  /** The mode's timing derives from the claim's timeoutMs, given as --timeout-ms (hold.ts). */
+  readonly timeoutMs?: 'needed';
 }
 
 /** A content fault breaks its rule at every boundary at once, so it fails that aspect's check of each (reference/backend/content.ts). */
@@ -210,6 +212,22 @@ export const FAULTS = {
       'requests with an unknown method, an unsupported version or an unsupported event get no reply at all; everything else is answered (silence judged by the fence)',
     transport: 'stdio',
     lifecycle: 'persistent',
+  },
+  // A correct backend, slow but sure: it fails nothing (test/faults.spec.ts runs it on stdio and HTTP).
+  'slow-reverse-refusals': {
+    targets: [],
+    // The checks whose probes it holds (traced on stdio persistent and HTTP).
+    passes: [
+      'base.unknown-method',
+      'base.unknown-event',
+      'base.unsupported-version',
+      'base.no-secret-leak',
+      'http.error-status',
+      'stdio.stdout-clean',
+    ],
+    description:
+      "the refusals silent-on-errors leaves unanswered are held, a quarter of the claim's timeoutMs (--timeout-ms), and released newest first; everything else (a fence too) is answered at once, overtaking them. JSON-RPC allows replies out of order: a correct backend, it fails nothing",
+    timeoutMs: 'needed',
   },
   'duplicate-silent': {
     targets: ['ti.duplicate-answered'],

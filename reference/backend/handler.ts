@@ -101,7 +101,7 @@ export function handle(input: string | Uint8Array, ctx: HandlerContext): string 
   return reply === null ? null : JSON.stringify(reply);
 }
 
-/** The refusals silent-on-errors leaves unanswered. */
+/** The refusals silent-on-errors leaves unanswered and slow-reverse-refusals holds. */
 const SILENCED: readonly number[] = [
   RPC_CODES.methodNotFound,
   RPC_CODES.unsupportedProtocolVersion,
@@ -121,6 +121,16 @@ export function respond(input: string | Uint8Array, ctx: HandlerContext): Reply 
   if (isObject(reply.error) && reply.error.code === RPC_CODES.methodNotFound && fault.is('error-no-message'))
     delete reply.error.message;
   return reply;
+}
+
+/**
+ * Whether the transport holds this reply (slow-reverse-refusals, reference/backend/hold.ts):
+ * asked of every reply it would send, the probe only where the mode can act.
+ */
+export function isHeld(reply: Reply, ctx: HandlerContext): boolean {
+  return (
+    isObject(reply.error) && SILENCED.includes(reply.error.code as number) && ctx.fault.is('slow-reverse-refusals')
+  );
 }
 
 function dispatch(input: string | Uint8Array, ctx: HandlerContext): Reply | null {

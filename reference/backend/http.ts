@@ -11,7 +11,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { FaultProbe } from '../fault-probe.js';
 import { authorized } from './bearer.js';
 import type { FaultMode } from './faults.js';
-import { respond, type HandlerContext } from './handler.js';
+import { isHeld, respond, type HandlerContext } from './handler.js';
+import { ReplyHold } from './hold.js';
 import type { OAuthProtection } from './oauth.js';
 import { serveUpload, UPLOAD_PATH } from './upload.js';
 
@@ -30,6 +31,8 @@ export interface HttpOptions {
   readonly ctx: HandlerContext;
   /** Called once per request (--trace, a bench instrument). */
   readonly onExchange?: (() => void) | undefined;
+  /** slow-reverse-refusals: how long a refusal is held (hold.ts). */
+  readonly holdMs?: number | undefined;
 }
 
 function plain(res: ServerResponse, status: number, text: string, headers: Record<string, string> = {}): void {
@@ -121,6 +124,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
 
 export function createBackendServer(opts: HttpOptions): Server {
   const { ctx } = opts;
+  // One for the server: refusals held across concurrent requests go out newest first.
+  const hold = new ReplyHold<() => void>((send) => send());
   return createServer((req, res) => {
     void serve(req, res).catch(() => {
       if (!res.headersSent) plain(res, 500, 'internal error');
@@ -194,13 +199,18 @@ export function createBackendServer(opts: HttpOptions): Server {
       res.end();
       return;
     }
-    const text = JSON.stringify(reply);
-    const status = 'error' in reply && ctx.fault.is('error-status-400') ? 400 : 200;
-    res.writeHead(status, {
-      'Content-Type': ctx.fault.is('text-content-type') ? 'text/plain' : 'application/json',
-      'Content-Length': String(Buffer.byteLength(text)),
-    });
-    res.end(text);
+    const send = (): void => {
+      const text = JSON.stringify(reply);
+      const status = 'error' in reply && ctx.fault.is('error-status-400') ? 400 : 200;
+      res.writeHead(status, {
+        'Content-Type': ctx.fault.is('text-content-type') ? 'text/plain' : 'application/json',
+        'Content-Length': String(Buffer.byteLength(text)),
+      });
+      res.end(text);
+    };
+    // The server is up before the runner's first request, so a deadline starts on arrival.
+    if (isHeld(reply, ctx)) return hold.add(send, Date.now() + (opts.holdMs ?? 0));
+    send();
   }
 }
 

@@ -6,6 +6,7 @@ import { openSync, writeSync } from 'node:fs';
 import { faultProbe } from '../fault-probe.js';
 import { parseBackendArgs, type Options } from './args.js';
 import type { HandlerContext } from './handler.js';
+import { holdMs } from './hold.js';
 import { createBackendServer, listen } from './http.js';
 import { loadOAuth, type OAuthProtection } from './oauth.js';
 import { runStdio } from './stdio.js';
@@ -76,10 +77,11 @@ async function main(): Promise<void> {
     decisions: new Map(),
   };
   const onExchange = tracer(opts);
+  const held = opts.timeoutMs !== undefined ? { holdMs: holdMs(opts.timeoutMs) } : {};
 
   if (opts.transport === 'stdio') {
     // per_event compiles on its one message; persistent pays once, up front.
-    runStdio({ lifecycle: opts.lifecycle, ctx, onExchange });
+    runStdio({ lifecycle: opts.lifecycle, ctx, onExchange, ...held });
     return;
   }
 
@@ -115,6 +117,7 @@ async function main(): Promise<void> {
     uploadToken,
     ctx,
     onExchange,
+    ...held,
   });
   const stop = (): void => {
     server.close(() => process.exit(0));

@@ -2,9 +2,11 @@
 //   persistent: answer each stdin line in order with at most one line; exit 0 on EOF.
 //   per_event:  read stdin to EOF, handle the whole input (minus one trailing LF) as one
 //               message, write at most one line, exit 0.
+import { performance } from 'node:perf_hooks';
 import type { FaultProbe } from '../fault-probe.js';
 import type { FaultMode } from './faults.js';
-import { respond, type HandlerContext, type Reply } from './handler.js';
+import { isHeld, respond, type HandlerContext, type Reply } from './handler.js';
+import { ReplyHold } from './hold.js';
 
 export type Lifecycle = 'persistent' | 'per_event';
 
@@ -13,6 +15,8 @@ export interface StdioOptions {
   readonly ctx: HandlerContext;
   /** Called once per message handled (--trace, a bench instrument). */
   readonly onExchange?: (() => void) | undefined;
+  /** slow-reverse-refusals: how long a refusal is held (hold.ts). */
+  readonly holdMs?: number | undefined;
 }
 
 /** Longest line we buffer; beyond it the line is answered as unparseable and skipped. */
@@ -38,11 +42,18 @@ export function runStdio(opts: StdioOptions): void {
   // A closed stdout means the harness has gone; there is nobody left to answer.
   process.stdout.on('error', () => process.exit(1));
   if (ctx.fault.is('stdout-banner')) process.stdout.write('reference backend ready\n');
-  if (opts.lifecycle === 'per_event') runPerEvent(ctx, opts.onExchange);
-  else runPersistent(ctx, opts.onExchange);
+  if (opts.lifecycle === 'per_event') runPerEvent(ctx, opts.onExchange, opts.holdMs ?? 0);
+  else runPersistent(ctx, opts.onExchange, opts.holdMs ?? 0);
 }
 
-function runPerEvent(ctx: HandlerContext, onExchange: (() => void) | undefined): void {
+/**
+ * Where a held message's deadline starts. The runner counts from its write: a message read in
+ * the first chunk waited through our start-up, so it counts from our process's start; a later
+ * one is read as it comes.
+ */
+const PROCESS_START = performance.timeOrigin;
+
+function runPerEvent(ctx: HandlerContext, onExchange: (() => void) | undefined, holdMs: number): void {
   const chunks: Buffer[] = [];
   process.stdin.on('data', (chunk: Buffer) => chunks.push(chunk));
   process.stdin.on('end', () => {
@@ -50,16 +61,25 @@ function runPerEvent(ctx: HandlerContext, onExchange: (() => void) | undefined):
     if (input.length > 0 && input[input.length - 1] === LF) input = input.subarray(0, input.length - 1);
     if (input.length > 0) onExchange?.();
     const reply = input.length === 0 ? null : respond(input, ctx);
-    if (reply !== null) process.stdout.write(frame(reply, ctx.fault));
-    flushThenExit(ctx.fault.is('per-event-exit-1') ? 1 : 0);
+    const answer = (): void => {
+      if (reply !== null) process.stdout.write(frame(reply, ctx.fault));
+      flushThenExit(ctx.fault.is('per-event-exit-1') ? 1 : 0);
+    };
+    // One message per process: held, it is only late, never out of order.
+    if (reply !== null && isHeld(reply, ctx)) setTimeout(answer, Math.max(0, PROCESS_START + holdMs - Date.now()));
+    else answer();
   });
   process.stdin.resume();
 }
 
-function runPersistent(ctx: HandlerContext, onExchange: (() => void) | undefined): void {
+function runPersistent(ctx: HandlerContext, onExchange: (() => void) | undefined, holdMs: number): void {
   let pending: Buffer = Buffer.alloc(0);
   let discarding = false; // inside an oversized line, until its LF
   let stopped = false;
+  let firstChunk = true;
+  const hold = new ReplyHold<Reply>((reply) => {
+    if (!stopped) process.stdout.write(frame(reply, ctx.fault));
+  });
 
   const onLine = (line: Buffer): void => {
     if (stopped) return;
@@ -68,6 +88,7 @@ function runPersistent(ctx: HandlerContext, onExchange: (() => void) | undefined
     onExchange?.();
     const reply = respond(line, ctx);
     if (reply === null) return;
+    if (isHeld(reply, ctx)) return hold.add(reply, (firstChunk ? PROCESS_START : Date.now()) + holdMs);
     process.stdout.write(frame(reply, ctx.fault));
     if (ctx.fault.is('exit-after-first')) {
       stopped = true;
@@ -91,10 +112,13 @@ function runPersistent(ctx: HandlerContext, onExchange: (() => void) | undefined
       discarding = true;
     }
     if (discarding) pending = Buffer.alloc(0);
+    firstChunk = false;
   });
   process.stdin.on('end', () => {
     // A last line without its LF is still a message.
     if (!discarding && pending.length > 0) onLine(pending);
+    // Nothing stays unanswered: what is held goes out now, newest first.
+    hold.flush();
     if (!stopped) flushThenExit(0);
   });
   process.stdin.resume();

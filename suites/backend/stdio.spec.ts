@@ -17,7 +17,12 @@ import type { BackendSession, Reply } from '../support/backend-session.js';
 import { check, test } from '../support/check.js';
 import { clip, describeReply, received } from '../support/expect.js';
 
-/** After a reply, nothing more may come: wait a short window for stray lines. */
+/**
+ * After a reply, nothing more may come: wait a short window for stray lines. Not ended by a
+ * follow-up request: its reply bounds only what came before it, and an object line that is
+ * not its reply (a second reply, or its reply under a wrong id) needs a clock to tell apart.
+ * A stray line that comes later is missed (a pass), never a false failure.
+ */
 const SETTLE_MS = 250;
 
 // These checks run on stdio targets only (src/checks/catalogue.ts), so their replies are stdio's.
@@ -83,7 +88,9 @@ test(
     };
     try {
       if (persistent) {
-        // Before anything is sent, a conforming backend writes nothing on stdout.
+        // Before anything is sent, a conforming backend writes nothing on stdout. (Lines that
+        // are not objects show up before the first reply anyway; this window also catches
+        // an object written unasked, which the reader would take for that reply.)
         const p = await stream(backend).process();
         const early = await p.nextLine(Math.min(500, backend.timeoutMs));
         if (early.kind === 'line') garbage.push(`before any request: ${clip(early.text, 200)}`);

@@ -10,6 +10,8 @@
 import { test, expect } from '@playwright/test';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import getPort from 'get-port';
 import { ReplyTiming, type Fence, type ParseJson, type Reply } from '../../drivers/channel.js';
 import { HttpChannel } from '../../drivers/http-channel.js';
 import { PersistentStdioChannel } from '../../drivers/stdio-channel.js';
@@ -17,6 +19,7 @@ import { Transcript } from '../../drivers/transcript.js';
 import { parseJsonStrict } from '../../src/protocol/json.js';
 import { fenceMarginMs } from '../../src/timing.js';
 import { childEnv, NODE } from './helpers.js';
+import { ROOT } from '../support/paths.js';
 
 test.setTimeout(60_000);
 const parseStrict: ParseJson = (text) => {
@@ -105,6 +108,60 @@ test('stdio: a backend answering late and out of order (the fence first) keeps i
   }
 });
 
+test('stdio: a process that starts slowly and answers its first request slowly, after the fence: judged on content', async () => {
+  // It reads nothing for most of the deadline (a slow start: the machine's time), then takes
+  // most of a deadline over the request (its own time, within its promise), answering the
+  // fence, read just after the request, at once. The request may have been read only just
+  // before the fence: it gets its whole deadline again from the fence's answer.
+  const tr = new Transcript();
+  const DEADLINE = 1000;
+  const ch = new PersistentStdioChannel({
+    launch: () => ({
+      command: NODE,
+      args: [
+        '-e',
+        `setTimeout(() => {
+          const answer = (id) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
+          require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+            const m = JSON.parse(l);
+            if (m.method === 'slow') setTimeout(() => answer(m.id), ${DEADLINE * 0.8});
+            else answer(m.id);
+          });
+        }, ${DEADLINE * 0.9});`,
+      ],
+      cwd: process.cwd(),
+      env: childEnv(),
+      transcript: tr,
+    }),
+    transcript: tr,
+    timing: new ReplyTiming(DEADLINE, PATIENCE_MS, tr, fenceMarginMs),
+    parse: parseStrict,
+    fence,
+  });
+  try {
+    const r = await ch.request(req('first', 'slow'));
+    expect(r.kind === 'reply' ? idOf(r) : r.why).toBe('first');
+    expect(notes(tr)).toContain('a fence request ("fence-');
+    // Once started, the same slowness is within the deadline: no fence.
+    expect(idOf(await ch.request(req('second', 'slow')))).toBe('second');
+  } finally {
+    await ch.close();
+  }
+});
+
+test('stdio: unanswered behind an answered fence, the process is known alive: no restart, no exit awaited', async () => {
+  const tr = new Transcript();
+  const ch = stdioChannel(tr);
+  try {
+    const r = await ch.request(req('a', 'silent'));
+    expect(r.kind === 'none' && r.transport === 'stdio' && r.fenced).toBe(true);
+    expect(ch.restarts).toBe(0);
+    expect(notes(tr)).not.toContain('waiting for the process to exit');
+  } finally {
+    await ch.close();
+  }
+});
+
 test('stdio: a reply that comes after the channel gave up is set aside, never taken for the next request', async () => {
   const tr = new Transcript();
   // Answered well after the fence and its margin, and before the next request's answer.
@@ -158,15 +215,22 @@ test.describe('http', () => {
   let server: Server;
   let url: string;
   test.beforeAll(async () => {
-    // A POST of method `silent` is never answered; every other one at once.
+    // A POST of method `silent` is never answered; one of method `hold` only once a later
+    // POST has been answered (late, after the fence, out of order); every other one at once.
+    const held: (() => void)[] = [];
     server = createServer((q, s) => {
       let body = '';
       q.on('data', (d: Buffer) => (body += d.toString()));
       q.on('end', () => {
         const m = JSON.parse(body) as { id: string; method: string };
+        const answer = (): void => {
+          s.writeHead(200, { 'content-type': 'application/json' });
+          s.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+        };
         if (m.method === 'silent') return;
-        s.writeHead(200, { 'content-type': 'application/json' });
-        s.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }));
+        if (m.method === 'hold') return void held.push(answer);
+        answer();
+        for (const h of held.splice(0).reverse()) h();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -177,19 +241,108 @@ test.describe('http', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  test('a POST left hanging while the fence POST is answered: unanswered by causality, the hanging one given up', async () => {
-    const tr = new Transcript();
-    const ch = new HttpChannel({
+  const httpChannel = (tr: Transcript): HttpChannel =>
+    new HttpChannel({
       launch: async () => ({ args: [], cwd: process.cwd(), env: {}, url, transcript: tr }),
       transcript: tr,
       timing: new ReplyTiming(TIMEOUT_MS, PATIENCE_MS, tr, fenceMarginMs),
       parse: parseStrict,
       fence,
     });
+
+  test('a POST answered only after the fence POST (out of order, within the margin): judged on content, never unanswered', async () => {
+    const tr = new Transcript();
+    const ch = httpChannel(tr);
+    try {
+      const r = await ch.request(req('slow', 'hold'));
+      expect(r.kind).toBe('reply');
+      expect(idOf(r)).toBe('slow');
+      expect(r.kind === 'reply' && r.latencyMs).toBeGreaterThan(TIMEOUT_MS);
+      expect(notes(tr)).toContain('a fence request ("fence-');
+      expect(idOf(await ch.request(req('next', 'ok')))).toBe('next');
+    } finally {
+      await ch.close();
+    }
+  });
+
+  test('a POST left hanging while the fence POST is answered: unanswered by causality, the hanging one given up', async () => {
+    const tr = new Transcript();
+    const ch = httpChannel(tr);
     try {
       const r = await ch.request(req('a', 'silent'));
       expect(r.kind === 'none' && r.why).toMatch(/while a later request \(a fence\) was answered in \d+ ms/);
       expect(idOf(await ch.request(req('b', 'ok')))).toBe('b');
+    } finally {
+      await ch.close();
+    }
+  });
+});
+
+// The reference backend's slow-reverse-refusals (reference/backend/hold.ts): refusals held for
+// a quarter of the claim's timeoutMs, overtaken by every other reply. A correct backend: each refusal
+// comes back judged on its content, on a persistent process and over HTTP alike.
+test.describe('a backend slow but sure (the reference, slow-reverse-refusals)', () => {
+  const SLOW_TIMEOUT_MS = 2000;
+  const MAIN = resolve(ROOT, 'dist', 'reference', 'backend', 'main.js');
+  const slow = ['--fault', 'slow-reverse-refusals', '--timeout-ms', String(SLOW_TIMEOUT_MS)];
+  const refusals = [
+    { jsonrpc: '2.0', id: 'm-1', method: 'hooks/bogus' },
+    { jsonrpc: '2.0', id: 'm-2', method: 'hooks/other', params: { protocolVersion: 'draft' } },
+  ];
+  const judged = async (request: (m: { text: string; id: string }) => Promise<Reply>): Promise<unknown[]> => {
+    const out: unknown[] = [];
+    for (const m of refusals) {
+      const r = await request({ text: JSON.stringify(m), id: m.id });
+      out.push(r.kind === 'reply' ? [idOf(r), (r.value as { error?: { code?: number } }).error?.code] : r.why);
+    }
+    return out;
+  };
+  const want = [
+    ['m-1', -32601],
+    ['m-2', -32601],
+  ];
+
+  test('stdio persistent', async () => {
+    const tr = new Transcript();
+    const ch = new PersistentStdioChannel({
+      launch: () => ({
+        command: NODE,
+        args: [MAIN, '--transport', 'stdio', ...slow],
+        cwd: ROOT,
+        env: childEnv(),
+        transcript: tr,
+      }),
+      transcript: tr,
+      timing: new ReplyTiming(SLOW_TIMEOUT_MS, PATIENCE_MS, tr, fenceMarginMs),
+      parse: parseStrict,
+      fence,
+    });
+    try {
+      expect(await judged((m) => ch.request(m))).toEqual(want);
+    } finally {
+      await ch.close();
+    }
+  });
+
+  test('HTTP', async () => {
+    const tr = new Transcript();
+    const port = String(await getPort({ host: '127.0.0.1' }));
+    const ch = new HttpChannel({
+      launch: async () => ({
+        command: NODE,
+        args: [MAIN, '--transport', 'http', '--port', port, ...slow],
+        cwd: ROOT,
+        env: childEnv(),
+        url: `http://127.0.0.1:${port}/hooks`,
+        transcript: tr,
+      }),
+      transcript: tr,
+      timing: new ReplyTiming(SLOW_TIMEOUT_MS, PATIENCE_MS, tr, fenceMarginMs),
+      parse: parseStrict,
+      fence,
+    });
+    try {
+      expect(await judged((m) => ch.request(m))).toEqual(want);
     } finally {
       await ch.close();
     }

@@ -19,6 +19,7 @@ import {
 import { DEFAULT_POLICY, parsePolicy } from '../../reference/backend/policy.js';
 import { parseBackendArgs } from '../../reference/backend/args.js';
 import { consultedModes, FaultProbe } from '../../reference/fault-probe.js';
+import { holdMs, ReplyHold } from '../../reference/backend/hold.js';
 import { configurationOf } from '../../reference/backend/configuration.js';
 import { CHECKS, checkSpec } from '../../src/checks/catalogue.js';
 import { isWireValid, validate } from '../../src/protocol/validator.js';
@@ -418,8 +419,10 @@ test.describe('fault table', () => {
   test('every target is a check id, and each backend check has at least one fault', () => {
     const targeted = new Map<string, string[]>();
     for (const mode of FAULT_MODES) {
-      const spec = FAULTS[mode];
-      expect(spec.targets.length, mode).toBeGreaterThan(0);
+      const spec: BackendFaultSpec = FAULTS[mode];
+      // A mode fails its targets, or (breaking no rule) names the checks it must pass.
+      expect(spec.targets.length > 0 !== (spec.passes?.length ?? 0) > 0, mode).toBe(true);
+      for (const id of spec.passes ?? []) expect(() => checkSpec(id), `${mode} → ${id}`).not.toThrow();
       expect(spec.description.length, mode).toBeGreaterThan(0);
       for (const id of spec.targets) {
         expect(() => checkSpec(id), `${mode} → ${id}`).not.toThrow();
@@ -700,6 +703,8 @@ const FAULT_EXPECTATIONS: Record<FaultMode, { changes: readonly string[]; check?
       expect(f).toBeNull();
     },
   },
+  // The handler's replies do not change: the transports hold them (the process tests below).
+  'slow-reverse-refusals': { changes: [] },
   'duplicate-silent': {
     changes: ['rm_rf-again'],
     check: (f) => {
@@ -1061,6 +1066,20 @@ test.describe('command line', () => {
     });
     const off = parseBackendArgs(['--transport', 'stdio', '--snapshot', 'draft@1d98c19', '--no-configuration']);
     expect(off.ok && off.options.configuration).toBe(false);
+    // A slow mode is told the claim's timeoutMs.
+    expect(
+      parseBackendArgs(['--transport', 'stdio', '--fault', 'slow-reverse-refusals', '--timeout-ms', '2000']),
+    ).toEqual({
+      ok: true,
+      options: {
+        ...OLDEST,
+        timeoutMs: 2000,
+        transport: 'stdio',
+        lifecycle: 'persistent',
+        fault: 'slow-reverse-refusals',
+        policy: DEFAULT_POLICY,
+      },
+    });
     for (const argv of [
       ['--snapshot', 'draft@1d98c19', '--fault', 'configuration-empty'],
       ['--snapshot', 'draft@1d98c19', '--no-configuration', '--fault', 'configuration-unoffered-wrong-code'],
@@ -1098,6 +1117,11 @@ test.describe('command line', () => {
       ['--transport', 'stdio', '--fault', 'configuration-empty'],
       ['--transport', 'stdio', '--snapshot', 'draft@1d98c19', '--no-configuration', '--fault', 'configuration-empty'],
       ['--transport', 'stdio', '--snapshot', 'draft@1d98c19', '--fault', 'configuration-unoffered-wrong-code'],
+      ['--transport', 'stdio', '--fault', 'slow-reverse-refusals'],
+      ['--transport', 'stdio', '--timeout-ms', '2000'],
+      ['--transport', 'http', '--port', '1', '--fault', 'wrong-id', '--timeout-ms', '2000'],
+      ['--transport', 'stdio', '--fault', 'slow-reverse-refusals', '--timeout-ms', '0'],
+      ['--transport', 'stdio', '--fault', 'slow-reverse-refusals', '--timeout-ms', '2s'],
     ];
     for (const argv of bad) {
       const r = parseBackendArgs(argv);
@@ -1270,6 +1294,56 @@ test.describe('stdio process', () => {
     }
   });
 
+  test('slow-reverse-refusals: refusals held and released newest first, overtaken by the other replies', async () => {
+    const slow = ['--transport', 'stdio', '--fault', 'slow-reverse-refusals'];
+    const child = start([...slow, '--timeout-ms', '1000']);
+    try {
+      const c = collect(child);
+      // One write: the two refusals wait through the start-up with the intercept after them.
+      child.stdin!.write(
+        line({ jsonrpc: '2.0', id: 's-1', method: 'hooks/bogus' }) +
+          line(withVersion(intercept(toolBefore('s-2', 'read_file')), '1999-01-01')) +
+          line(intercept(toolBefore('s-3', 'rm_rf'))),
+      );
+      await expect.poll(() => lines(c.out()).length, { timeout: 15_000 }).toBe(4);
+      const replies = lines(c.out())
+        .slice(0, 3)
+        .map((l) => JSON.parse(l) as Obj);
+      expect(replies.map((r) => r.id)).toEqual(['s-3', 's-2', 's-1']);
+      expect(replies.map((r) => (r.error as Obj | undefined)?.code)).toEqual([undefined, -32001, -32601]);
+      child.stdin!.end();
+      expect((await within(c.exit, 10_000, 'exit on EOF')).code).toBe(0);
+    } finally {
+      stop(child);
+    }
+    // End of input releases what is held at once (a hold of 5 min would outlast the test).
+    const eof = await run([...slow, '--timeout-ms', '600000'], line({ jsonrpc: '2.0', id: 's-4', method: 'hooks/x' }));
+    expect(eof.code).toBe(0);
+    expect(JSON.parse(lines(eof.stdout)[0]!).id).toBe('s-4');
+    // per_event: the one refusal is held (only late: there is nothing to overtake it), then the exit.
+    const one = await run(
+      ['--transport', 'stdio', '--lifecycle', 'per_event', '--fault', 'slow-reverse-refusals', '--timeout-ms', '1000'],
+      line({ jsonrpc: '2.0', id: 's-5', method: 'hooks/x' }),
+    );
+    expect(one.code).toBe(0);
+    expect(JSON.parse(lines(one.stdout)[0]!).id).toBe('s-5');
+  });
+
+  test('a reply hold: released together at the first deadline, newest first', async () => {
+    const out: string[] = [];
+    const hold = new ReplyHold<string>((r) => out.push(r));
+    hold.add('a', Date.now() + 600_000);
+    hold.add('b', Date.now());
+    hold.add('c', Date.now() + 600_000);
+    await expect.poll(() => out.length, { timeout: 10_000 }).toBe(3);
+    expect(out).toEqual(['c', 'b', 'a']);
+    expect(hold.size).toBe(0);
+    hold.add('d', Date.now() + 600_000);
+    hold.flush();
+    expect(out).toEqual(['c', 'b', 'a', 'd']);
+    expect(holdMs(2000)).toBe(500);
+  });
+
   test('faults: pretty-print, stdout-banner, exit-after-first, per-event-exit-1', async () => {
     const two = line(intercept(toolBefore('f-1', 'rm_rf'))) + line(intercept(toolBefore('f-2', 'rm_rf')));
     const pretty = await run(['--transport', 'stdio', '--lifecycle', 'persistent', '--fault', 'pretty-print'], two);
@@ -1361,6 +1435,38 @@ test.describe('http process', () => {
       const exit = await within(b.exit, 10_000, 'SIGTERM');
       expect(exit.code).toBe(0);
       expect(exit.stdout).toBe('');
+    } finally {
+      stop(b?.child);
+    }
+  });
+
+  test('slow-reverse-refusals: refusals held, the other requests answered at once', async () => {
+    let b: HttpBackend | undefined;
+    try {
+      b = await startHttp(['--fault', 'slow-reverse-refusals', '--timeout-ms', '10000']);
+      const url = `${b.base}/hooks`;
+      const done: string[] = [];
+      const timed = (id: string, p: Promise<Response>): Promise<Obj> =>
+        p.then(async (r) => {
+          done.push(id);
+          expect(r.status).toBe(200);
+          return (await r.json()) as Obj;
+        });
+      const refused = [
+        timed('r-1', post(url, { jsonrpc: '2.0', id: 'r-1', method: 'hooks/bogus' })),
+        timed('r-2', post(url, withVersion(intercept(toolBefore('r-2', 'rm_rf')), '1999-01-01'))),
+      ];
+      // Held for 2.5 s: this one, sent after them, comes back first.
+      const ok = await timed('r-3', post(url, intercept(toolBefore('r-3', 'rm_rf'))));
+      expect(ok.id).toBe('r-3');
+      expect(done).toEqual(['r-3']);
+      const [one, two] = await Promise.all(refused);
+      expect([one!.id, (one!.error as Obj).code, two!.id, (two!.error as Obj).code]).toEqual([
+        'r-1',
+        -32601,
+        'r-2',
+        -32001,
+      ]);
     } finally {
       stop(b?.child);
     }
