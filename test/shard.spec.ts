@@ -84,7 +84,7 @@ const summaries = (out: string): string[] =>
     .map((l) => l.replace(/ -> .*$/, ''));
 
 test('two shards merged give the same results as one unsharded run', () => {
-  const claims = [claim('good'), claim('faulty', 'wrong-id')];
+  const claims = [claim('good'), claim('faulty', 'no-result-version')];
   const whole = cli(['run', ...claims, '--reports', 'whole']);
   expect(whole.code, whole.err).toBe(1);
 

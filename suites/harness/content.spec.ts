@@ -300,183 +300,189 @@ function judgeStop(
 
 test.describe('content (harness)', () => {
   for (const b of BOUNDARIES) {
-    test(
-      ...check(contentCheckId(b, 'canonical'), async ({ harness, judge, spec, snapshot }) => {
-        const { run, exp } = await contentRun(harness, judge, b, snapshot);
-        const phases = new Phases();
-        for (const e of exp) {
-          for (const hook of BODY_HOOKS) {
-            const turn = frameOf(phases, e, hook);
-            const f = turn.frame;
-            if (!f) continue;
-            const where = `${e.step.id}, interceptor ${hook}`;
-            for (const p of formProblems(b, f, e, snapshot)) phases.fail(where, p.message, p.evidence);
-            const { value } = contentOf(b, f);
-            // The first interceptor gets the step's content as given; the second the chain's value (edits check).
-            const want = hook === 'a' ? e.step.original : undefined;
-            // Frames are matched to steps in order; where ids are visible, the first names its step.
-            const first = (Array.isArray(value) && isObject(value[0]) ? value[0].id : undefined) as unknown;
-            if (typeof first === 'string' && !first.startsWith(`${e.step.id}.`))
-              phases.fail(
-                where,
-                `intercept ${e.step.id.split('.').pop()} of this hook carries content of another step (first id ${JSON.stringify(first)}): the steps' events did not come in scenario order`,
-                { received: value },
-              );
-            else if (want !== undefined && !deepEqualJson(value, want))
-              phases.fail(where, `${b.path} is not the step's content (ids, roles, order and text as given)`, {
-                received: value,
-                expected: want,
-              });
-          }
-        }
-        phases.judge(judge, spec.expectation, summary(run));
-        judge.evidence({
-          sent: exp.map((e) => ({ step: e.step.id, content: e.step.content })),
-          expected: spec.expectation,
-        });
-        judge.note(
-          `${exp.length} steps: both body-view interceptors got canonical content at ${b.path}, the first exactly the step's content`,
-        );
-      }),
-    );
-
-    test(
-      ...check(contentCheckId(b, 'selection'), async ({ harness, judge, spec, snapshot }) => {
-        const { run, exp } = await contentRun(harness, judge, b, snapshot);
-        const phases = new Phases();
-        for (const e of exp) {
-          for (const hook of HIDDEN_HOOKS) {
-            const where = `${e.step.id}, interceptor ${hook} (${viewOf(hook)} view)`;
-            // The hidden texts (and attachment references) appear nowhere in a frame.
-            const hiddenIn = (value: unknown): string[] =>
-              b.family === 'workspace' ? [] : tokensIn(b.family === 'mcp-request' ? e.step.original : value);
-            // Observations after a deny or fail-closed stop (c7, c8) take the hook's view too.
-            for (const f of stepFrames(run, b, hook, OBSERVE, e.step.id))
-              for (const p of hiddenViewProblems(b, f, hook, hiddenIn(e.target)))
-                phases.fail(`${where}, hooks/observe`, p.message, p.evidence);
-            // The chain stops before m and o in c7 and c8: they get no intercept there.
-            if (e.step.stops) continue;
-            const turn = frameOf(phases, e, hook);
-            const f = turn.frame;
-            if (!f) continue;
-            for (const p of hiddenViewProblems(b, f, hook, hiddenIn(turn.before)))
-              phases.fail(where, p.message, p.evidence);
-          }
-        }
-        // Edits from hidden views and of protected content do not reach the receiver.
-        const judged = exp.filter((e) => e.step.judgedBy === 'selection');
-        for (const e of judged) {
-          const problem = markerProblem(run, e.step.id);
-          if (problem) phases.fail(e.step.id, problem);
-          else if (!deepEqualJson(run.effective[e.step.id]!.effective, e.effective))
-            phases.fail(e.step.id, `the receiver did not get the value the rejections leave (${e.step.purpose})`, {
-              sent: e.turns
-                .filter((t) => t.effects.length)
-                .map((t) => ({
-                  hook: t.hook,
-                  view: viewOf(t.hook),
-                  effects: t.effects,
-                  ruling: t.rejected ?? 'accepted',
-                })),
-              received: run.effective[e.step.id]!.effective,
-              expected: e.effective,
-            });
-        }
-        phases.judge(judge, spec.expectation, summary(run));
-        judge.evidence({ expected: spec.expectation });
-        judge.note(
-          `${exp.length} steps: the metadata and omit views hid text and bodies, and ${judged.length} steps with hidden-view or protected edits left the value as expected`,
-        );
-      }),
-    );
-
-    test(
-      ...check(contentCheckId(b, 'edits'), async ({ harness, judge, spec, snapshot }) => {
-        const { run, exp } = await contentRun(harness, judge, b, snapshot);
-        const phases = new Phases();
-        const unobserved: string[] = [];
-        for (const e of exp) {
-          for (const hook of BODY_HOOKS) {
-            const turn = frameOf(phases, e, hook);
-            const f = turn.frame;
-            if (!f) continue;
-            const where = `${e.step.id}, interceptor ${hook}`;
-            const caps = messageOf(f)?.params;
-            if (b.target) {
-              const ops = advertised(f, b.target);
-              if (ops.length < 2)
+    // A boundary's three checks read one shared adapter run (contentRun): in order in one
+    // worker (mode 'default', even under fullyParallel), the run is made once per target
+    // instead of once per check; the boundaries still spread over the workers.
+    test.describe(b.event, () => {
+      test.describe.configure({ mode: 'default' });
+      test(
+        ...check(contentCheckId(b, 'canonical'), async ({ harness, judge, spec, snapshot }) => {
+          const { run, exp } = await contentRun(harness, judge, b, snapshot);
+          const phases = new Phases();
+          for (const e of exp) {
+            for (const hook of BODY_HOOKS) {
+              const turn = frameOf(phases, e, hook);
+              const f = turn.frame;
+              if (!f) continue;
+              const where = `${e.step.id}, interceptor ${hook}`;
+              for (const p of formProblems(b, f, e, snapshot)) phases.fail(where, p.message, p.evidence);
+              const { value } = contentOf(b, f);
+              // The first interceptor gets the step's content as given; the second the chain's value (edits check).
+              const want = hook === 'a' ? e.step.original : undefined;
+              // Frames are matched to steps in order; where ids are visible, the first names its step.
+              const first = (Array.isArray(value) && isObject(value[0]) ? value[0].id : undefined) as unknown;
+              if (typeof first === 'string' && !first.startsWith(`${e.step.id}.`))
                 phases.fail(
                   where,
-                  `the intercept does not advertise modify of ${b.target} with replace and merge, although the claim says the harness applies them`,
-                  {
-                    received: isObject(caps) ? caps.capabilities : undefined,
-                    expected: { effects: ['modify'], modify: { [b.target]: { replace: true, merge: true } } },
-                  },
+                  `intercept ${e.step.id.split('.').pop()} of this hook carries content of another step (first id ${JSON.stringify(first)}): the steps' events did not come in scenario order`,
+                  { received: value },
                 );
-            } else if (advertisesModify(f))
-              phases.fail(where, `${b.event} advertises modify, but allows no request modification`, {
-                received: isObject(caps) ? caps.capabilities : undefined,
-              });
-            // Serial chaining: each body-view interceptor is sent the value as the ones before it left it.
-            // A frame whose form is broken is the canonical check's finding; no value is read from it.
-            if (formProblems(b, f, e, snapshot).length) continue;
-            const { value } = contentOf(b, f);
-            const shown = b.family === 'mcp-result' && isObject(value) ? value.content : value;
-            const before = b.target ? turn.before : e.step.original;
-            if (!deepEqualJson(shown, before))
-              phases.fail(where, `the interceptor was not sent the value the earlier responses left`, {
-                received: shown,
-                expected: before,
-              });
+              else if (want !== undefined && !deepEqualJson(value, want))
+                phases.fail(where, `${b.path} is not the step's content (ids, roles, order and text as given)`, {
+                  received: value,
+                  expected: want,
+                });
+            }
           }
-          // Markers of hidden-view and protected-content steps are the selection check's.
-          if (e.step.judgedBy !== 'edits') continue;
-          if (e.step.stops) {
-            judgeStop(phases, run, b, e, snapshot, unobserved);
-            continue;
-          }
-          const problem = markerProblem(run, e.step.id);
-          if (problem) {
-            phases.fail(e.step.id, problem);
-            continue;
-          }
-          // The observer gets the effective content after the chain (its observation names the step's ids).
-          const seen = stepFrames(run, b, OBSERVER, OBSERVE, e.step.id);
-          if (seen.length === 0)
-            phases.fail(e.step.id, `observer ${OBSERVER} got no hooks/observe of ${b.event} for this step`);
-          for (const f of seen) {
-            const p = observedProblem(b, f, e, snapshot);
-            if (p) phases.fail(e.step.id, `observer ${OBSERVER} ${p.message}`, p.evidence);
-          }
-          const got = run.effective[e.step.id]!.effective;
-          if (!deepEqualJson(got, e.effective))
-            phases.fail(e.step.id, `the ${b.receiver} sentinel did not get the effective value (${e.step.purpose})`, {
-              sent: e.turns
-                .filter((t) => t.effects.length)
-                .map((t) => ({
-                  hook: t.hook,
-                  effects: t.effects,
-                  ruling: t.rejected ?? (t.frame ? 'accepted' : 'not asked'),
-                })),
-              received: got,
-              expected: e.effective,
-            });
-        }
-        phases.judge(judge, spec.expectation, summary(run));
-        judge.evidence({
-          sent: exp.map((e) => ({ step: e.step.id, purpose: e.step.purpose, answers: e.step.answers })),
-          expected: JSON.stringify(exp.map((e) => ({ step: e.step.id, effective: e.effective }))),
-        });
-        const stops = exp.filter((e) => e.step.stops).length;
-        judge.note(
-          `${exp.length} steps: the ${b.receiver} sentinel got the chained result of the answers every time; after the ${stops} stopped chains the observer observed the settled event and no interceptor already called got a second copy`,
-        );
-        // Allowed, best effort (AHP-REG-002's exception): noted where the harness did not send it.
-        if (unobserved.length)
+          phases.judge(judge, spec.expectation, summary(run));
+          judge.evidence({
+            sent: exp.map((e) => ({ step: e.step.id, content: e.step.content })),
+            expected: spec.expectation,
+          });
           judge.note(
-            `interceptors left uncalled by a stopped chain that got no hooks/observe of it (allowed: best effort): ${unobserved.join('; ')}`,
+            `${exp.length} steps: both body-view interceptors got canonical content at ${b.path}, the first exactly the step's content`,
           );
-      }),
-    );
+        }),
+      );
+
+      test(
+        ...check(contentCheckId(b, 'selection'), async ({ harness, judge, spec, snapshot }) => {
+          const { run, exp } = await contentRun(harness, judge, b, snapshot);
+          const phases = new Phases();
+          for (const e of exp) {
+            for (const hook of HIDDEN_HOOKS) {
+              const where = `${e.step.id}, interceptor ${hook} (${viewOf(hook)} view)`;
+              // The hidden texts (and attachment references) appear nowhere in a frame.
+              const hiddenIn = (value: unknown): string[] =>
+                b.family === 'workspace' ? [] : tokensIn(b.family === 'mcp-request' ? e.step.original : value);
+              // Observations after a deny or fail-closed stop (c7, c8) take the hook's view too.
+              for (const f of stepFrames(run, b, hook, OBSERVE, e.step.id))
+                for (const p of hiddenViewProblems(b, f, hook, hiddenIn(e.target)))
+                  phases.fail(`${where}, hooks/observe`, p.message, p.evidence);
+              // The chain stops before m and o in c7 and c8: they get no intercept there.
+              if (e.step.stops) continue;
+              const turn = frameOf(phases, e, hook);
+              const f = turn.frame;
+              if (!f) continue;
+              for (const p of hiddenViewProblems(b, f, hook, hiddenIn(turn.before)))
+                phases.fail(where, p.message, p.evidence);
+            }
+          }
+          // Edits from hidden views and of protected content do not reach the receiver.
+          const judged = exp.filter((e) => e.step.judgedBy === 'selection');
+          for (const e of judged) {
+            const problem = markerProblem(run, e.step.id);
+            if (problem) phases.fail(e.step.id, problem);
+            else if (!deepEqualJson(run.effective[e.step.id]!.effective, e.effective))
+              phases.fail(e.step.id, `the receiver did not get the value the rejections leave (${e.step.purpose})`, {
+                sent: e.turns
+                  .filter((t) => t.effects.length)
+                  .map((t) => ({
+                    hook: t.hook,
+                    view: viewOf(t.hook),
+                    effects: t.effects,
+                    ruling: t.rejected ?? 'accepted',
+                  })),
+                received: run.effective[e.step.id]!.effective,
+                expected: e.effective,
+              });
+          }
+          phases.judge(judge, spec.expectation, summary(run));
+          judge.evidence({ expected: spec.expectation });
+          judge.note(
+            `${exp.length} steps: the metadata and omit views hid text and bodies, and ${judged.length} steps with hidden-view or protected edits left the value as expected`,
+          );
+        }),
+      );
+
+      test(
+        ...check(contentCheckId(b, 'edits'), async ({ harness, judge, spec, snapshot }) => {
+          const { run, exp } = await contentRun(harness, judge, b, snapshot);
+          const phases = new Phases();
+          const unobserved: string[] = [];
+          for (const e of exp) {
+            for (const hook of BODY_HOOKS) {
+              const turn = frameOf(phases, e, hook);
+              const f = turn.frame;
+              if (!f) continue;
+              const where = `${e.step.id}, interceptor ${hook}`;
+              const caps = messageOf(f)?.params;
+              if (b.target) {
+                const ops = advertised(f, b.target);
+                if (ops.length < 2)
+                  phases.fail(
+                    where,
+                    `the intercept does not advertise modify of ${b.target} with replace and merge, although the claim says the harness applies them`,
+                    {
+                      received: isObject(caps) ? caps.capabilities : undefined,
+                      expected: { effects: ['modify'], modify: { [b.target]: { replace: true, merge: true } } },
+                    },
+                  );
+              } else if (advertisesModify(f))
+                phases.fail(where, `${b.event} advertises modify, but allows no request modification`, {
+                  received: isObject(caps) ? caps.capabilities : undefined,
+                });
+              // Serial chaining: each body-view interceptor is sent the value as the ones before it left it.
+              // A frame whose form is broken is the canonical check's finding; no value is read from it.
+              if (formProblems(b, f, e, snapshot).length) continue;
+              const { value } = contentOf(b, f);
+              const shown = b.family === 'mcp-result' && isObject(value) ? value.content : value;
+              const before = b.target ? turn.before : e.step.original;
+              if (!deepEqualJson(shown, before))
+                phases.fail(where, `the interceptor was not sent the value the earlier responses left`, {
+                  received: shown,
+                  expected: before,
+                });
+            }
+            // Markers of hidden-view and protected-content steps are the selection check's.
+            if (e.step.judgedBy !== 'edits') continue;
+            if (e.step.stops) {
+              judgeStop(phases, run, b, e, snapshot, unobserved);
+              continue;
+            }
+            const problem = markerProblem(run, e.step.id);
+            if (problem) {
+              phases.fail(e.step.id, problem);
+              continue;
+            }
+            // The observer gets the effective content after the chain (its observation names the step's ids).
+            const seen = stepFrames(run, b, OBSERVER, OBSERVE, e.step.id);
+            if (seen.length === 0)
+              phases.fail(e.step.id, `observer ${OBSERVER} got no hooks/observe of ${b.event} for this step`);
+            for (const f of seen) {
+              const p = observedProblem(b, f, e, snapshot);
+              if (p) phases.fail(e.step.id, `observer ${OBSERVER} ${p.message}`, p.evidence);
+            }
+            const got = run.effective[e.step.id]!.effective;
+            if (!deepEqualJson(got, e.effective))
+              phases.fail(e.step.id, `the ${b.receiver} sentinel did not get the effective value (${e.step.purpose})`, {
+                sent: e.turns
+                  .filter((t) => t.effects.length)
+                  .map((t) => ({
+                    hook: t.hook,
+                    effects: t.effects,
+                    ruling: t.rejected ?? (t.frame ? 'accepted' : 'not asked'),
+                  })),
+                received: got,
+                expected: e.effective,
+              });
+          }
+          phases.judge(judge, spec.expectation, summary(run));
+          judge.evidence({
+            sent: exp.map((e) => ({ step: e.step.id, purpose: e.step.purpose, answers: e.step.answers })),
+            expected: JSON.stringify(exp.map((e) => ({ step: e.step.id, effective: e.effective }))),
+          });
+          const stops = exp.filter((e) => e.step.stops).length;
+          judge.note(
+            `${exp.length} steps: the ${b.receiver} sentinel got the chained result of the answers every time; after the ${stops} stopped chains the observer observed the settled event and no interceptor already called got a second copy`,
+          );
+          // Allowed, best effort (AHP-REG-002's exception): noted where the harness did not send it.
+          if (unobserved.length)
+            judge.note(
+              `interceptors left uncalled by a stopped chain that got no hooks/observe of it (allowed: best effort): ${unobserved.join('; ')}`,
+            );
+        }),
+      );
+    });
   }
 });

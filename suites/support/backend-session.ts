@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSafely } from '../../src/safe-fs.js';
 import { join } from 'node:path';
 import getPort from 'get-port';
-import { AuthorizationServer } from '../../drivers/auth/authorization-server.js';
-import { createRunCa } from '../../drivers/auth/ca.js';
+import type { AuthorizationServer } from '../../drivers/auth/authorization-server.js';
+import { loadAuth } from '../../drivers/auth/lazy.js';
 import type {
   Channel,
   Fence,
@@ -131,6 +131,7 @@ export class BackendSession {
     const o = this.transport === 'http' ? this.claim.backend?.http?.oauth : undefined;
     if (!o || this.oauth) return;
     this.httpPort = String(await getPort({ host: '127.0.0.1' }));
+    const { createRunCa, AuthorizationServer } = await loadAuth();
     const ca = await createRunCa();
     const as = await AuthorizationServer.start({
       ca,

@@ -3,8 +3,8 @@
 // adapter config's `tls.caFile`), the runner's authorization server, the protection of the
 // hooks that use it, and the registration's oauth preset (docs/harness-adapter.md section 11).
 import type { Folder } from '../../src/safe-fs.js';
-import { createRunCa } from '../../drivers/auth/ca.js';
-import { AuthorizationServer, type AsRecord, type Misbehaviour } from '../../drivers/auth/authorization-server.js';
+import type { AuthorizationServer, AsRecord, Misbehaviour } from '../../drivers/auth/authorization-server.js';
+import { loadAuth } from '../../drivers/auth/lazy.js';
 import type { HttpProtection } from '../../drivers/scripted-backend/http-server.js';
 import { nowMs } from '../../drivers/scripted-backend/script.js';
 
@@ -49,6 +49,7 @@ export class RunAuth {
     clientSecret: string,
     onToken: (token: string) => void,
   ): Promise<RunAuth> {
+    const { createRunCa, AuthorizationServer } = await loadAuth();
     const ca = await createRunCa();
     const as = await AuthorizationServer.start({
       ca,

@@ -122,7 +122,10 @@ test('a backend that burns 1.5 s of CPU before its first line is conformant on e
   const env = '{ AHP_REFERENCE_START_BURN_MS: "1500" }';
   const r = certify(
     'slow-start',
-    `role: backend\ntransports: [stdio, http]\nprofiles: [tool-interception, lifecycle-observation]\n` +
+    // Every target, one profile: each per_event exchange pays the start again, and the base
+    // checks (notifications, unknown methods, versions) judge silence and refusals there
+    // too; lifecycle-observation would add its checks' starts, not another kind of wait.
+    `role: backend\ntransports: [stdio, http]\nprofiles: [tool-interception]\n` +
       `backend:\n  stdio: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, stdio], lifecycle: [persistent, per_event], env: ${env} }\n` +
       `  http: { command: ${node}, args: [${JSON.stringify(BACKEND)}, --transport, http, --port, "{port}"], url: "http://127.0.0.1:{port}/hooks", env: ${env} }\n` +
       `  samples:\n    deny: [{ event: tool.before, tool: { name: rm_rf, input: { path: / } } }]\n`,

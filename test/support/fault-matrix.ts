@@ -16,22 +16,17 @@
 // checking the causal one).
 import { expect } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import YAML from 'yaml';
 import { checkSpec } from '../../src/checks/catalogue.js';
 import { checkGrep, escapeRegExp } from '../../src/results/check-title.js';
 import { consultedModes } from '../../reference/fault-probe.js';
 import type { CheckResult, ClaimResults } from '../../src/results/model.js';
 import { ROOT } from './paths.js';
-
-/** Every target a conforming claim certifies: stdio persistent, stdio per_event, HTTP. */
-export const EVERY_TARGET = [
-  { transport: 'stdio', lifecycle: 'persistent' },
-  { transport: 'stdio', lifecycle: 'per_event' },
-  { transport: 'http' },
-] as const;
 
 /** What this run of the matrix proves (see the top of this file). */
 export const MATRIX_SCOPE: 'targets' | 'every-check' =
@@ -200,6 +195,45 @@ export interface FaultMatrix {
   readonly modeNames?: readonly string[];
   /** Only for a run of every mode: the checks some mode must catch, given the conforming results. */
   readonly everyCheck?: (conforming: ClaimResults) => readonly string[];
+  /**
+   * The conforming claim's results from a run made earlier on the same build (see
+   * provenResults), used instead of running the conforming claim again; undefined: it runs.
+   */
+  readonly proven?: ClaimResults;
+}
+
+/** Results of a run are our own files, but read bounded all the same. */
+const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
+
+/**
+ * AHP_MATRIX_PROVEN=<reports folder>: the results an earlier `ahp-conformance run` of this
+ * build wrote there for `claimFile` (.ci/run: `npm run conformance` certifies the bundled
+ * claims just before), when they are of that very file (its sha256) and conformant, so the
+ * matrix need not certify the same claim a second time. Anything else: undefined (the
+ * matrix runs its conforming claim itself), with the reason on the console.
+ */
+export function provenResults(claimFile: string): ClaimResults | undefined {
+  const folder = process.env.AHP_MATRIX_PROVEN;
+  if (!folder) return undefined;
+  const bytes = readFileSync(claimFile);
+  const name = (YAML.parse(bytes.toString('utf8')) as { implementation: { name: string } }).implementation.name;
+  const file = join(resolve(ROOT, folder), name, 'results.json');
+  const why = (reason: string): undefined => {
+    console.log(`AHP_MATRIX_PROVEN: ${file} ${reason}; the conforming claim runs here`);
+    return undefined;
+  };
+  try {
+    if (statSync(file).size > MAX_RESULTS_BYTES) return why(`is over ${MAX_RESULTS_BYTES} bytes`);
+  } catch (err) {
+    return why(`cannot be read (${(err as Error).message})`);
+  }
+  // Checked against schemas/results.schema.json, as the matrix's own results are.
+  const r = resultsReader(resolve(ROOT, folder))(name);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  if (r.claim?.digest !== digest) return why(`is of another claim than ${claimFile} (digest ${r.claim?.digest})`);
+  if (r.verdict !== 'conformant') return why(`says ${r.verdict}`);
+  console.log(`AHP_MATRIX_PROVEN: the conforming claim's results are ${file} (claim ${claimFile}, sha256 ${digest})`);
+  return r;
 }
 
 /** One `ahp-conformance run` of claim files; its exit status must be `wantExit`. */
@@ -219,7 +253,8 @@ function runClaims(
       '--reports',
       reports,
       '--workers',
-      String(m.workers),
+      // AHP_MATRIX_WORKERS: another count, for measuring what the matrix's parallelism buys.
+      process.env.AHP_MATRIX_WORKERS ?? String(m.workers),
       ...args,
     ],
     {
@@ -302,7 +337,7 @@ export function checkFaultMatrix(m: FaultMatrix): void {
     let conforming = false;
     let consults: Consults | undefined;
     if (causal) {
-      const given = m.runs.find((r) => r.conforming !== undefined)?.conforming;
+      const given = m.proven ? undefined : m.runs.find((r) => r.conforming !== undefined)?.conforming;
       consults = traceConsults(m, m.trace!, allModes, write, reports, given);
       conforming = given !== undefined;
     }
@@ -310,7 +345,7 @@ export function checkFaultMatrix(m: FaultMatrix): void {
     const whole: string[] = [];
     for (const run of m.runs) {
       const files = Object.entries(run.faults).map(([mode, yaml]) => write(`fault-${mode}`, yaml));
-      if (run.conforming !== undefined && !causal) {
+      if (run.conforming !== undefined && !causal && !m.proven) {
         files.unshift(write('conforming', run.conforming));
         conforming = true;
       }
@@ -342,7 +377,7 @@ export function checkFaultMatrix(m: FaultMatrix): void {
         `${m.tempPrefix} causal matrix: ${allModes.length - whole.length} modes ran ${ran} checks in all${whole.length ? `; ${whole.join(', ')} ran every check` : ''}`,
       );
     const results = resultsReader(reports);
-    const conformingResults = conforming ? results('conforming') : undefined;
+    const conformingResults = m.proven ?? (conforming ? results('conforming') : undefined);
     if (conformingResults) expectConforming(conformingResults);
     const { problems, caught } = faultMatrixProblems(
       { ...m.table, modes: m.runs.flatMap((r) => Object.keys(r.faults)) },
