@@ -8,6 +8,7 @@
 // plan wants (src/engine/plan.ts). The session launches the implementation lazily, and the
 // fixture always tears it down and attaches the wire transcript.
 import { test as base, type TestInfo } from '@playwright/test';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { applicableChecks, checkSpec, type CheckSpec } from '../../src/checks/catalogue.js';
 import type { ResolvedClaim } from '../../src/claims/load.js';
@@ -156,7 +157,12 @@ const fixtures = base.extend<Fixtures & Pick<SuiteOptions, 'targets' | 'shape'>,
       claim.timeoutMs,
       transcript,
       checkWorkspace(runFolders),
-      { runs: harnessRuns, scope: targetName(claim.implementation.name, target) },
+      {
+        runs: harnessRuns,
+        // A repetition (--repeat) or a retry makes its own run: it is there to run again.
+        scope: `${targetName(claim.implementation.name, target)}#${info.repeatEachIndex}.${info.retry}`,
+        folder: join(runFolders.workDir, 'shared-runs'),
+      },
     );
     try {
       await use(session);

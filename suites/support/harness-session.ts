@@ -3,6 +3,7 @@
 // registration pointing at the scripted backend, a scenario and a script, starts the
 // adapter once, and returns everything observable: the frames each hook received (wire
 // log), the sentinel's marker files, the adapter's report, exit status and output.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -10,9 +11,9 @@ import { packageRoot } from '../../src/package-root.js';
 import type { Lifecycle, Transport } from '../../src/checks/catalogue.js';
 import { CONFIG_PLACEHOLDER, type ResolvedClaim } from '../../src/claims/load.js';
 import { launchAdapter, Limiter, type AdapterExit } from '../../drivers/adapter-launch.js';
-import type { SharedRuns } from '../../drivers/adapter-runs.js';
+import type { SharedRunStore, SharedRuns } from '../../drivers/adapter-runs.js';
 import type { Transcript } from '../../drivers/transcript.js';
-import { Folder, readUntrustedFile } from '../../src/safe-fs.js';
+import { Folder, readRegularFile, readUntrustedFile, writeFileSafely } from '../../src/safe-fs.js';
 import {
   endpointFor,
   stdioBackendArgs,
@@ -202,6 +203,35 @@ export interface RunPlan {
 export interface SharedRunCache {
   runs: SharedRuns<string>;
   scope: string;
+  /** A folder of the run, hidden from implementations, where a run outlives its worker (see sharedStore). */
+  folder?: string;
+}
+
+/** A shared run's stored copy is the runner's own file, read bounded all the same. */
+const MAX_SHARED_RUN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Shared runs kept as files (one per key, named by its digest) in `folder`: a worker that
+ * restarts after a failed check (Playwright starts a new one) reads the run instead of making
+ * it again. The folder is in the run's work folder, which every sandbox hides
+ * (src/engine/workspace.ts), and goes with the run.
+ */
+function sharedStore(folder: string): SharedRunStore<string> {
+  const file = (key: string): string => join(folder, `${createHash('sha256').update(key).digest('hex')}.json`);
+  return {
+    read: (key) => {
+      const r = readRegularFile(file(key), { maxBytes: MAX_SHARED_RUN_BYTES, singleLink: true });
+      return r.kind === 'ok' ? r.bytes.toString('utf8') : undefined;
+    },
+    write: (key, value) => {
+      try {
+        mkdirSync(folder, { recursive: true, mode: 0o700 });
+        writeFileSafely(file(key), value, 0o600);
+      } catch {
+        // Not kept: a later worker makes the run again.
+      }
+    },
+  };
 }
 
 /**
@@ -446,10 +476,14 @@ export class HarnessSession {
       .update(JSON.stringify([opts.label, opts.hooks, opts.steps, this.timeoutMs]))
       .digest('hex')}`;
     let own: HarnessRun | undefined;
-    const { value, shared } = await this.shared.runs.get(key, async () => {
-      own = await this.run(opts);
-      return this.transcript.redactText(JSON.stringify(own));
-    });
+    const { value, shared } = await this.shared.runs.get(
+      key,
+      async () => {
+        own = await this.run(opts);
+        return this.transcript.redactText(JSON.stringify(own));
+      },
+      this.shared.folder !== undefined ? sharedStore(this.shared.folder) : undefined,
+    );
     if (!shared && own) return own;
     const run = JSON.parse(value) as HarnessRun;
     this.observed.add(observeHarnessRun(run));
