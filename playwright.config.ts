@@ -22,6 +22,7 @@ import { MERGE_ENV, parseShard, recordPlan, shardLabel, shardProjects, SHARD_ENV
 import { checkTimeLimitMs } from './src/timing.js';
 import type { ProgressOptions } from './src/results/progress.js';
 import { FLAKY_FAILS_ENV, type ResultsReporterOptions } from './src/results/reporter.js';
+import { listedChecks } from './src/results/expected-failures.js';
 import { shapesGrep } from './src/results/check-title.js';
 import { runMetadata } from './src/results/run-record.js';
 import { roleProjectName, targetShape } from './src/results/model.js';
@@ -53,6 +54,8 @@ for (const t of targets) {
   if (group) group.targets.push(t);
   else projects.push({ claimIndex, role, targets: [t] });
 }
+// The judgement's day (src/cli/acceptance.ts reads it the same way): an expired entry counts again.
+const today = new Date().toISOString().slice(0, 10);
 const longestDeadline = Math.max(2000, ...(plan?.claims.map((c) => c.claim.timeoutMs) ?? []));
 const reportsDir = merging ?? plan!.reportsDir;
 // One claim: its Playwright report sits beside its results; several, or a merge (the
@@ -118,6 +121,17 @@ export default defineConfig<SuiteOptions>({
         claim,
         snapshot: claim.snapshot,
         targets: p.targets.map((t) => t.target),
+        // --expected-failures: each target's listed checks, Playwright's expected failures.
+        ...(plan!.expectedFailures
+          ? {
+              listed: Object.fromEntries(
+                p.targets.map((t) => [
+                  targetShape(t.target),
+                  listedChecks(plan!.expectedFailures!, claim.implementation.name, t.target, today),
+                ]),
+              ),
+            }
+          : {}),
         runFolders: {
           workDir: plan!.workDir,
           reportsDir: plan!.hiddenReportsDir ?? plan!.reportsDir,

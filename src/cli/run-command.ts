@@ -15,6 +15,7 @@ import { packageRoot, packageVersion } from '../package-root.js';
 import { FLAKY_FAILS_ENV } from '../results/reporter.js';
 import { countStatuses, RESULTS_SCHEMA_VERSION, type ClaimResults } from '../results/model.js';
 import { readRunOutcome, recordedClaimPath, type RunOutcome } from '../results/run-record.js';
+import { markedForPlaywright } from '../results/expected-failures.js';
 import { writeClaimResults } from '../results/write.js';
 import { implementationFiles } from '../engine/implementation-files.js';
 import { loadSigningKey } from '../results/attestation.js';
@@ -580,6 +581,7 @@ async function runLocked(
     return exit;
   }
   const plan = newPlan(claims, options, viewsDir, reportsDir, timeoutMs);
+  if (criteria.expected?.length && markedForPlaywright(args)) plan.expectedFailures = criteria.expected;
   io.out(terminalLine(certifying(plan, 'certifying')));
   if (timeoutMs !== undefined) io.out(overrideLine(plan));
   const before = reportStamp(playwrightDir);

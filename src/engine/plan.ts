@@ -13,6 +13,7 @@ import type { ContainmentState } from '../../drivers/containment.js';
 import { targetName, type ImplementationFile, type Target } from '../results/model.js';
 import type { DeclaredNotApplicable } from '../results/run-record.js';
 import type { RunInfo } from '../results/model.js';
+import type { ExpectedFailure } from '../results/expected-failures.js';
 import { selected } from '../results/check-title.js';
 
 export interface PlannedClaim {
@@ -39,6 +40,12 @@ export interface RunPlan {
   repeat?: number;
   /** The folder the run started in: results name claim files relative to it. */
   cwd?: string;
+  /**
+   * --expected-failures, for Playwright's expected failures (src/results/expected-failures.ts,
+   * listedChecks); left out of a run with --retries or --max-failures, where Playwright would
+   * treat a listed check differently (no retry, not counted towards the maximum).
+   */
+  expectedFailures?: ExpectedFailure[];
   /**
    * The run's private folder (src/engine/run-folder.ts): the plan, the outcome and the
    * per-check folders of the implementations (src/engine/workspace.ts); hidden from them.

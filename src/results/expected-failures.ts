@@ -3,7 +3,7 @@
 // must stay true: an entry that has expired, or whose check no longer fails, fails the run.
 import { parseDocument } from 'yaml';
 import { CHECKS } from '../checks/catalogue.js';
-import { ranToResult, targetLabel, type CheckResult, type ClaimResults } from './model.js';
+import { ranToResult, targetLabel, type CheckResult, type ClaimResults, type TargetKey } from './model.js';
 
 export interface ExpectedFailure {
   check: string;
@@ -96,6 +96,39 @@ export function applyExpectedFailures(
   );
   return { unexpected, matched, expired, stale };
 }
+
+/**
+ * The checks of one target that unexpired entries cover, for Playwright (playwright.config.ts):
+ * each is marked an expected failure there, so the worker that ran it goes on with the next
+ * check instead of being replaced (Playwright restarts a worker after every unexpected
+ * failure, about a second of CPU each). The verdicts never depend on it: the results reporter
+ * records each check's own status, and the judgement above reads those.
+ */
+export function listedChecks(
+  entries: readonly ExpectedFailure[],
+  implementation: string,
+  target: TargetKey,
+  today: string,
+): string[] {
+  const label = targetLabel(target);
+  return [
+    ...new Set(
+      entries
+        .filter((e) => e.implementation === undefined || e.implementation === implementation)
+        .filter((e) => e.target === undefined || e.target === label)
+        .filter((e) => e.expires === undefined || e.expires >= today)
+        .map((e) => e.check),
+    ),
+  ];
+}
+
+/**
+ * Whether a run's list may mark its checks for Playwright (listedChecks), from the arguments
+ * the run gives Playwright: not with retries, as Playwright does not retry an expected failure,
+ * nor with a maximum of failures, as it does not count one towards it.
+ */
+export const markedForPlaywright = (playwrightArgs: readonly string[]): boolean =>
+  !playwrightArgs.includes('--retries') && !playwrightArgs.includes('--max-failures');
 
 export const expectedFailuresFail = (o: ExpectedOutcome): boolean =>
   o.unexpected.length > 0 || o.expired.length > 0 || o.stale.length > 0;

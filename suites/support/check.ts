@@ -69,6 +69,12 @@ export interface SuiteOptions {
   shape: string;
   /** The run's folders and how it contains implementations (decided once, by the CLI). */
   runFolders: RunFolders & { containment: ContainmentState };
+  /**
+   * Per target shape, the checks --expected-failures lists (src/results/expected-failures.ts,
+   * listedChecks): marked expected failures for Playwright, which then keeps the worker that
+   * failed them. The check's status is recorded as it happened either way.
+   */
+  listed?: Readonly<Record<string, readonly string[]>>;
 }
 
 interface Fixtures extends Omit<SuiteOptions, 'targets' | 'shape'> {
@@ -108,6 +114,7 @@ const fixtures = base.extend<Fixtures & Pick<SuiteOptions, 'targets' | 'shape'>,
   snapshot: [undefined as unknown as SnapshotId, { option: true }],
   targets: [undefined as unknown as Target[], { option: true }],
   shape: ['', { option: true }],
+  listed: [undefined, { option: true }],
   runFolders: [undefined as unknown as SuiteOptions['runFolders'], { option: true }],
   target: async ({ targets, shape }, use) => {
     if (!targets) throw new Error(NO_PLAN);
@@ -266,6 +273,7 @@ export function check(
         `internal: ${id} was collected for ${targetName(claim.implementation.name, target)}, where it does not apply`,
       );
     }
+    if (f.listed?.[targetShape(target)]?.includes(id)) base.fail(true, 'on the --expected-failures list');
     // A check that starts the implementation many times gets time for each start.
     if (spec.launches && spec.launches > 1)
       info.setTimeout(info.timeout + extraLaunchesMs(spec.launches, claim.timeoutMs));
@@ -294,15 +302,15 @@ export function check(
   // Playwright sets up only the fixtures a test function names: a check gets the session of
   // its own role, and no other (a session costs a workspace, and a harness one a collector).
   const run: CheckBody = spec.roles.includes('harness')
-    ? async ({ claim, snapshot, target, runFolders, transcript, harness, judge }, info) =>
+    ? async ({ claim, snapshot, target, runFolders, listed, transcript, harness, judge }, info) =>
         judged(
-          { claim, snapshot, target, runFolders, transcript, harness, judge, backend: noSession('backend') },
+          { claim, snapshot, target, runFolders, listed, transcript, harness, judge, backend: noSession('backend') },
           info,
           () => undefined,
         )
-    : async ({ claim, snapshot, target, runFolders, transcript, backend, judge }, info) =>
+    : async ({ claim, snapshot, target, runFolders, listed, transcript, backend, judge }, info) =>
         judged(
-          { claim, snapshot, target, runFolders, transcript, backend, judge, harness: noSession('harness') },
+          { claim, snapshot, target, runFolders, listed, transcript, backend, judge, harness: noSession('harness') },
           info,
           () => backend,
         );

@@ -6,6 +6,8 @@ import {
   applyExpectedFailures,
   ExpectedFailuresError,
   expectedFailuresFail,
+  listedChecks,
+  markedForPlaywright,
   parseExpectedFailures,
 } from '../../src/results/expected-failures.js';
 
@@ -66,4 +68,23 @@ test('a broken list is one clear line', () => {
     expect(() => parseExpectedFailures(text, 'x.yaml')).toThrow(ExpectedFailuresError);
     expect(() => parseExpectedFailures(text, 'x.yaml')).toThrow(msg);
   }
+});
+
+test('Playwright is told the unexpired entries of one implementation and target, and only without retries or a maximum', () => {
+  const list = parseExpectedFailures(
+    FILE +
+      '  - { check: base.protocol-version, reason: r, implementation: other }\n' +
+      '  - { check: base.unknown-fields, reason: r, expires: 2026-01-01 }\n',
+    'x.yaml',
+  );
+  const http = { role: 'backend', transport: 'http' } as const;
+  const stdio = { role: 'backend', transport: 'stdio', lifecycle: 'persistent' } as const;
+  expect(listedChecks(list, 'demo', http, '2026-11-30')).toEqual(['base.unknown-method', 'ti.deny-samples']);
+  expect(listedChecks(list, 'demo', stdio, '2026-11-30')).toEqual(['base.unknown-method']);
+  expect(listedChecks(list, 'other', stdio, '2026-11-30')).toEqual(['base.unknown-method', 'base.protocol-version']);
+  // Expired: Playwright expects it to pass again, as the judgement counts it again.
+  expect(listedChecks(list, 'demo', stdio, '2027-01-01')).toEqual([]);
+  expect(markedForPlaywright(['--workers', '2'])).toBe(true);
+  expect(markedForPlaywright(['--retries', '0'])).toBe(false);
+  expect(markedForPlaywright(['--max-failures', '1'])).toBe(false);
 });
